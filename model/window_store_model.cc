@@ -1,0 +1,378 @@
+#include "model/window_store_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "statecheck/logger.h"
+
+namespace statecheck::model {
+namespace {
+
+constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
+
+// One stored record. `seq` is the store-wide insertion counter: it orders duplicates (W5).
+struct Entry {
+  std::string key;
+  int64_t start = 0;
+  int64_t seq = 0;
+  std::string value;
+};
+
+// Keys compare as unsigned bytes, a prefix first (W7). Written out rather than relying on how
+// std::string compares chars.
+int CompareKeys(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(a[i]);
+    const auto y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (a.size() == b.size()) return 0;
+  return a.size() < b.size() ? -1 : 1;
+}
+
+// Order within one segment: key, then insertion.
+bool KeyThenSeqLess(const Entry& a, const Entry& b) {
+  const int c = CompareKeys(a.key, b.key);
+  if (c != 0) return c < 0;
+  return a.seq < b.seq;
+}
+
+// [start, start + size), the end saturating at INT64_MAX (W7). size >= 0.
+Window WindowOf(int64_t start, int64_t size) {
+  const int64_t end = start > kMaxTime - size ? kMaxTime : start + size;
+  return Window{start, end};
+}
+
+class ModelIterator;
+
+}  // namespace
+
+struct WindowStoreModelState {
+  // Fixed at construction.
+  std::string name;
+  int64_t retention = 0;
+  int64_t window_size = 0;
+  bool retain_duplicates = false;
+  std::shared_ptr<Logger> logger;
+
+  // Guards everything below, and every iterator's fields.
+  mutable std::mutex mu;
+  bool closed = false;
+  int64_t stream_time = -1;
+  int64_t dropped_records = 0;
+  int64_t next_seq = 0;
+  std::vector<Entry> entries;  // Any order.
+  std::vector<ModelIterator*> open_iterators;
+
+  Status CheckOpen() const {
+    if (closed) return Status::FailedPrecondition("Store " + name + " is currently closed.");
+    return Status::Ok();
+  }
+
+  // The oldest start a read may see, and below which entries expire (W6, W8). No overflow:
+  // stream_time >= -1 and retention >= 0.
+  int64_t MinLiveStart() const { return stream_time - retention + 1; }
+
+  void RemoveExpired();  // Needs ModelIterator; defined below it.
+};
+
+namespace {
+
+// An iterator over the records with a key in [key_from, key_to] (a missing bound is unbounded)
+// and a start in [lo, hi], walking the segments in its direction. All fields are guarded by
+// state_->mu.
+class ModelIterator final : public WindowStoreIterator {
+ public:
+  // Registers itself with `state` and enters its first segment. REQUIRES: state->mu held.
+  ModelIterator(std::shared_ptr<WindowStoreModelState> state,
+                std::optional<std::string_view> key_from, std::optional<std::string_view> key_to,
+                int64_t lo, int64_t hi, bool forward)
+      : state_(std::move(state)), lo_(lo), hi_(hi), forward_(forward) {
+    if (key_from) key_from_ = std::string(*key_from);
+    if (key_to) key_to_ = std::string(*key_to);
+    state_->open_iterators.push_back(this);
+    Advance();
+  }
+
+  ~ModelIterator() override { Close(); }
+
+  bool HasNext() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    return HasNextLocked();
+  }
+
+  Status Next(WindowedRecord* record) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!HasNextLocked()) return Status::OutOfRange("The iterator has no more records.");
+    const Entry& e = buffer_.front();
+    *record = WindowedRecord{e.key, WindowOf(e.start, state_->window_size), e.value};
+    buffer_.pop_front();
+    return Status::Ok();
+  }
+
+  Status PeekNextKey(WindowedKey* key) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!HasNextLocked()) return Status::OutOfRange("The iterator has no more records.");
+    const Entry& e = buffer_.front();
+    *key = WindowedKey{e.key, WindowOf(e.start, state_->window_size)};
+    return Status::Ok();
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    std::erase(state_->open_iterators, this);
+    MarkClosedLocked();
+  }
+
+  // The rest is called by the store with state_->mu held.
+
+  // Whether this iterator holds segments against expiry, and the lowest start it holds (W8).
+  bool Pins() const { return !closed_ && !exhausted_; }
+  int64_t PinnedFrom() const { return forward_ ? cur_ : lo_; }
+
+  void MarkClosedLocked() {
+    closed_ = true;
+    buffer_.clear();
+  }
+
+ private:
+  bool KeyInBounds(std::string_view key) const {
+    if (key_from_ && CompareKeys(key, *key_from_) < 0) return false;
+    if (key_to_ && CompareKeys(key, *key_to_) > 0) return false;
+    return true;
+  }
+
+  bool Matches(const Entry& e) const {
+    return e.start >= lo_ && e.start <= hi_ && KeyInBounds(e.key);
+  }
+
+  // Enters the nearest segment past the current one (in the direction) holding a matching
+  // record, snapshotting its matching records; or becomes exhausted for good.
+  void Advance() {
+    std::optional<int64_t> next;
+    for (const Entry& e : state_->entries) {
+      if (!Matches(e)) continue;
+      if (entered_ && (forward_ ? e.start <= cur_ : e.start >= cur_)) continue;
+      if (!next || (forward_ ? e.start < *next : e.start > *next)) next = e.start;
+    }
+    buffer_.clear();
+    if (!next) {
+      exhausted_ = true;
+      return;
+    }
+    entered_ = true;
+    cur_ = *next;
+    std::vector<Entry> segment;
+    for (const Entry& e : state_->entries) {
+      if (e.start == cur_ && Matches(e)) segment.push_back(e);
+    }
+    std::sort(segment.begin(), segment.end(), KeyThenSeqLess);
+    if (!forward_) std::reverse(segment.begin(), segment.end());
+    buffer_.assign(segment.begin(), segment.end());
+  }
+
+  bool HasNextLocked() {
+    if (closed_ || exhausted_) return false;
+    if (!buffer_.empty()) return true;
+    Advance();
+    return !exhausted_;
+  }
+
+  const std::shared_ptr<WindowStoreModelState> state_;
+  std::optional<std::string> key_from_;
+  std::optional<std::string> key_to_;
+  const int64_t lo_;
+  const int64_t hi_;
+  const bool forward_;
+  bool entered_ = false;      // Whether cur_ names a segment yet.
+  int64_t cur_ = 0;           // The start of the segment the iterator is on.
+  std::deque<Entry> buffer_;  // What is left of that segment's snapshot.
+  bool exhausted_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+void WindowStoreModelState::RemoveExpired() {
+  int64_t min_live = MinLiveStart();
+  for (const ModelIterator* it : open_iterators) {
+    if (it->Pins()) min_live = std::min(min_live, it->PinnedFrom());
+  }
+  std::erase_if(entries, [&](const Entry& e) { return e.start < min_live; });
+}
+
+WindowStoreModel::WindowStoreModel(const WindowStoreOptions& options)
+    : state_(std::make_shared<WindowStoreModelState>()) {
+  state_->name = options.name;
+  state_->retention = options.retention_ms;
+  state_->window_size = options.window_size_ms;
+  state_->retain_duplicates = options.retain_duplicates;
+  state_->logger = options.logger ? options.logger : StderrLogger();
+}
+
+WindowStoreModel::~WindowStoreModel() { Close(); }
+
+const std::string& WindowStoreModel::name() const { return state_->name; }
+int64_t WindowStoreModel::retention_ms() const { return state_->retention; }
+int64_t WindowStoreModel::window_size_ms() const { return state_->window_size; }
+bool WindowStoreModel::retain_duplicates() const { return state_->retain_duplicates; }
+
+bool WindowStoreModel::is_open() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return !state_->closed;
+}
+
+int64_t WindowStoreModel::stream_time() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->stream_time;
+}
+
+WindowStoreMetrics WindowStoreModel::metrics() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  std::set<int64_t> starts;
+  for (const Entry& e : state_->entries) starts.insert(e.start);
+  WindowStoreMetrics m;
+  m.dropped_records = state_->dropped_records;
+  m.retained_records = static_cast<int64_t>(state_->entries.size());
+  m.retained_segments = static_cast<int64_t>(starts.size());
+  return m;
+}
+
+Status WindowStoreModel::Put(std::string_view key, std::optional<std::string_view> value,
+                             int64_t window_start) {
+  WindowStoreModelState& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  s.RemoveExpired();
+  s.stream_time = std::max(s.stream_time, window_start);
+  if (window_start <= s.stream_time - s.retention) {  // W3
+    ++s.dropped_records;
+    s.logger->Log(LogLevel::kWarn, kSkippingExpiredRecordMessage);
+    return Status::Ok();
+  }
+  auto same = [&](const Entry& e) { return e.start == window_start && e.key == key; };
+  if (value) {
+    if (!s.retain_duplicates) {
+      auto it = std::find_if(s.entries.begin(), s.entries.end(), same);
+      if (it != s.entries.end()) {
+        it->value = std::string(*value);
+        return Status::Ok();
+      }
+    }
+    s.entries.push_back(Entry{std::string(key), window_start, s.next_seq++, std::string(*value)});
+  } else if (!s.retain_duplicates) {
+    std::erase_if(s.entries, same);
+  }
+  return Status::Ok();
+}
+
+Status WindowStoreModel::Fetch(std::string_view key, int64_t window_start,
+                               std::optional<std::string>* value) {
+  WindowStoreModelState& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  value->reset();
+  STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  s.RemoveExpired();
+  if (window_start <= s.stream_time - s.retention || s.retain_duplicates) return Status::Ok();
+  for (const Entry& e : s.entries) {
+    if (e.start == window_start && e.key == key) *value = e.value;
+  }
+  return Status::Ok();
+}
+
+Status WindowStoreModel::Open(std::optional<std::string_view> key_from,
+                              std::optional<std::string_view> key_to, int64_t time_from,
+                              int64_t time_to, bool forward,
+                              std::unique_ptr<WindowStoreIterator>* it) {
+  it->reset();  // Before locking: the old iterator's destructor may lock this very store.
+  WindowStoreModelState& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  s.RemoveExpired();
+  if (key_from && key_to && CompareKeys(*key_from, *key_to) > 0) {
+    s.logger->Log(LogLevel::kWarn, kInvalidKeyRangeMessage);
+    // No key lies in the reversed bounds, so the iterator below is empty.
+  }
+  const int64_t lo = std::max(time_from, s.MinLiveStart());
+  // lo > time_to also gives an empty iterator: no start lies in [lo, time_to].
+  *it = std::make_unique<ModelIterator>(state_, key_from, key_to, lo, time_to, forward);
+  return Status::Ok();
+}
+
+Status WindowStoreModel::Fetch(std::string_view key, int64_t time_from, int64_t time_to,
+                               std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(key, key, time_from, time_to, /*forward=*/true, it);
+}
+
+Status WindowStoreModel::BackwardFetch(std::string_view key, int64_t time_from, int64_t time_to,
+                                       std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(key, key, time_from, time_to, /*forward=*/false, it);
+}
+
+Status WindowStoreModel::Fetch(std::optional<std::string_view> key_from,
+                               std::optional<std::string_view> key_to, int64_t time_from,
+                               int64_t time_to, std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(key_from, key_to, time_from, time_to, /*forward=*/true, it);
+}
+
+Status WindowStoreModel::BackwardFetch(std::optional<std::string_view> key_from,
+                                       std::optional<std::string_view> key_to, int64_t time_from,
+                                       int64_t time_to, std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(key_from, key_to, time_from, time_to, /*forward=*/false, it);
+}
+
+Status WindowStoreModel::FetchAll(int64_t time_from, int64_t time_to,
+                                  std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(std::nullopt, std::nullopt, time_from, time_to, /*forward=*/true, it);
+}
+
+Status WindowStoreModel::BackwardFetchAll(int64_t time_from, int64_t time_to,
+                                          std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(std::nullopt, std::nullopt, time_from, time_to, /*forward=*/false, it);
+}
+
+// All reads from the retention bound up; Open raises time_from to it anyway.
+Status WindowStoreModel::All(std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(std::nullopt, std::nullopt, std::numeric_limits<int64_t>::min(), kMaxTime,
+              /*forward=*/true, it);
+}
+
+Status WindowStoreModel::BackwardAll(std::unique_ptr<WindowStoreIterator>* it) {
+  return Open(std::nullopt, std::nullopt, std::numeric_limits<int64_t>::min(), kMaxTime,
+              /*forward=*/false, it);
+}
+
+void WindowStoreModel::Close() {
+  WindowStoreModelState& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (ModelIterator* it : s.open_iterators) it->MarkClosedLocked();
+  s.open_iterators.clear();
+  s.entries.clear();
+  s.closed = true;
+}
+
+Status NewWindowStoreModel(const WindowStoreOptions& options, std::unique_ptr<WindowStore>* store) {
+  store->reset();
+  if (options.name.empty()) return Status::InvalidArgument("name cannot be empty");
+  if (options.retention_ms < 0) {
+    return Status::InvalidArgument("retentionPeriod cannot be negative");
+  }
+  if (options.window_size_ms < 0) return Status::InvalidArgument("windowSize cannot be negative");
+  if (options.window_size_ms > options.retention_ms) {
+    return Status::InvalidArgument("The retention period of the window store " + options.name +
+                                   " must be no smaller than its window size. Got size=[" +
+                                   std::to_string(options.window_size_ms) + "], retention=[" +
+                                   std::to_string(options.retention_ms) + "]");
+  }
+  store->reset(new WindowStoreModel(options));
+  return Status::Ok();
+}
+
+}  // namespace statecheck::model

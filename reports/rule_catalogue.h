@@ -1,0 +1,76 @@
+// RuleCatalogue: the rules of /work/shared/SPEC.md as data, with the checks that verify each.
+//
+// The catalogue is reports/rules.json, embedded into the library when it is built (so the binary
+// and the catalogue it reports on never disagree). One Rule per SPEC rule, in SPEC order. A
+// rule's `checks` name CTest tests ("Suite.Test"; a parameterized instance such as
+// "Prefix/Suite.Test/0" counts too, see cmake/CheckCatalogue.cmake); an empty list means the
+// rule is not yet checked.
+//
+// Thread safety: a RuleCatalogue is immutable once built; Builtin() is safe from any thread.
+#ifndef STATECHECK_REPORTS_RULE_CATALOGUE_H_
+#define STATECHECK_REPORTS_RULE_CATALOGUE_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "statecheck/status.h"
+
+namespace statecheck::reports {
+
+// The longest statement the catalogue accepts.
+inline constexpr std::size_t kMaxStatementLength = 200;
+
+struct Rule {
+  std::string id;         // "W3": the family letter(s) followed by a number.
+  std::string family;     // "W", "T", "C", "U", "E" or "F".
+  std::string title;      // The bold name in SPEC.md: "drop rule".
+  std::string statement;  // What must hold, in one line of at most kMaxStatementLength chars.
+  std::vector<std::string> checks;             // CTest test names; empty = not yet checked.
+  std::vector<std::string> property_families;  // e.g. "window_store"; may be empty.
+
+  friend bool operator==(const Rule&, const Rule&) = default;
+};
+
+class RuleCatalogue {
+ public:
+  // An empty catalogue.
+  RuleCatalogue() = default;
+
+  // The catalogue built from reports/rules.json. The embedded JSON is checked by
+  // rule_catalogue_test; should it ever fail to parse, Builtin() prints the error and aborts.
+  static const RuleCatalogue& Builtin();
+
+  // Parses a catalogue: a JSON array of objects with exactly the fields of Rule (checks and
+  // property_families are arrays of strings). On success fills `*out` and returns OK. On
+  // failure returns InvalidArgument naming the problem and the rule it is in (malformed JSON,
+  // a missing or mistyped field, an unknown field, a duplicate id, an id that does not start
+  // with its family, an empty, multi-line or too long statement, a duplicate check), and
+  // leaves `*out` unchanged.
+  // REQUIRES: out != nullptr.
+  static Status Parse(std::string_view json, RuleCatalogue* out);
+
+  // Every rule, in catalogue (SPEC) order.
+  const std::vector<Rule>& rules() const { return rules_; }
+
+  // The rule with this exact id, or nullptr. The pointer lives as long as the catalogue.
+  const Rule* Find(std::string_view id) const;
+
+  // The rules a selector names, in catalogue order, each once. A selector is "" (every rule)
+  // or a comma-separated list of terms, each a family ("W": all its rules) or a rule id ("W3");
+  // spaces around a term are ignored and terms are case-sensitive. Returns an empty vector when
+  // any term names nothing (or is empty); use the overload below to learn which.
+  std::vector<const Rule*> Select(std::string_view selector) const;
+
+  // As above, but on a term that names nothing returns InvalidArgument naming that term and
+  // leaves `*out` unchanged. REQUIRES: out != nullptr.
+  Status Select(std::string_view selector, std::vector<const Rule*>* out) const;
+
+ private:
+  std::vector<Rule> rules_;
+};
+
+}  // namespace statecheck::reports
+
+#endif  // STATECHECK_REPORTS_RULE_CATALOGUE_H_

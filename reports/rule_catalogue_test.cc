@@ -1,0 +1,349 @@
+#include "reports/rule_catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "reports/catalogue_format.h"
+
+namespace statecheck::reports {
+namespace {
+
+// Whether `text` contains `part`; on failure says what it does contain.
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
+}
+
+// Every rule of /work/shared/SPEC.md, in SPEC order: W1–W10, T1–T11, C1–C6, U1–U5, E1–E10,
+// F1–F5 (F2 and F3 share one bullet). 47 rules.
+// clang-format off
+const std::vector<std::string> kSpecRuleIds = {
+    "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10",
+    "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10", "T11",
+    "C1", "C2", "C3", "C4", "C5", "C6",
+    "U1", "U2", "U3", "U4", "U5",
+    "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10",
+    "F1", "F2", "F3", "F4", "F5",
+};
+// clang-format on
+
+std::vector<std::string> Ids(const std::vector<const Rule*>& rules) {
+  std::vector<std::string> ids;
+  for (const Rule* rule : rules) ids.push_back(rule->id);
+  return ids;
+}
+
+std::vector<std::string> Ids(const std::vector<Rule>& rules) {
+  std::vector<std::string> ids;
+  for (const Rule& rule : rules) ids.push_back(rule.id);
+  return ids;
+}
+
+const RuleCatalogue& Builtin() { return RuleCatalogue::Builtin(); }
+
+// A valid one-rule catalogue, with `field` set to `value` (or removed, if `remove`).
+std::string OneRule(const std::string& field = "", nlohmann::json value = nullptr,
+                    bool remove = false) {
+  nlohmann::json rule = {{"id", "W3"},
+                         {"family", "W"},
+                         {"title", "drop rule"},
+                         {"statement", "A put is dropped when its window has expired."},
+                         {"checks", {"InMemoryWindowStore.DropRule"}},
+                         {"property_families", {"window_store"}}};
+  if (remove) {
+    rule.erase(field);
+  } else if (!field.empty()) {
+    rule[field] = value;
+  }
+  return nlohmann::json::array({rule}).dump();
+}
+
+Status ParseError(const std::string& json) {
+  RuleCatalogue catalogue;
+  return RuleCatalogue::Parse(json, &catalogue);
+}
+
+TEST(RuleCatalogue, EverySpecRuleOnceInSpecOrder) {
+  ASSERT_EQ(kSpecRuleIds.size(), 47u);
+  EXPECT_EQ(Ids(Builtin().rules()), kSpecRuleIds);
+  for (const std::string& id : kSpecRuleIds) {
+    const Rule* rule = Builtin().Find(id);
+    ASSERT_NE(rule, nullptr) << id;
+    EXPECT_EQ(rule->id, id);
+  }
+}
+
+TEST(RuleCatalogue, FamilySizesMatchSpec) {
+  std::map<std::string, int> sizes;
+  for (const Rule& rule : Builtin().rules()) ++sizes[rule.family];
+  EXPECT_EQ(sizes, (std::map<std::string, int>{
+                       {"W", 10}, {"T", 11}, {"C", 6}, {"U", 5}, {"E", 10}, {"F", 5}}));
+}
+
+TEST(RuleCatalogue, IdsAreUnique) {
+  std::set<std::string> ids;
+  for (const Rule& rule : Builtin().rules()) {
+    EXPECT_TRUE(ids.insert(rule.id).second) << "duplicate " << rule.id;
+  }
+}
+
+TEST(RuleCatalogue, StatementsAreOneShortLine) {
+  for (const Rule& rule : Builtin().rules()) {
+    EXPECT_FALSE(rule.statement.empty()) << rule.id;
+    EXPECT_EQ(rule.statement.find_first_of("\r\n"), std::string::npos) << rule.id;
+    EXPECT_LE(rule.statement.size(), kMaxStatementLength) << rule.id;
+    EXPECT_FALSE(rule.title.empty()) << rule.id;
+    EXPECT_EQ(rule.id.rfind(rule.family, 0), 0u) << rule.id;
+  }
+}
+
+TEST(RuleCatalogue, WindowStoreRulesNameTheirChecks) {
+  const std::string kMatches = "WindowStoreProperty.MatchesModel";
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"W1",
+       {"InMemoryWindowStore.ConstructionErrors", "WindowStoreModel.ConstructionErrors",
+        "WindowStoreProperty.ConstructionMatchesModel"}},
+      {"W2", {kMatches}},
+      {"W3", {kMatches, "InMemoryWindowStore.DropRule"}},
+      {"W4", {kMatches}},
+      {"W5", {kMatches}},
+      {"W6", {kMatches}},
+      {"W7", {kMatches}},
+      {"W8", {kMatches, "InMemoryWindowStore.IteratorPinsSegments"}},
+      {"W9", {kMatches, "InMemoryWindowStore.IteratorUnderMutation"}},
+      {"W10", {kMatches, "InMemoryWindowStore.SingleKeyFetchSkipsOtherSegments"}},
+  };
+  for (const Rule& rule : Builtin().rules()) {
+    auto it = expected.find(rule.id);
+    if (it == expected.end()) {
+      EXPECT_TRUE(rule.checks.empty()) << rule.id;
+      EXPECT_TRUE(rule.property_families.empty()) << rule.id;
+    } else {
+      EXPECT_EQ(rule.checks, it->second) << rule.id;
+      EXPECT_EQ(rule.property_families, std::vector<std::string>{"window_store"}) << rule.id;
+    }
+  }
+}
+
+TEST(RuleCatalogue, FindUnknownIsNull) {
+  EXPECT_EQ(Builtin().Find("W11"), nullptr);
+  EXPECT_EQ(Builtin().Find("w1"), nullptr);
+  EXPECT_EQ(Builtin().Find(""), nullptr);
+  EXPECT_EQ(Builtin().Find("W"), nullptr) << "a family is not an id";
+}
+
+TEST(RuleCatalogue, SelectEmptyIsAll) { EXPECT_EQ(Ids(Builtin().Select("")), kSpecRuleIds); }
+
+TEST(RuleCatalogue, SelectFamily) {
+  EXPECT_EQ(Ids(Builtin().Select("U")), (std::vector<std::string>{"U1", "U2", "U3", "U4", "U5"}));
+  EXPECT_EQ(Builtin().Select("W").size(), 10u);
+  EXPECT_EQ(Builtin().Select("T").size(), 11u);
+}
+
+TEST(RuleCatalogue, SelectId) {
+  EXPECT_EQ(Ids(Builtin().Select("W3")), std::vector<std::string>{"W3"});
+  EXPECT_EQ(Ids(Builtin().Select("W10")), std::vector<std::string>{"W10"});
+}
+
+TEST(RuleCatalogue, SelectListIsInCatalogueOrderWithoutDuplicates) {
+  EXPECT_EQ(Ids(Builtin().Select("W1,T4")), (std::vector<std::string>{"W1", "T4"}));
+  EXPECT_EQ(Ids(Builtin().Select("T4,W1")), (std::vector<std::string>{"W1", "T4"}));
+  EXPECT_EQ(Ids(Builtin().Select(" F2 , F2,F ")),
+            (std::vector<std::string>{"F1", "F2", "F3", "F4", "F5"}));
+  EXPECT_EQ(Ids(Builtin().Select("C,W10")),
+            (std::vector<std::string>{"W10", "C1", "C2", "C3", "C4", "C5", "C6"}));
+}
+
+TEST(RuleCatalogue, SelectUnknownIsEmpty) {
+  EXPECT_TRUE(Builtin().Select("W11").empty());
+  EXPECT_TRUE(Builtin().Select("X").empty());
+  EXPECT_TRUE(Builtin().Select("w3").empty());
+  EXPECT_TRUE(Builtin().Select("W1,Q9").empty());
+  EXPECT_TRUE(Builtin().Select("W1,").empty());
+  EXPECT_TRUE(Builtin().Select(",").empty());
+}
+
+TEST(RuleCatalogue, SelectWithStatusNamesTheUnknownTerm) {
+  std::vector<const Rule*> out = {nullptr};
+  Status status = Builtin().Select("W1,Q9,T2", &out);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidArgument);
+  EXPECT_TRUE(Contains(status.message(), "\"Q9\""));
+  EXPECT_EQ(out, std::vector<const Rule*>{nullptr}) << "left unchanged on error";
+
+  status = Builtin().Select("W1,,T2", &out);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidArgument);
+  EXPECT_TRUE(Contains(status.message(), "empty term"));
+
+  ASSERT_TRUE(Builtin().Select("E", &out).ok());
+  EXPECT_EQ(out.size(), 10u);
+}
+
+TEST(RuleCatalogue, ParseAcceptsAValidCatalogue) {
+  RuleCatalogue catalogue;
+  ASSERT_TRUE(RuleCatalogue::Parse(OneRule(), &catalogue).ok());
+  ASSERT_EQ(catalogue.rules().size(), 1u);
+  const Rule& rule = catalogue.rules()[0];
+  EXPECT_EQ(rule.id, "W3");
+  EXPECT_EQ(rule.family, "W");
+  EXPECT_EQ(rule.title, "drop rule");
+  EXPECT_EQ(rule.checks, std::vector<std::string>{"InMemoryWindowStore.DropRule"});
+  EXPECT_EQ(rule.property_families, std::vector<std::string>{"window_store"});
+
+  ASSERT_TRUE(RuleCatalogue::Parse("[]", &catalogue).ok());
+  EXPECT_TRUE(catalogue.rules().empty());
+}
+
+TEST(RuleCatalogue, ParseErrorsNameTheProblem) {
+  struct Case {
+    std::string json;
+    std::vector<std::string> expected;  // Substrings of the error message.
+  };
+  const std::vector<Case> cases = {
+      {"[{\"id\": ", {"not valid JSON"}},
+      {"", {"not valid JSON"}},
+      {"{}", {"expected a JSON array", "object"}},
+      {"[1]", {"rule 0", "expected an object", "number"}},
+      {OneRule("statement", nullptr, /*remove=*/true),
+       {"rule 0 (W3)", "missing field \"statement\""}},
+      {OneRule("id", nullptr, /*remove=*/true), {"rule 0:", "missing field \"id\""}},
+      {OneRule("checks", nullptr, /*remove=*/true), {"W3", "missing field \"checks\""}},
+      {OneRule("property_families", nullptr, /*remove=*/true),
+       {"missing field \"property_families\""}},
+      {OneRule("title", 7), {"W3", "\"title\" must be a string", "number"}},
+      {OneRule("title", ""), {"W3", "\"title\" is empty"}},
+      {OneRule("statement", ""), {"W3", "\"statement\" is empty"}},
+      {OneRule("statement", "two\nlines"), {"W3", "one line"}},
+      {OneRule("statement", std::string(kMaxStatementLength + 1, 'x')), {"W3", "201 characters"}},
+      {OneRule("checks", "InMemoryWindowStore.DropRule"), {"W3", "\"checks\" must be an array"}},
+      {OneRule("checks", {"A.B", 3}), {"W3", "non-empty strings", "3"}},
+      {OneRule("checks", {"A.B", "A.B"}), {"W3", "\"A.B\" twice"}},
+      {OneRule("family", "T"), {"W3", "family \"T\""}},
+      {OneRule("id", "W"), {"family \"W\" followed by a number"}},
+      {OneRule("id", "W3a"), {"W3a", "followed by a number"}},
+      {OneRule("chekcs", nlohmann::json::array()), {"W3", "unknown field \"chekcs\""}},
+  };
+  for (const Case& c : cases) {
+    Status status = ParseError(c.json);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << c.json;
+    for (const std::string& expected : c.expected) {
+      EXPECT_TRUE(Contains(status.message(), expected)) << c.json;
+    }
+  }
+}
+
+TEST(RuleCatalogue, ParseRejectsDuplicateIds) {
+  nlohmann::json rules = nlohmann::json::parse(OneRule());
+  rules.push_back(rules[0]);
+  rules[1]["title"] = "another";
+  Status status = ParseError(rules.dump());
+  EXPECT_EQ(status.code(), Status::Code::kInvalidArgument);
+  EXPECT_TRUE(Contains(status.message(), "duplicate id \"W3\""));
+  EXPECT_TRUE(Contains(status.message(), "rule 1"));
+  EXPECT_TRUE(Contains(status.message(), "rule 0"));
+}
+
+TEST(RuleCatalogue, ParseErrorLeavesOutputUnchanged) {
+  RuleCatalogue catalogue;
+  ASSERT_TRUE(RuleCatalogue::Parse(OneRule(), &catalogue).ok());
+  EXPECT_FALSE(RuleCatalogue::Parse(OneRule("statement", ""), &catalogue).ok());
+  ASSERT_EQ(catalogue.rules().size(), 1u);
+  EXPECT_EQ(catalogue.rules()[0].statement, "A put is dropped when its window has expired.");
+}
+
+TEST(RuleCatalogue, JsonOutputParsesBack) {
+  std::vector<const Rule*> all = Builtin().Select("");
+  std::string json = FormatRulesJson(all);
+  nlohmann::json parsed = nlohmann::json::parse(json);
+  ASSERT_TRUE(parsed.is_array());
+  ASSERT_EQ(parsed.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(parsed[i]["id"], all[i]->id);
+    EXPECT_EQ(parsed[i]["statement"], all[i]->statement);
+    EXPECT_EQ(parsed[i]["checks"].get<std::vector<std::string>>(), all[i]->checks);
+  }
+
+  RuleCatalogue round_trip;
+  Status status = RuleCatalogue::Parse(json, &round_trip);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(round_trip.rules(), Builtin().rules());
+}
+
+TEST(RuleCatalogue, JsonOutputOfASelection) {
+  nlohmann::json parsed = nlohmann::json::parse(FormatRulesJson(Builtin().Select("T1,W3")));
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0]["id"], "W3");
+  EXPECT_EQ(parsed[0]["family"], "W");
+  EXPECT_EQ(parsed[0]["title"], "drop rule");
+  EXPECT_EQ(parsed[1]["id"], "T1");
+  EXPECT_TRUE(parsed[1]["checks"].empty());
+  EXPECT_EQ(FormatRulesJson({}), "[]\n");
+}
+
+TEST(RuleCatalogue, TextOutputListsEveryRule) {
+  std::string text = FormatRulesText(Builtin().Select(""));
+  std::istringstream lines(text);
+  std::string line;
+  std::set<std::string> first_words;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    ++count;
+    EXPECT_LE(line.size(), 100u) << line;
+    EXPECT_TRUE(line.empty() || line.back() != ' ') << "trailing space: " << line;
+    first_words.insert(line.substr(0, line.find(' ')));
+  }
+  for (const std::string& id : kSpecRuleIds) EXPECT_EQ(first_words.count(id), 1u) << id;
+  EXPECT_GT(count, 48) << "a header, 47 rules and a summary";
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_TRUE(Contains(text, "47 rules: 10 checked, 37 not yet checked."));
+}
+
+TEST(RuleCatalogue, TextOutputShowsCheckCounts) {
+  std::string w1 = FormatRulesText(Builtin().Select("W1"));
+  EXPECT_TRUE(Contains(w1, "3 checks"));
+  EXPECT_TRUE(Contains(w1, "construction"));
+  std::string w2 = FormatRulesText(Builtin().Select("W2"));
+  EXPECT_TRUE(Contains(w2, "1 check "));
+  std::string t1 = FormatRulesText(Builtin().Select("T1"));
+  EXPECT_TRUE(Contains(t1, "not yet checked"));
+  EXPECT_TRUE(Contains(t1, "1 rule: 0 checked, 1 not yet checked."));
+}
+
+TEST(RuleCatalogue, TextOutputWrapsStatementsAtWords) {
+  Rule rule{"X1", "X", "a title", std::string(), {}, {}};
+  for (int i = 0; i < 40; ++i) rule.statement += "word" + std::to_string(i) + " ";
+  rule.statement.pop_back();
+  std::string text = FormatRulesText({&rule});
+  std::string rejoined;
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);  // The header.
+  std::size_t column = line.find("STATEMENT");
+  ASSERT_NE(column, std::string::npos);
+  while (std::getline(lines, line)) {
+    if (line.find("1 rule:") == 0) break;
+    EXPECT_LE(line.size(), 100u);
+    if (!rejoined.empty()) rejoined += ' ';
+    rejoined += line.substr(column);
+  }
+  EXPECT_EQ(rejoined, rule.statement);
+}
+
+TEST(RuleCatalogue, CheckNamesOncePerLine) {
+  std::string names = FormatCheckNames(Builtin().Select("W1,W2,W3"));
+  EXPECT_EQ(names,
+            "InMemoryWindowStore.ConstructionErrors\n"
+            "WindowStoreModel.ConstructionErrors\n"
+            "WindowStoreProperty.ConstructionMatchesModel\n"
+            "WindowStoreProperty.MatchesModel\n"
+            "InMemoryWindowStore.DropRule\n");
+  EXPECT_EQ(FormatCheckNames(Builtin().Select("T")), "");
+}
+
+}  // namespace
+}  // namespace statecheck::reports
