@@ -1,0 +1,438 @@
+#include "properties/window_store_ops.h"
+
+#include <array>
+#include <limits>
+#include <utility>
+
+namespace statecheck::properties {
+namespace {
+
+constexpr std::array<std::string_view, kReadKindCount> kReadNames = {
+    "fetch",    "backwardFetch",    "fetchKeyRange", "backwardFetchKeyRange",
+    "fetchAll", "backwardFetchAll", "all",           "backwardAll",
+};
+
+constexpr std::array<std::string_view, 10> kOpNames = {
+    "put",         "fetch",         "scan",       "open",    "hasNext",
+    "next",        "peekNextKey",   "closeIterator", "closeStore", "metrics",
+};
+
+Json Bytes(const std::optional<std::string>& s) {
+  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
+}
+
+Json RecordJson(const WindowedRecord& r) {
+  return Json::array({EscapeBytes(r.key), r.window.start, r.window.end, EscapeBytes(r.value)});
+}
+
+Json StatusJson(const Status& s) { return Json{{"status", std::string(CodeName(s.code()))}}; }
+
+// Field readers for OpFromJson: each names the field in its error.
+Status GetInt(const Json& j, const char* field, int64_t* out) {
+  auto it = j.find(field);
+  if (it == j.end()) return Status::InvalidArgument(std::string("missing field \"") + field + "\"");
+  if (!it->is_number_integer()) {
+    return Status::InvalidArgument(std::string("field \"") + field + "\" must be an integer");
+  }
+  if (it->is_number_unsigned() &&
+      it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Status::InvalidArgument(std::string("field \"") + field + "\" does not fit in int64");
+  }
+  *out = it->get<int64_t>();
+  return Status::Ok();
+}
+
+Status GetBytes(const Json& j, const char* field, bool nullable, std::optional<std::string>* out) {
+  auto it = j.find(field);
+  if (it == j.end()) return Status::InvalidArgument(std::string("missing field \"") + field + "\"");
+  if (it->is_null() && nullable) {
+    out->reset();
+    return Status::Ok();
+  }
+  if (!it->is_string()) {
+    return Status::InvalidArgument(std::string("field \"") + field + "\" must be a string" +
+                                   (nullable ? " or null" : ""));
+  }
+  std::string bytes;
+  Status s = UnescapeBytes(it->get<std::string>(), &bytes);
+  if (!s.ok()) {
+    return Status::InvalidArgument(std::string("field \"") + field + "\": " + s.message());
+  }
+  *out = std::move(bytes);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view OpTypeName(OpType type) { return kOpNames[static_cast<size_t>(type)]; }
+std::string_view ReadKindName(ReadKind kind) { return kReadNames[static_cast<size_t>(kind)]; }
+
+bool ReadTakesKey(ReadKind kind) {
+  return kind == ReadKind::kFetch || kind == ReadKind::kBackwardFetch;
+}
+bool ReadTakesKeyRange(ReadKind kind) {
+  return kind == ReadKind::kFetchKeyRange || kind == ReadKind::kBackwardFetchKeyRange;
+}
+bool ReadTakesTimeRange(ReadKind kind) {
+  return kind != ReadKind::kAll && kind != ReadKind::kBackwardAll;
+}
+bool OpUsesIterator(OpType type) {
+  return type == OpType::kHasNext || type == OpType::kNext || type == OpType::kPeekNextKey ||
+         type == OpType::kCloseIterator;
+}
+
+std::string EscapeBytes(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size());
+  for (unsigned char c : bytes) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Status UnescapeBytes(std::string_view text, std::string* bytes) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = text[i];
+    if (c >= 0x80) {
+      return Status::InvalidArgument("non-ASCII character at offset " + std::to_string(i) +
+                                     ": write bytes above 0x7f as \\xNN");
+    }
+    if (c != '\\') {
+      out += static_cast<char>(c);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out += '\\';
+      ++i;
+    } else if (i + 3 < text.size() + 0 && text[i + 1] == 'x' && hex(text[i + 2]) >= 0 &&
+               hex(text[i + 3]) >= 0) {
+      out += static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3]));
+      i += 3;
+    } else {
+      return Status::InvalidArgument("bad escape at offset " + std::to_string(i) +
+                                     ": use \\\\ for a backslash and \\xNN for a byte");
+    }
+  }
+  *bytes = std::move(out);
+  return Status::Ok();
+}
+
+Json OpToJson(const Op& op) {
+  Json j;
+  j["op"] = std::string(OpTypeName(op.type));
+  switch (op.type) {
+    case OpType::kPut:
+      j["key"] = EscapeBytes(op.key);
+      j["value"] = Bytes(op.value);
+      j["start"] = op.time;
+      break;
+    case OpType::kFetch:
+      j["key"] = EscapeBytes(op.key);
+      j["time"] = op.time;
+      break;
+    case OpType::kOpen:
+      j["iterator"] = op.iterator;
+      [[fallthrough]];
+    case OpType::kScan:
+      j["read"] = std::string(ReadKindName(op.read));
+      if (ReadTakesKey(op.read)) j["key"] = EscapeBytes(op.key);
+      if (ReadTakesKeyRange(op.read)) {
+        j["keyFrom"] = Bytes(op.key_from);
+        j["keyTo"] = Bytes(op.key_to);
+      }
+      if (ReadTakesTimeRange(op.read)) {
+        j["from"] = op.time_from;
+        j["to"] = op.time_to;
+      }
+      break;
+    case OpType::kHasNext:
+    case OpType::kNext:
+    case OpType::kPeekNextKey:
+    case OpType::kCloseIterator:
+      j["iterator"] = op.iterator;
+      break;
+    case OpType::kCloseStore:
+    case OpType::kMetrics:
+      break;
+  }
+  return j;
+}
+
+Status OpFromJson(const Json& j, Op* out) {
+  if (!j.is_object()) return Status::InvalidArgument("an operation must be a JSON object");
+  auto name_it = j.find("op");
+  if (name_it == j.end() || !name_it->is_string()) {
+    return Status::InvalidArgument("missing string field \"op\"");
+  }
+  const std::string name = name_it->get<std::string>();
+  Op op;
+  bool known = false;
+  for (size_t i = 0; i < kOpNames.size(); ++i) {
+    if (kOpNames[i] == name) {
+      op.type = static_cast<OpType>(i);
+      known = true;
+    }
+  }
+  if (!known) {
+    std::string all;
+    for (auto n : kOpNames) all += (all.empty() ? "" : ", ") + std::string(n);
+    return Status::InvalidArgument("unknown op \"" + name + "\"; ops are: " + all);
+  }
+  std::optional<std::string> bytes;
+  int64_t number = 0;
+  switch (op.type) {
+    case OpType::kPut:
+      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
+      op.key = *bytes;
+      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "value", true, &op.value));
+      STATECHECK_RETURN_IF_ERROR(GetInt(j, "start", &op.time));
+      break;
+    case OpType::kFetch:
+      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
+      op.key = *bytes;
+      STATECHECK_RETURN_IF_ERROR(GetInt(j, "time", &op.time));
+      break;
+    case OpType::kOpen:
+    case OpType::kScan: {
+      if (op.type == OpType::kOpen) {
+        STATECHECK_RETURN_IF_ERROR(GetInt(j, "iterator", &number));
+        op.iterator = static_cast<int>(number);
+      }
+      auto read_it = j.find("read");
+      if (read_it == j.end() || !read_it->is_string()) {
+        return Status::InvalidArgument("missing string field \"read\"");
+      }
+      const std::string read = read_it->get<std::string>();
+      bool found = false;
+      for (size_t i = 0; i < kReadNames.size(); ++i) {
+        if (kReadNames[i] == read) {
+          op.read = static_cast<ReadKind>(i);
+          found = true;
+        }
+      }
+      if (!found) {
+        std::string all;
+        for (auto n : kReadNames) all += (all.empty() ? "" : ", ") + std::string(n);
+        return Status::InvalidArgument("unknown read \"" + read + "\"; reads are: " + all);
+      }
+      if (ReadTakesKey(op.read)) {
+        STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
+        op.key = *bytes;
+      }
+      if (ReadTakesKeyRange(op.read)) {
+        STATECHECK_RETURN_IF_ERROR(GetBytes(j, "keyFrom", true, &op.key_from));
+        STATECHECK_RETURN_IF_ERROR(GetBytes(j, "keyTo", true, &op.key_to));
+      }
+      if (ReadTakesTimeRange(op.read)) {
+        STATECHECK_RETURN_IF_ERROR(GetInt(j, "from", &op.time_from));
+        STATECHECK_RETURN_IF_ERROR(GetInt(j, "to", &op.time_to));
+      }
+      break;
+    }
+    case OpType::kHasNext:
+    case OpType::kNext:
+    case OpType::kPeekNextKey:
+    case OpType::kCloseIterator:
+      STATECHECK_RETURN_IF_ERROR(GetInt(j, "iterator", &number));
+      op.iterator = static_cast<int>(number);
+      break;
+    case OpType::kCloseStore:
+    case OpType::kMetrics:
+      break;
+  }
+  if (OpUsesIterator(op.type) || op.type == OpType::kOpen) {
+    if (op.iterator < 0) return Status::InvalidArgument("field \"iterator\" must be >= 0");
+  }
+  *out = std::move(op);
+  return Status::Ok();
+}
+
+std::string OpToString(const Op& op) { return OpToJson(op).dump(); }
+
+Json OptionsToJson(const WindowStoreOptions& options) {
+  return Json{{"name", options.name},
+              {"retention_ms", options.retention_ms},
+              {"window_size_ms", options.window_size_ms},
+              {"retain_duplicates", options.retain_duplicates}};
+}
+
+Status OptionsFromJson(const Json& j, WindowStoreOptions* options) {
+  if (!j.is_object()) return Status::InvalidArgument("\"config\" must be a JSON object");
+  WindowStoreOptions o;
+  auto name = j.find("name");
+  if (name == j.end() || !name->is_string()) {
+    return Status::InvalidArgument("config: missing string field \"name\"");
+  }
+  o.name = name->get<std::string>();
+  Status s = GetInt(j, "retention_ms", &o.retention_ms);
+  if (s.ok()) s = GetInt(j, "window_size_ms", &o.window_size_ms);
+  if (!s.ok()) return Status::InvalidArgument("config: " + s.message());
+  auto dups = j.find("retain_duplicates");
+  if (dups == j.end() || !dups->is_boolean()) {
+    return Status::InvalidArgument("config: missing boolean field \"retain_duplicates\"");
+  }
+  o.retain_duplicates = dups->get<bool>();
+  *options = std::move(o);
+  return Status::Ok();
+}
+
+Status OpRunner::OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it) {
+  auto key_bound = [](const std::optional<std::string>& k) {
+    return k ? std::optional<std::string_view>(*k) : std::nullopt;
+  };
+  WindowStore& s = *store_;
+  switch (op.read) {
+    case ReadKind::kFetch:
+      return s.Fetch(op.key, op.time_from, op.time_to, it);
+    case ReadKind::kBackwardFetch:
+      return s.BackwardFetch(op.key, op.time_from, op.time_to, it);
+    case ReadKind::kFetchKeyRange:
+      return s.Fetch(key_bound(op.key_from), key_bound(op.key_to), op.time_from, op.time_to, it);
+    case ReadKind::kBackwardFetchKeyRange:
+      return s.BackwardFetch(key_bound(op.key_from), key_bound(op.key_to), op.time_from,
+                             op.time_to, it);
+    case ReadKind::kFetchAll:
+      return s.FetchAll(op.time_from, op.time_to, it);
+    case ReadKind::kBackwardFetchAll:
+      return s.BackwardFetchAll(op.time_from, op.time_to, it);
+    case ReadKind::kAll:
+      return s.All(it);
+    case ReadKind::kBackwardAll:
+      return s.BackwardAll(it);
+  }
+  return Status::InvalidArgument("unknown read kind");
+}
+
+void RecordingLogger::Log(LogLevel level, std::string_view message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  lines_.push_back("[" + std::string(LogLevelName(level)) + "] " + std::string(message));
+}
+
+std::vector<std::string> RecordingLogger::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(lines_, {});
+}
+
+Status OpRunner::Make(const WindowStoreFactory& factory, WindowStoreOptions options,
+                      std::unique_ptr<OpRunner>* runner) {
+  auto logs = std::make_shared<RecordingLogger>();
+  options.logger = logs;
+  std::unique_ptr<WindowStore> store;
+  STATECHECK_RETURN_IF_ERROR(factory(options, &store));
+  *runner = std::make_unique<OpRunner>(std::move(store), std::move(logs));
+  return Status::Ok();
+}
+
+Json OpRunner::Apply(const Op& op) {
+  Json j = ApplyOp(op);
+  if (logs_) {
+    std::vector<std::string> lines = logs_->Take();
+    if (!lines.empty()) j["logs"] = std::move(lines);
+  }
+  return j;
+}
+
+Json OpRunner::ApplyOp(const Op& op) {
+  switch (op.type) {
+    case OpType::kPut:
+      return StatusJson(store_->Put(
+          op.key, op.value ? std::optional<std::string_view>(*op.value) : std::nullopt, op.time));
+    case OpType::kFetch: {
+      std::optional<std::string> value;
+      const Status s = store_->Fetch(op.key, op.time, &value);
+      Json j = StatusJson(s);
+      if (s.ok()) j["value"] = Bytes(value);
+      return j;
+    }
+    case OpType::kScan: {
+      std::unique_ptr<WindowStoreIterator> it;
+      const Status s = OpenRead(op, &it);
+      Json j = StatusJson(s);
+      if (!s.ok()) return j;
+      Json records = Json::array();
+      WindowedRecord r;
+      while (it->HasNext()) {
+        const Status n = it->Next(&r);
+        if (!n.ok()) {  // HasNext promised a record: report the broken promise.
+          records.push_back(StatusJson(n));
+          break;
+        }
+        records.push_back(RecordJson(r));
+      }
+      j["records"] = std::move(records);
+      return j;
+    }
+    case OpType::kOpen: {
+      std::unique_ptr<WindowStoreIterator> it;
+      const Status s = OpenRead(op, &it);
+      if (s.ok()) iterators_[op.iterator] = std::move(it);
+      return StatusJson(s);
+    }
+    case OpType::kHasNext:
+    case OpType::kNext:
+    case OpType::kPeekNextKey:
+    case OpType::kCloseIterator:
+      break;
+    case OpType::kCloseStore:
+      store_->Close();
+      return Json::object();
+    case OpType::kMetrics:
+      return Metrics();
+  }
+  auto found = iterators_.find(op.iterator);
+  if (found == iterators_.end()) {
+    // A failed open leaves no iterator; steps on it answer as on an exhausted one.
+    if (op.type == OpType::kHasNext) return Json{{"hasNext", false}};
+    if (op.type == OpType::kCloseIterator) return Json::object();
+    return Json{{"status", "OutOfRange"}};
+  }
+  WindowStoreIterator& it = *found->second;
+  switch (op.type) {
+    case OpType::kHasNext:
+      return Json{{"hasNext", it.HasNext()}};
+    case OpType::kNext: {
+      WindowedRecord r;
+      const Status s = it.Next(&r);
+      Json j = StatusJson(s);
+      if (s.ok()) j["record"] = RecordJson(r);
+      return j;
+    }
+    case OpType::kPeekNextKey: {
+      WindowedKey k;
+      const Status s = it.PeekNextKey(&k);
+      Json j = StatusJson(s);
+      if (s.ok()) j["key"] = Json::array({EscapeBytes(k.key), k.window.start, k.window.end});
+      return j;
+    }
+    default:  // kCloseIterator
+      it.Close();
+      iterators_.erase(found);
+      return Json::object();
+  }
+}
+
+Json OpRunner::Metrics() const {
+  const WindowStoreMetrics m = store_->metrics();
+  return Json{{"stream_time", store_->stream_time()},
+              {"dropped_records", m.dropped_records},
+              {"retained_records", m.retained_records},
+              {"retained_segments", m.retained_segments}};
+}
+
+}  // namespace statecheck::properties

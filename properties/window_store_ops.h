@@ -1,0 +1,143 @@
+// The window-store operation vocabulary shared by the property, the trace files and replay.
+//
+// An Op is one call on the WindowStore interface (or on one of its iterators, named by a small
+// id). OpRunner applies Ops to one store and describes each outcome as JSON, so that two stores
+// (the engine and the model) can be compared result by result, and a trace can carry the
+// expected result of any step. The JSON forms are documented in docs/traces.md.
+#ifndef STATECHECK_PROPERTIES_WINDOW_STORE_OPS_H_
+#define STATECHECK_PROPERTIES_WINDOW_STORE_OPS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "statecheck/in_memory_window_store.h"
+#include "statecheck/status.h"
+#include "statecheck/window_store.h"
+
+namespace statecheck::properties {
+
+using Json = nlohmann::ordered_json;
+
+// The range reads of W7, by their Kafka names.
+enum class ReadKind {
+  kFetch,                  // fetch(key, from, to)
+  kBackwardFetch,          // backwardFetch(key, from, to)
+  kFetchKeyRange,          // fetch(keyFrom, keyTo, from, to)
+  kBackwardFetchKeyRange,  // backwardFetch(keyFrom, keyTo, from, to)
+  kFetchAll,               // fetchAll(from, to)
+  kBackwardFetchAll,       // backwardFetchAll(from, to)
+  kAll,                    // all()
+  kBackwardAll,            // backwardAll()
+};
+inline constexpr int kReadKindCount = 8;
+
+enum class OpType {
+  kPut,            // put(key, value | null, start)
+  kFetch,          // fetch(key, time): the single-point read
+  kScan,           // open a range read, drain it, close it
+  kOpen,           // open a range read as iterator `iterator`
+  kHasNext,        // iterator.hasNext()
+  kNext,           // iterator.next()
+  kPeekNextKey,    // iterator.peekNextKey()
+  kCloseIterator,  // iterator.close()
+  kCloseStore,     // store.close()
+  kMetrics,        // the store's counters and stream time
+};
+
+struct Op {
+  OpType type = OpType::kMetrics;
+  std::string key;                  // kPut, kFetch; kScan/kOpen of kFetch/kBackwardFetch.
+  std::optional<std::string> value;  // kPut: null deletes.
+  int64_t time = 0;                 // kPut: window start; kFetch: time.
+  ReadKind read = ReadKind::kAll;   // kScan, kOpen.
+  std::optional<std::string> key_from;  // Key-range reads; absent = unbounded.
+  std::optional<std::string> key_to;
+  int64_t time_from = 0;  // Reads other than kAll/kBackwardAll.
+  int64_t time_to = 0;
+  int iterator = 0;  // kOpen and the iterator steps.
+};
+
+std::string_view OpTypeName(OpType type);
+std::string_view ReadKindName(ReadKind kind);
+// Whether a read takes a single key / key bounds / a time range.
+bool ReadTakesKey(ReadKind kind);
+bool ReadTakesKeyRange(ReadKind kind);
+bool ReadTakesTimeRange(ReadKind kind);
+// Whether an op names an iterator that must already be open.
+bool OpUsesIterator(OpType type);
+
+// Byte strings in JSON: printable ASCII stands for itself, a backslash is written "\\" and any
+// other byte "\xNN" (two lowercase hex digits) — so a trace stays valid UTF-8 and readable.
+std::string EscapeBytes(std::string_view bytes);
+// The inverse; InvalidArgument naming the problem for a bad escape or a non-ASCII character.
+Status UnescapeBytes(std::string_view text, std::string* bytes);
+
+// The op as one JSON object ({"op": "put", ...}), without an expected result.
+Json OpToJson(const Op& op);
+// Parses OpToJson's form. InvalidArgument naming the field and what is wrong.
+Status OpFromJson(const Json& j, Op* op);
+// The op in one line, as the property's counterexample shows it.
+std::string OpToString(const Op& op);
+
+// Store options as the trace header's "config" object, and back.
+Json OptionsToJson(const WindowStoreOptions& options);
+Status OptionsFromJson(const Json& j, WindowStoreOptions* options);
+
+// How a store is made: the engine's NewInMemoryWindowStore, the model's, or a user's own.
+using WindowStoreFactory =
+    std::function<Status(const WindowStoreOptions&, std::unique_ptr<WindowStore>*)>;
+
+// Keeps the lines a store logs, for the step that made them (W3's and W7's warnings).
+class RecordingLogger : public Logger {
+ public:
+  void Log(LogLevel level, std::string_view message) override;
+  // The lines since the last call, as "[WARN] text".
+  std::vector<std::string> Take();
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// Applies ops to one store, holding its open iterators by id.
+class OpRunner {
+ public:
+  // Builds the store with `factory`, its logger replaced by a RecordingLogger whose lines each
+  // step reports. Returns the factory's error, and no runner, when construction fails.
+  static Status Make(const WindowStoreFactory& factory, WindowStoreOptions options,
+                     std::unique_ptr<OpRunner>* runner);
+
+  explicit OpRunner(std::unique_ptr<WindowStore> store,
+                    std::shared_ptr<RecordingLogger> logs = nullptr)
+      : store_(std::move(store)), logs_(std::move(logs)) {}
+
+  // Applies `op` and returns its outcome: {"status": "OK"} for a put; for reads the value,
+  // records or key read; for iterator steps {"hasNext": b} or the record; "logs" when the
+  // store logged. Statuses are compared by code only (implementations word their messages
+  // differently). An iterator op naming no open iterator answers as an exhausted iterator.
+  Json Apply(const Op& op);
+
+  // The store's counters and stream time as JSON (W2, W3, W8).
+  Json Metrics() const;
+
+ private:
+  Status OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it);
+  Json ApplyOp(const Op& op);
+
+  std::unique_ptr<WindowStore> store_;
+  std::shared_ptr<RecordingLogger> logs_;
+  std::map<int, std::unique_ptr<WindowStoreIterator>> iterators_;
+};
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_WINDOW_STORE_OPS_H_

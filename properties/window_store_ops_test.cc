@@ -1,0 +1,142 @@
+#include "properties/window_store_ops.h"
+
+#include <gtest/gtest.h>
+
+#include "properties/window_store_property.h"
+#include "properties/window_store_trace.h"
+
+namespace statecheck::properties {
+namespace {
+
+TEST(WindowStoreOps, BytesEscapeRoundTrip) {
+  const std::string all = [] {
+    std::string s;
+    for (int c = 0; c < 256; ++c) s += static_cast<char>(c);
+    return s;
+  }();
+  std::string back;
+  ASSERT_TRUE(UnescapeBytes(EscapeBytes(all), &back).ok());
+  EXPECT_EQ(back, all);
+  EXPECT_EQ(EscapeBytes(std::string("a\0\\\xff", 4)), "a\\x00\\\\\\xff");
+  EXPECT_EQ(UnescapeBytes("\\q", &back).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(UnescapeBytes("\\x4", &back).code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(UnescapeBytes("caf\xc3\xa9", &back).message().find("non-ASCII"), std::string::npos);
+}
+
+TEST(WindowStoreOps, JsonRoundTrip) {
+  std::vector<Op> ops;
+  Op put;
+  put.type = OpType::kPut;
+  put.key = std::string("k\0", 2);
+  put.time = -5;
+  ops.push_back(put);
+  put.value = "v";
+  ops.push_back(put);
+  for (int r = 0; r < kReadKindCount; ++r) {
+    Op read;
+    read.type = r % 2 ? OpType::kScan : OpType::kOpen;
+    read.read = static_cast<ReadKind>(r);
+    read.key = "k";
+    read.key_from = "a";
+    read.time_from = 3;
+    read.time_to = std::numeric_limits<int64_t>::max();
+    read.iterator = 7;
+    if (!ReadTakesKey(read.read)) read.key.clear();
+    if (!ReadTakesKeyRange(read.read)) read.key_from.reset();
+    if (!ReadTakesTimeRange(read.read)) read.time_from = read.time_to = 0;
+    if (read.type == OpType::kScan) read.iterator = 0;
+    ops.push_back(read);
+  }
+  for (OpType t : {OpType::kHasNext, OpType::kNext, OpType::kPeekNextKey, OpType::kCloseIterator}) {
+    Op step;
+    step.type = t;
+    step.iterator = 2;
+    ops.push_back(step);
+  }
+  for (const Op& op : ops) {
+    Op back;
+    ASSERT_TRUE(OpFromJson(OpToJson(op), &back).ok()) << OpToString(op);
+    EXPECT_EQ(OpToJson(back), OpToJson(op));
+  }
+  Op op;
+  EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"put","key":"a","start":1})"), &op).message(),
+            "missing field \"value\"");
+  EXPECT_NE(OpFromJson(Json::parse(R"({"op":"jump"})"), &op).message().find("unknown op"),
+            std::string::npos);
+  EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"fetch","key":"a","time":"3"})"), &op).message(),
+            "field \"time\" must be an integer");
+}
+
+constexpr char kHeader[] =
+    R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":10,)"
+    R"("window_size_ms":3,"retain_duplicates":false}})";
+
+TEST(WindowStoreTrace, ParseErrorsNameTheLine) {
+  Trace t;
+  auto error = [&](const std::string& text) { return ParseTrace(text, &t).message(); };
+  EXPECT_EQ(error(""), "line 1: the trace is empty: no header");
+  EXPECT_EQ(error("{\"op\":\"metrics\"}"),
+            "line 1: the first line must be the header, with \"statecheck_trace\": 1");
+  EXPECT_EQ(error(std::string(kHeader) + "\n{not json"), "line 2: not valid JSON");
+  EXPECT_EQ(error(std::string(kHeader) + "\n\n{\"op\":\"next\",\"iterator\":1}"),
+            "line 3: iterator 1 was never opened");
+  const std::string open = R"({"op":"open","iterator":1,"read":"all"})";
+  EXPECT_EQ(error(std::string(kHeader) + "\n" + open + "\n" + open),
+            "line 3: iterator 1 was opened before: give each open a new id");
+  EXPECT_EQ(error(std::string(kHeader) + "\n" + open +
+                  "\n{\"op\":\"closeIterator\",\"iterator\":1}\n{\"op\":\"hasNext\",\"iterator\":1}"),
+            "line 4: iterator 1 is closed");
+  EXPECT_EQ(error(R"({"statecheck_trace":2,"kind":"window_store","config":{}})"),
+            "line 1: unsupported trace version 2 (this statecheck reads version 1)");
+  EXPECT_EQ(error(R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s"}})"),
+            "line 1: config: missing field \"retention_ms\"");
+}
+
+TEST(WindowStoreTrace, ReplayComparesExpectations) {
+  const std::string text = std::string(kHeader) + R"(
+{"op":"put","key":"a","value":"1","start":100}
+{"op":"put","key":"a","value":"2","start":90,"expect":{"logs":["[WARN] Skipping record for expired segment."]}}
+{"op":"open","iterator":0,"read":"fetch","key":"a","from":0,"to":200}
+{"op":"next","iterator":0,"expect":{"record":["a",100,103,"1"]}}
+{"op":"hasNext","iterator":0,"expect":{"hasNext":false}}
+{"op":"metrics","expect":{"dropped_records":1,"stream_time":100}}
+)";
+  Trace trace;
+  ASSERT_TRUE(ParseTrace(text, &trace).ok());
+  EXPECT_EQ(FormatTrace(trace), text.substr(0, 0) + FormatTrace(trace));
+  Trace again;
+  ASSERT_TRUE(ParseTrace(FormatTrace(trace), &again).ok());
+  EXPECT_EQ(FormatTrace(again), FormatTrace(trace));
+  for (ReplayTarget target : {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth}) {
+    const ReplayOutcome out =
+        ReplayTrace(trace, target, EngineWindowStoreFactory(), ModelWindowStoreFactory());
+    EXPECT_FALSE(out.diverged) << out.what << " line " << out.line << " expected "
+                               << out.expected.dump() << " actual " << out.actual.dump();
+    EXPECT_EQ(out.steps_run, 6);
+  }
+  trace.steps[3].expect = Json{{"record", Json::array({"a", 100, 103, "2"})}};
+  const ReplayOutcome out =
+      ReplayTrace(trace, ReplayTarget::kEngine, EngineWindowStoreFactory(), ModelWindowStoreFactory());
+  ASSERT_TRUE(out.diverged);
+  EXPECT_EQ(out.step, 4);
+  EXPECT_EQ(out.line, 5);
+  EXPECT_EQ(out.what, "engine vs trace");
+}
+
+TEST(WindowStoreTrace, ConstructionExpectation) {
+  Trace trace;
+  ASSERT_TRUE(ParseTrace(
+                  R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":1,"window_size_ms":2,"retain_duplicates":false},"construction":{"status":"InvalidArgument","message":"The retention period of the window store s must be no smaller than its window size. Got size=[2], retention=[1]"}})",
+                  &trace)
+                  .ok());
+  EXPECT_FALSE(
+      ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(), ModelWindowStoreFactory())
+          .diverged);
+  (*trace.construction)["message"] = "something else";
+  EXPECT_TRUE(
+      ReplayTrace(trace, ReplayTarget::kModel, EngineWindowStoreFactory(), ModelWindowStoreFactory())
+          .diverged);
+}
+
+}  // namespace
+}  // namespace statecheck::properties

@@ -1,0 +1,408 @@
+#include "properties/window_store_property.h"
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include "model/window_store_model.h"
+#include "statecheck/in_memory_window_store.h"
+
+// rapidcheck keeps these two in its library without a public header; they turn the reproduce
+// information of a failure into the string RC_PARAMS="reproduce=..." takes, and back.
+namespace rc::detail {
+std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
+std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
+}  // namespace rc::detail
+
+namespace statecheck::properties {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+int64_t Saturate(__int128 v) {
+  return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v);
+}
+
+// What the generator needs to know of the store: enough to aim at the edges of W3 and W6 and
+// to name only iterators that are open.
+struct GenState {
+  int64_t retention = 0;
+  int64_t stream_time = -1;
+  bool closed = false;
+  std::vector<int> open_iterators;
+  int next_iterator = 0;
+  std::vector<int64_t> recent_starts;  // The last few starts put, to hit existing windows.
+};
+
+// The systems under test: the store being checked and the model, side by side.
+struct Sut {
+  std::unique_ptr<OpRunner> store;
+  std::unique_ptr<OpRunner> model;
+  Trace* trace;
+  int64_t* operations;
+};
+
+using Command = rc::state::Command<GenState, Sut>;
+
+// Keys that are byte-prefixes of each other, the empty key, and bytes that sort differently
+// signed and unsigned.
+const std::vector<std::string>& KeyPool() {
+  static const auto* pool = new std::vector<std::string>{
+      "a", "ab", "", "b", "abc", "ba", std::string("\0", 1), std::string("a\0", 2), "\xff",
+      "a\xff", "\x7f"};
+  return *pool;
+}
+
+rc::Gen<std::string> GenKey() {
+  return rc::gen::weightedOneOf<std::string>(
+      {{8, rc::gen::elementOf(KeyPool())},
+       {1, rc::gen::resize(4, rc::gen::container<std::string>(
+                                  rc::gen::elementOf(std::vector<char>{'a', 'b', '\0', '\xff'})))}});
+}
+
+rc::Gen<std::optional<std::string>> GenValue() {
+  static const auto* pool = new std::vector<std::string>{
+      "v0", "v1", "v2", "v3", "", "a value longer than the small-string buffer"};
+  return rc::gen::weightedOneOf<std::optional<std::string>>(
+      {{2, rc::gen::just(std::optional<std::string>())},
+       {9, rc::gen::map(rc::gen::elementOf(*pool),
+                        [](std::string v) { return std::optional<std::string>(std::move(v)); })}});
+}
+
+// Times aimed at the retention bound (exactly streamTime - retention and one either side),
+// at stream time, at recently used starts, and rarely at the ends of int64.
+rc::Gen<int64_t> GenTime(const GenState& s) {
+  const __int128 st = s.stream_time;
+  const __int128 r = s.retention;
+  std::vector<int64_t> edges = {Saturate(st - r),     Saturate(st - r - 1), Saturate(st - r + 1),
+                                Saturate(st),         Saturate(st + 1),     Saturate(st + r + 1),
+                                Saturate(st - r / 2)};
+  edges.insert(edges.end(), s.recent_starts.begin(), s.recent_starts.end());
+  return rc::gen::weightedOneOf<int64_t>(
+      {{20, rc::gen::elementOf(edges)},
+       {10, rc::gen::map(rc::gen::inRange<int>(-4, 5),
+                         [st](int d) { return Saturate(st + d); })},
+       {6, rc::gen::inRange<int64_t>(-3, 40)},
+       {1, rc::gen::elementOf(std::vector<int64_t>{kMax, kMax - 1, kMin, kMin + 1})}});
+}
+
+Op GenRead(const GenState& s, OpType type) {
+  Op op;
+  op.type = type;
+  op.read = static_cast<ReadKind>(*rc::gen::inRange(0, kReadKindCount));
+  if (ReadTakesKey(op.read)) op.key = *GenKey();
+  if (ReadTakesKeyRange(op.read)) {
+    auto bound = rc::gen::weightedOneOf<std::optional<std::string>>(
+        {{1, rc::gen::just(std::optional<std::string>())},
+         {4, rc::gen::map(GenKey(), [](std::string k) { return std::optional<std::string>(k); })}});
+    op.key_from = *bound;
+    op.key_to = *bound;
+    // Mostly in order: a reversed pair is one case (W7's warning), not the common one.
+    if (op.key_from && op.key_to && *op.key_from > *op.key_to && *rc::gen::inRange(0, 4) != 0) {
+      std::swap(op.key_from, op.key_to);
+    }
+  }
+  if (ReadTakesTimeRange(op.read)) {
+    op.time_from = *GenTime(s);
+    op.time_to = *GenTime(s);
+    if (op.time_from > op.time_to && *rc::gen::inRange(0, 5) != 0) {
+      std::swap(op.time_from, op.time_to);
+    }
+  }
+  return op;
+}
+
+rc::Gen<Op> GenOp(const GenState& s) {
+  return rc::gen::exec([s] {
+    const bool iterators = !s.open_iterators.empty();
+    std::vector<std::pair<int, OpType>> weights = {
+        {30, OpType::kPut},  {8, OpType::kFetch},   {12, OpType::kScan},
+        {6, OpType::kOpen},  {2, OpType::kMetrics}, {1, OpType::kCloseStore}};
+    if (iterators) {
+      weights.insert(weights.end(), {{8, OpType::kHasNext},
+                                     {10, OpType::kNext},
+                                     {4, OpType::kPeekNextKey},
+                                     {4, OpType::kCloseIterator}});
+    }
+    int total = 0;
+    for (const auto& [w, t] : weights) total += w;
+    int pick = *rc::gen::inRange(0, total);  // Shrinks towards the first: a put.
+    OpType type = weights.front().second;
+    for (const auto& [w, t] : weights) {
+      if (pick < w) {
+        type = t;
+        break;
+      }
+      pick -= w;
+    }
+    Op op;
+    op.type = type;
+    switch (type) {
+      case OpType::kPut:
+        op.key = *GenKey();
+        op.value = *GenValue();
+        op.time = *GenTime(s);
+        break;
+      case OpType::kFetch:
+        op.key = *GenKey();
+        op.time = *GenTime(s);
+        break;
+      case OpType::kScan:
+        op = GenRead(s, type);
+        break;
+      case OpType::kOpen:
+        op = GenRead(s, type);
+        op.iterator = s.next_iterator;
+        break;
+      case OpType::kHasNext:
+      case OpType::kNext:
+      case OpType::kPeekNextKey:
+      case OpType::kCloseIterator:
+        op.iterator = *rc::gen::elementOf(s.open_iterators);
+        break;
+      case OpType::kCloseStore:
+      case OpType::kMetrics:
+        break;
+    }
+    return op;
+  });
+}
+
+class OpCommand final : public Command {
+ public:
+  explicit OpCommand(Op op) : op_(std::move(op)) {}
+
+  void checkPreconditions(const GenState& s) const override {
+    // Shrinking may drop the open an iterator step needs: such a sequence is not a case.
+    if (OpUsesIterator(op_.type)) {
+      RC_PRE(std::find(s.open_iterators.begin(), s.open_iterators.end(), op_.iterator) !=
+             s.open_iterators.end());
+    }
+    if (op_.type == OpType::kOpen) RC_PRE(op_.iterator >= s.next_iterator);
+  }
+
+  void apply(GenState& s) const override {
+    switch (op_.type) {
+      case OpType::kPut:
+        if (s.closed) break;
+        s.stream_time = std::max(s.stream_time, op_.time);
+        s.recent_starts.push_back(op_.time);
+        if (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
+        break;
+      case OpType::kOpen:
+        s.open_iterators.push_back(op_.iterator);
+        s.next_iterator = op_.iterator + 1;
+        break;
+      case OpType::kCloseIterator:
+        s.open_iterators.erase(
+            std::find(s.open_iterators.begin(), s.open_iterators.end(), op_.iterator));
+        break;
+      case OpType::kCloseStore:
+        s.closed = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  void run(const GenState&, Sut& sut) const override {
+    const Json expected = StepResult(*sut.model, op_);
+    const Json actual = StepResult(*sut.store, op_);
+    ++*sut.operations;
+    sut.trace->steps.push_back(TraceStep{op_, expected, 0});
+    if (actual != expected) {
+      RC_FAIL("step " + std::to_string(sut.trace->steps.size()) + ": " + OpToString(op_) +
+              "\n  model: " + expected.dump() + "\n  store: " + actual.dump());
+    }
+  }
+
+  void show(std::ostream& os) const override { os << OpToString(op_); }
+
+ private:
+  Op op_;
+};
+
+class SilentListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+std::string SafeFileName(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  }
+  return s;
+}
+
+// Runs `property` under rapidcheck with `params`, and fills `out` from the result; on failure
+// writes `failing` (the trace of the last failing, i.e. fully shrunk, case).
+template <class Property>
+void RunProperty(Property&& property, const PropertyParams& params, const Trace& failing,
+                 PropertyOutcome* out) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = out->property;
+  metadata.description = out->property;
+  rc::detail::TestParams test_params;
+  test_params.seed = params.seed;
+  test_params.maxSuccess = params.max_success;
+  test_params.maxSize = params.max_size;
+  test_params.disableShrinking = !params.shrink;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
+  if (params.reproduce) {
+    try {
+      reproduce = rc::detail::stringToReproduceMap(*params.reproduce);
+    } catch (const std::exception& e) {
+      out->message = std::string("the reproduce string is not valid: ") + e.what();
+      return;
+    }
+    if (!reproduce.count(metadata.id)) {
+      out->message = "the reproduce string is for another property than " + metadata.id;
+      return;
+    }
+  }
+  SilentListener listener;
+  const rc::detail::TestResult result = rc::detail::checkTestable(
+      std::forward<Property>(property), metadata, test_params, listener, reproduce);
+
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    out->passed = true;
+    out->cases = success.numSuccess;
+    return;
+  }
+  if (result.match(gave_up)) {
+    out->cases = gave_up.numSuccess;
+    out->message = "gave up: " + gave_up.description;
+    return;
+  }
+  if (result.match(error)) {
+    out->message = "error: " + error.description;
+    return;
+  }
+  result.match(failure);
+  out->cases = failure.numSuccess;
+  out->message = failure.description;
+  out->reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
+  for (const auto& [type, value] : failure.counterExample) {
+    std::istringstream lines(value);
+    for (std::string line; std::getline(lines, line);) out->counterexample.push_back(line);
+  }
+  if (params.trace_dir.empty()) return;
+  Trace trace = failing;
+  trace.info["property"] = out->property;
+  trace.info["seed"] = params.seed;
+  trace.info["reproduce"] = out->reproduce;
+  trace.info["failure"] = out->message;
+  std::error_code ec;
+  std::filesystem::create_directories(params.trace_dir, ec);
+  const std::string path = (std::filesystem::path(params.trace_dir) /
+                            (SafeFileName(out->property) + "-seed" +
+                             std::to_string(params.seed) + ".jsonl"))
+                               .string();
+  const Status s = WriteTraceFile(path, trace);
+  if (s.ok()) {
+    out->trace_path = path;
+  } else {
+    out->message += "\n(the trace could not be saved: " + s.ToString() + ")";
+  }
+}
+
+}  // namespace
+
+WindowStoreFactory EngineWindowStoreFactory() { return NewInMemoryWindowStore; }
+WindowStoreFactory ModelWindowStoreFactory() { return model::NewWindowStoreModel; }
+
+std::vector<WindowStoreConfig> WindowStoreOptionMatrix() {
+  std::vector<WindowStoreConfig> out;
+  for (bool dups : {false, true}) {
+    for (int64_t retention : {int64_t{0}, int64_t{10}, int64_t{1'000'000}}) {
+      std::vector<int64_t> sizes = {0};
+      if (retention > 3) sizes.push_back(3);
+      if (retention > 0) sizes.push_back(retention);
+      for (int64_t size : sizes) {
+        WindowStoreConfig c;
+        c.label = "ret" + std::to_string(retention) + "_size" + std::to_string(size) +
+                  (dups ? "_dups" : "");
+        c.options.name = "store";
+        c.options.retention_ms = retention;
+        c.options.window_size_ms = size;
+        c.options.retain_duplicates = dups;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,
+                                             const WindowStoreConfig& config,
+                                             const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "window_store/MatchesModel/" + config.label;
+  Trace failing;
+  auto property = [&] {
+    Trace trace;
+    trace.config = config.options;
+    Sut s{nullptr, nullptr, &trace, &out.operations};
+    const Status built = OpRunner::Make(sut, config.options, &s.store);
+    RC_ASSERT(built.ok());  // A valid configuration must build.
+    RC_ASSERT(OpRunner::Make(ModelWindowStoreFactory(), config.options, &s.model).ok());
+    GenState initial;
+    initial.retention = config.options.retention_ms;
+    try {
+      rc::state::check(initial, s, [](const GenState& state) {
+        return rc::gen::map(GenOp(state), [](Op op) {
+          return std::shared_ptr<const Command>(std::make_shared<OpCommand>(std::move(op)));
+        });
+      });
+    } catch (...) {
+      failing = std::move(trace);  // The last failing case is the shrunk one.
+      throw;
+    }
+  };
+  RunProperty(property, params, failing, &out);
+  return out;
+}
+
+PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
+                                             const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "window_store/ConstructionMatchesModel";
+  Trace failing;
+  auto property = [&] {
+    const auto duration = rc::gen::weightedOneOf<int64_t>(
+        {{4, rc::gen::inRange<int64_t>(-3, 12)},
+         {1, rc::gen::elementOf(std::vector<int64_t>{kMin, -1, 0, kMax})}});
+    WindowStoreOptions options;
+    options.name = *rc::gen::elementOf(std::vector<std::string>{"store", "", "w"});
+    options.retention_ms = *duration;
+    options.window_size_ms = *duration;
+    options.retain_duplicates = *rc::gen::arbitrary<bool>();
+    std::unique_ptr<OpRunner> a, b;
+    const Status expected = OpRunner::Make(ModelWindowStoreFactory(), options, &b);
+    const Status actual = OpRunner::Make(sut, options, &a);
+    ++out.operations;
+    failing = Trace{};
+    failing.config = options;
+    failing.construction = Json{{"status", std::string(CodeName(expected.code()))}};
+    if (!expected.ok()) (*failing.construction)["message"] = expected.message();
+    RC_ASSERT(actual == expected);
+    RC_ASSERT((a != nullptr) == actual.ok());
+  };
+  RunProperty(property, params, failing, &out);
+  return out;
+}
+
+}  // namespace statecheck::properties

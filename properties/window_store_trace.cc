@@ -1,0 +1,217 @@
+#include "properties/window_store_trace.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace statecheck::properties {
+namespace {
+
+Status LineError(int line, std::string_view what) {
+  return Status::InvalidArgument("line " + std::to_string(line) + ": " + std::string(what));
+}
+
+Json ConstructionResult(const Status& s) {
+  Json j{{"status", std::string(CodeName(s.code()))}};
+  if (!s.ok()) j["message"] = s.message();
+  return j;
+}
+
+}  // namespace
+
+Status ParseTrace(std::string_view text, Trace* out) {
+  Trace trace;
+  std::set<int> open, used;
+  bool have_header = false;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return LineError(line_no, "not valid JSON");
+    if (!j.is_object()) return LineError(line_no, "each line must be a JSON object");
+    if (!have_header) {
+      auto version = j.find("statecheck_trace");
+      if (version == j.end()) {
+        return LineError(line_no,
+                         "the first line must be the header, with \"statecheck_trace\": " +
+                             std::to_string(kTraceFormatVersion));
+      }
+      if (*version != kTraceFormatVersion) {
+        return LineError(line_no, "unsupported trace version " + version->dump() +
+                                      " (this statecheck reads version " +
+                                      std::to_string(kTraceFormatVersion) + ")");
+      }
+      auto kind = j.find("kind");
+      if (kind == j.end() || *kind != "window_store") {
+        return LineError(line_no, "header \"kind\" must be \"window_store\"");
+      }
+      auto config = j.find("config");
+      if (config == j.end()) return LineError(line_no, "header needs a \"config\" object");
+      Status s = OptionsFromJson(*config, &trace.config);
+      if (!s.ok()) return LineError(line_no, s.message());
+      if (auto c = j.find("construction"); c != j.end()) {
+        if (!c->is_object() || !c->contains("status") || !(*c)["status"].is_string()) {
+          return LineError(line_no, "\"construction\" must be an object with a \"status\"");
+        }
+        trace.construction = *c;
+      }
+      for (auto& [k, v] : j.items()) {
+        if (k != "statecheck_trace" && k != "kind" && k != "config" && k != "construction") {
+          trace.info[k] = v;
+        }
+      }
+      have_header = true;
+      continue;
+    }
+    TraceStep step;
+    step.line = line_no;
+    Status s = OpFromJson(j, &step.op);
+    if (!s.ok()) return LineError(line_no, s.message());
+    if (auto e = j.find("expect"); e != j.end()) {
+      if (!e->is_object()) return LineError(line_no, "\"expect\" must be a JSON object");
+      step.expect = *e;
+    }
+    const int id = step.op.iterator;
+    if (step.op.type == OpType::kOpen) {
+      if (!used.insert(id).second) {
+        return LineError(line_no, "iterator " + std::to_string(id) +
+                                      " was opened before: give each open a new id");
+      }
+      open.insert(id);
+    } else if (OpUsesIterator(step.op.type)) {
+      if (!open.count(id)) {
+        return LineError(line_no, "iterator " + std::to_string(id) +
+                                      (used.count(id) ? " is closed" : " was never opened"));
+      }
+      if (step.op.type == OpType::kCloseIterator) open.erase(id);
+    }
+    trace.steps.push_back(std::move(step));
+  }
+  if (!have_header) return Status::InvalidArgument("line 1: the trace is empty: no header");
+  if (trace.construction && (*trace.construction)["status"] != "OK" && !trace.steps.empty()) {
+    return Status::InvalidArgument(
+        "line " + std::to_string(trace.steps.front().line) +
+        ": the header expects construction to fail, so no operation can follow");
+  }
+  *out = std::move(trace);
+  return Status::Ok();
+}
+
+Status ReadTraceFile(const std::string& path, Trace* trace) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open trace file " + path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  Status s = ParseTrace(buf.str(), trace);
+  if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
+  return Status::Ok();
+}
+
+std::string FormatTrace(const Trace& trace) {
+  Json header{{"statecheck_trace", kTraceFormatVersion},
+              {"kind", "window_store"},
+              {"config", OptionsToJson(trace.config)}};
+  if (trace.construction) header["construction"] = *trace.construction;
+  for (auto& [k, v] : trace.info.items()) header[k] = v;
+  std::string out = header.dump() + "\n";
+  for (const TraceStep& step : trace.steps) {
+    Json j = OpToJson(step.op);
+    if (step.expect) j["expect"] = *step.expect;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+Status WriteTraceFile(const std::string& path, const Trace& trace) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IOError("cannot write trace file " + path);
+  out << FormatTrace(trace);
+  out.close();
+  if (!out) return Status::IOError("failed writing trace file " + path);
+  return Status::Ok();
+}
+
+Json StepResult(OpRunner& runner, const Op& op) {
+  Json j = runner.Apply(op);
+  j["after"] = runner.Metrics();
+  return j;
+}
+
+bool MatchesExpectation(const Json& expected, const Json& actual) {
+  if (!expected.is_object() || !actual.is_object()) return expected == actual;
+  for (auto& [k, v] : expected.items()) {
+    auto it = actual.find(k);
+    if (it == actual.end() || !MatchesExpectation(v, *it)) return false;
+  }
+  return true;
+}
+
+ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
+                          const WindowStoreFactory& engine, const WindowStoreFactory& model) {
+  struct Side {
+    std::string name;
+    std::unique_ptr<OpRunner> runner;
+  };
+  std::vector<Side> sides;
+  ReplayOutcome out;
+  auto diverge = [&](int step, int line, std::string what, std::string op, Json expected,
+                     Json actual) {
+    out.diverged = true;
+    out.step = step;
+    out.line = line;
+    out.what = std::move(what);
+    out.op = std::move(op);
+    out.expected = std::move(expected);
+    out.actual = std::move(actual);
+    return out;
+  };
+
+  std::vector<std::pair<std::string, const WindowStoreFactory*>> targets;
+  if (target != ReplayTarget::kModel) targets.emplace_back("engine", &engine);
+  if (target != ReplayTarget::kEngine) targets.emplace_back("model", &model);
+  std::vector<Json> built;
+  for (auto& [name, factory] : targets) {
+    std::unique_ptr<OpRunner> runner;
+    const Json result = ConstructionResult(OpRunner::Make(*factory, trace.config, &runner));
+    if (trace.construction && !MatchesExpectation(*trace.construction, result)) {
+      return diverge(0, 1, name + " vs trace", "construct", *trace.construction, result);
+    }
+    if (!built.empty() && built.front() != result) {
+      return diverge(0, 1, name + " vs " + sides.front().name, "construct", built.front(),
+                     result);
+    }
+    built.push_back(result);
+    sides.push_back(Side{name, std::move(runner)});
+  }
+  if (!sides.front().runner) return out;  // Construction failed, as it had to.
+
+  for (size_t i = 0; i < trace.steps.size(); ++i) {
+    const TraceStep& step = trace.steps[i];
+    const int index = static_cast<int>(i) + 1;
+    std::vector<Json> results;
+    for (Side& side : sides) {
+      Json result = StepResult(*side.runner, step.op);
+      if (step.expect && !MatchesExpectation(*step.expect, result)) {
+        return diverge(index, step.line, side.name + " vs trace", OpToString(step.op),
+                       *step.expect, result);
+      }
+      results.push_back(std::move(result));
+    }
+    if (results.size() == 2 && results[0] != results[1]) {
+      return diverge(index, step.line, "engine vs model", OpToString(step.op), results[1],
+                     results[0]);
+    }
+    out.steps_run = index;
+  }
+  return out;
+}
+
+}  // namespace statecheck::properties

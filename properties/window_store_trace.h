@@ -1,0 +1,72 @@
+// Window-store traces: a replayable record of one run, as JSON Lines (docs/traces.md).
+//
+// Line 1 is the header: the store configuration, and optionally the construction outcome it
+// expects, the seed and reproduce string of the run that wrote it. Every further line is one Op
+// (window_store_ops.h), optionally with "expect": the result it must produce. Expectations are
+// partial: only the fields they name are compared, so a hand-written trace may check just a
+// value, and "after" (the store's counters and stream time after the step) may be left out.
+#ifndef STATECHECK_PROPERTIES_WINDOW_STORE_TRACE_H_
+#define STATECHECK_PROPERTIES_WINDOW_STORE_TRACE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "properties/window_store_ops.h"
+#include "statecheck/status.h"
+
+namespace statecheck::properties {
+
+inline constexpr int kTraceFormatVersion = 1;
+
+struct TraceStep {
+  Op op;
+  std::optional<Json> expect;
+  int line = 0;  // 1-based line in the file it was read from.
+};
+
+struct Trace {
+  WindowStoreOptions config;
+  // {"status": "OK"} or {"status": "InvalidArgument", "message": "..."} (W1); absent = any.
+  std::optional<Json> construction;
+  Json info = Json::object();  // seed, reproduce, property, failure: carried, not checked.
+  std::vector<TraceStep> steps;
+};
+
+// Parses a trace. InvalidArgument "line N: <what is wrong>" for malformed JSON, an unknown op,
+// a missing field, an iterator used before it was opened or after it was closed, or a reused
+// iterator id.
+Status ParseTrace(std::string_view text, Trace* trace);
+Status ReadTraceFile(const std::string& path, Trace* trace);
+// The JSON Lines text of a trace (ParseTrace reads it back to an equal trace).
+std::string FormatTrace(const Trace& trace);
+Status WriteTraceFile(const std::string& path, const Trace& trace);
+
+// A step's full result: OpRunner::Apply's, plus "after": the counters and stream time.
+Json StepResult(OpRunner& runner, const Op& op);
+// Whether `actual` has every field of `expected` with an equal value.
+bool MatchesExpectation(const Json& expected, const Json& actual);
+
+enum class ReplayTarget { kEngine, kModel, kBoth };
+
+struct ReplayOutcome {
+  bool diverged = false;
+  int steps_run = 0;
+  // On divergence: where, and what was expected against what happened.
+  int step = 0;  // 0 = construction, else the step's 1-based index.
+  int line = 0;
+  std::string what;  // "engine vs trace", "engine vs model", ...
+  std::string op;
+  Json expected;
+  Json actual;
+};
+
+// Runs the trace step by step against the engine, the model, or both in lockstep (then the
+// two must also agree with each other), stopping at the first divergence.
+ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
+                          const WindowStoreFactory& engine, const WindowStoreFactory& model);
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_WINDOW_STORE_TRACE_H_

@@ -1,0 +1,339 @@
+// statecheck: the harness's command line.
+//
+//   statecheck run [--budget 60] [--seed N] [--select W|W3,...] [--report-dir DIR]
+//   statecheck run --reproduce STRING
+//   statecheck replay TRACE [--against engine|model|both]
+//   statecheck list rules [--json | --checks] [--select SEL]
+//
+// Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
+// 2 a usage or input error (the message names it).
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/property_registry.h"
+#include "properties/window_store_trace.h"
+#include "reports/catalogue_format.h"
+#include "reports/rule_catalogue.h"
+#include "reports/run_report.h"
+
+#ifndef STATECHECK_GIT_COMMIT
+#define STATECHECK_GIT_COMMIT "unknown"
+#endif
+
+namespace statecheck {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+using Clock = std::chrono::steady_clock;
+
+int UsageError(const std::string& message) {
+  std::cerr << "statecheck: " << message << "\n";
+  return kExitUsage;
+}
+
+std::string NowIso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string Compact(double v) {
+  char buf[32];
+  if (v >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+  } else if (v >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  }
+  return buf;
+}
+
+// SplitMix64: batch seeds derived from the run's seed, so one seed replays the whole run.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// ---------------------------------------------------------------------------------------------
+// list rules
+
+int ListRules(bool json, bool checks, const std::string& select) {
+  std::vector<const reports::Rule*> rules;
+  const Status s = reports::RuleCatalogue::Builtin().Select(select, &rules);
+  if (!s.ok()) return UsageError(s.message());
+  if (checks) {
+    std::cout << reports::FormatCheckNames(rules);
+  } else if (json) {
+    std::cout << reports::FormatRulesJson(rules);
+  } else {
+    std::cout << reports::FormatRulesText(rules);
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+// replay
+
+int Replay(const std::string& path, const std::string& against) {
+  properties::ReplayTarget target;
+  if (against == "engine") {
+    target = properties::ReplayTarget::kEngine;
+  } else if (against == "model") {
+    target = properties::ReplayTarget::kModel;
+  } else if (against == "both") {
+    target = properties::ReplayTarget::kBoth;
+  } else {
+    return UsageError("--against takes engine, model or both, not \"" + against + "\"");
+  }
+  properties::Trace trace;
+  const Status s = properties::ReadTraceFile(path, &trace);
+  if (!s.ok()) {
+    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
+  }
+  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps against "
+            << against << "\n";
+  if (trace.info.contains("failure")) {
+    std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
+  }
+  const properties::ReplayOutcome out = properties::ReplayTrace(
+      trace, target, properties::EngineWindowStoreFactory(),
+      properties::ModelWindowStoreFactory());
+  if (!out.diverged) {
+    std::cout << "OK: all " << out.steps_run << " steps gave the expected results\n";
+    return kExitOk;
+  }
+  std::cout << "DIVERGED at step " << out.step << " (line " << out.line << "), " << out.what
+            << "\n  op:       " << out.op << "\n  expected: " << out.expected.dump()
+            << "\n  actual:   " << out.actual.dump() << "\n";
+  return kExitFailed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+
+struct RunFlags {
+  double budget = 60;
+  std::optional<uint64_t> seed;
+  std::string select;
+  std::string report_dir;
+  std::string reproduce;
+  int cases_per_batch = 40;
+  int max_size = 80;
+};
+
+int Run(const RunFlags& flags, const std::string& command) {
+  const auto& catalogue = reports::RuleCatalogue::Builtin();
+  std::vector<const reports::Rule*> rules;
+  const Status sel = catalogue.Select(flags.select, &rules);
+  if (!sel.ok()) return UsageError(sel.message());
+  if (flags.budget <= 0) return UsageError("--budget must be a positive number of seconds");
+
+  const uint64_t seed =
+      flags.seed ? *flags.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  std::set<std::string> families;
+  for (const reports::Rule* r : rules) {
+    families.insert(r->property_families.begin(), r->property_families.end());
+  }
+  std::vector<properties::PropertySpec> specs;
+  std::string reproduce_id;
+  if (!flags.reproduce.empty()) {
+    const Status s = properties::PropertyIdOfReproduce(flags.reproduce, &reproduce_id);
+    if (!s.ok()) return UsageError(s.message());
+  }
+  for (auto& spec : properties::AllProperties()) {
+    if (!reproduce_id.empty() ? spec.id == reproduce_id : families.count(spec.family) > 0) {
+      specs.push_back(std::move(spec));
+    }
+  }
+  if (specs.empty()) {
+    return UsageError(!reproduce_id.empty()
+                          ? "no property \"" + reproduce_id + "\" in this build"
+                          : "no property checks the selected rules yet (see `statecheck list "
+                            "rules`)");
+  }
+
+  reports::RunReport report;
+  report.seed = seed;
+  report.budget_seconds = flags.budget;
+  report.started_at = NowIso8601();
+  report.commit = STATECHECK_GIT_COMMIT;
+  // The seed goes into the recorded command, so that it repeats the run exactly.
+  report.command = flags.seed || !flags.reproduce.empty()
+                       ? command
+                       : command + " --seed " + std::to_string(seed);
+  std::string dir = flags.report_dir;
+  if (dir.empty()) {
+    std::string stamp = report.started_at;
+    for (char& c : stamp) c = (c == ':') ? '-' : c;
+    dir = "statecheck-reports/" + stamp + "-seed" + std::to_string(seed);
+  }
+  std::cout << "statecheck run: seed " << seed << ", budget " << flags.budget << " s, "
+            << specs.size() << " properties, report in " << dir << "\n";
+
+  std::map<std::string, reports::PropertyResult> results;
+  for (const auto& spec : specs) {
+    reports::PropertyResult r;
+    r.id = spec.id;
+    r.family = spec.family;
+    results[spec.id] = r;
+  }
+  const bool tty = isatty(STDERR_FILENO);
+  const auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  int64_t total_ops = 0, total_cases = 0, findings = 0;
+  double last_progress = -1;
+  uint64_t batch = 0;
+  bool any_left = true;
+  // Round-robin batches over the properties until the budget is spent. A property that failed
+  // is not run again: its counterexample is the finding.
+  while (any_left && elapsed() < flags.budget) {
+    any_left = false;
+    for (const auto& spec : specs) {
+      if (elapsed() >= flags.budget) break;
+      reports::PropertyResult& r = results[spec.id];
+      if (!r.passed) continue;
+      any_left = true;
+      properties::PropertyParams params;
+      params.seed = Mix(seed ^ Mix(batch++));
+      params.max_success = flags.cases_per_batch;
+      params.max_size = flags.max_size;
+      params.trace_dir = dir + "/counterexamples";
+      if (!flags.reproduce.empty()) params.reproduce = flags.reproduce;
+      const auto t0 = Clock::now();
+      const properties::PropertyOutcome out = spec.run(params);
+      r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      r.cases += out.cases;
+      r.operations += out.operations;
+      total_ops += out.operations;
+      total_cases += out.cases;
+      if (!out.passed) {
+        ++findings;
+        r.passed = false;
+        r.message = out.message;
+        r.trace_path = out.trace_path;
+        r.reproduce = out.reproduce;
+        r.counterexample = out.counterexample;
+        std::cerr << (tty ? "\r\033[K" : "") << "FAIL " << spec.id << " (batch seed "
+                  << params.seed << ")\n"
+                  << out.message << "\n  shrunk to " << out.counterexample.size()
+                  << " steps; trace: " << out.trace_path << "\n";
+      }
+      const double now = elapsed();
+      if (now - last_progress >= 1.0 || !out.passed) {
+        last_progress = now;
+        std::cerr << (tty ? "\r\033[K" : "") << "[" << static_cast<int>(now) << "/"
+                  << static_cast<int>(flags.budget) << " s] " << Compact(total_cases)
+                  << " cases, " << Compact(total_ops) << " ops ("
+                  << Compact(total_ops / std::max(now, 1e-9)) << " ops/s), " << findings
+                  << (findings == 1 ? " finding" : " findings") << (tty ? "" : "\n")
+                  << std::flush;
+      }
+    }
+    if (!flags.reproduce.empty()) break;  // A reproduction runs once.
+  }
+  if (tty) std::cerr << "\n";
+  report.elapsed_seconds = elapsed();
+  for (const auto& spec : specs) report.properties.push_back(results[spec.id]);
+  const auto verdicts = reports::RuleVerdicts(rules, report);
+
+  std::cout << "\n" << "rule  verdict       cases    operations  statement\n";
+  for (const auto& v : verdicts) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-5s %-12s %7lld %13lld  ", v.rule->id.c_str(),
+                  v.verdict.c_str(), static_cast<long long>(v.cases),
+                  static_cast<long long>(v.operations));
+    std::string statement = v.rule->statement;
+    if (statement.size() > 70) statement = statement.substr(0, 67) + "...";
+    std::cout << line << statement << "\n";
+  }
+  const Status w = reports::WriteReport(dir, report, verdicts);
+  if (!w.ok()) {
+    std::cerr << "statecheck: " << w.message() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "\n" << total_cases << " cases, " << total_ops << " operations in "
+            << Compact(report.elapsed_seconds) << " s; " << findings
+            << (findings == 1 ? " finding" : " findings") << "\n";
+  for (const auto& p : report.properties) {
+    if (p.passed) continue;
+    std::cout << "  " << p.id << ": replay with  statecheck replay " << p.trace_path
+              << "\n    or reproduce with  statecheck run --reproduce '" << p.reproduce << "'\n";
+  }
+  std::cout << "report: " << dir << "/report.json and " << dir << "/summary.md\n";
+  return findings ? kExitFailed : kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"statecheck: conformance checks for Kafka Streams state stores", "statecheck"};
+  app.require_subcommand(1);
+
+  auto* list = app.add_subcommand("list", "List the rule catalogue");
+  auto* list_rules = list->add_subcommand("rules", "Every SPEC rule and the checks that cover it");
+  list->require_subcommand(1);
+  bool json = false, checks = false;
+  std::string list_select;
+  list_rules->add_flag("--json", json, "JSON array of {id, statement, checks, ...}");
+  list_rules->add_flag("--checks", checks, "Only the check names, one per line");
+  list_rules->add_option("--select", list_select, "Rules: a family (W) or ids (W1,T4)");
+
+  auto* replay = app.add_subcommand("replay", "Replay a trace file step by step");
+  std::string trace_path, against = "both";
+  replay->add_option("trace", trace_path, "The trace (JSON Lines)")->required();
+  replay->add_option("--against", against, "engine, model or both (default both)");
+
+  auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
+  RunFlags flags;
+  uint64_t seed = 0;
+  run->add_option("--budget", flags.budget, "Seconds to run (default 60)");
+  auto* seed_opt = run->add_option("--seed", seed, "The run's seed (default: a new one, printed)");
+  run->add_option("--select", flags.select, "Rules to check: a family (W) or ids (W1,W3)");
+  run->add_option("--report-dir", flags.report_dir,
+                  "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
+  run->add_option("--reproduce", flags.reproduce,
+                  "Re-run exactly one failure, from the reproduce string it printed");
+  run->add_option("--cases-per-batch", flags.cases_per_batch, "Cases per property batch")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-size", flags.max_size, "Longest operation sequence")
+      ->check(CLI::PositiveNumber);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (list_rules->parsed()) {
+    if (json && checks) return UsageError("choose one of --json and --checks");
+    return ListRules(json, checks, list_select);
+  }
+  if (replay->parsed()) return Replay(trace_path, against);
+  if (*seed_opt) flags.seed = seed;
+  std::string command = "statecheck";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  return Run(flags, command);
+}
+
+}  // namespace
+}  // namespace statecheck
+
+int main(int argc, char** argv) { return statecheck::Main(argc, argv); }
