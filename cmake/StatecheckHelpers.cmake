@@ -25,6 +25,6 @@ function(statecheck_test name)
   add_executable(${name} ${ARG_SRCS})
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+  gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        DISCOVERY_TIMEOUT 60)
 endfunction()

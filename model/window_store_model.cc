@@ -76,9 +76,9 @@ struct WindowStoreModelState {
     return Status::Ok();
   }
 
-  // The oldest start a read may see, and below which entries expire (W6, W8). No overflow:
-  // stream_time >= -1 and retention >= 0.
-  int64_t MinLiveStart() const { return stream_time - retention + 1; }
+  // The oldest start a read may see, and below which entries expire (W6, W8). Wide, because
+  // with stream time INT64_MAX and retention 0 it is INT64_MAX + 1: nothing is live.
+  __int128 MinLiveStart() const { return static_cast<__int128>(stream_time) - retention + 1; }
 
   void RemoveExpired();  // Needs ModelIterator; defined below it.
 };
@@ -201,9 +201,9 @@ class ModelIterator final : public WindowStoreIterator {
 }  // namespace
 
 void WindowStoreModelState::RemoveExpired() {
-  int64_t min_live = MinLiveStart();
+  __int128 min_live = MinLiveStart();
   for (const ModelIterator* it : open_iterators) {
-    if (it->Pins()) min_live = std::min(min_live, it->PinnedFrom());
+    if (it->Pins()) min_live = std::min<__int128>(min_live, it->PinnedFrom());
   }
   std::erase_if(entries, [&](const Entry& e) { return e.start < min_live; });
 }
@@ -300,9 +300,14 @@ Status WindowStoreModel::Open(std::optional<std::string_view> key_from,
     s.logger->Log(LogLevel::kWarn, kInvalidKeyRangeMessage);
     // No key lies in the reversed bounds, so the iterator below is empty.
   }
-  const int64_t lo = std::max(time_from, s.MinLiveStart());
-  // lo > time_to also gives an empty iterator: no start lies in [lo, time_to].
-  *it = std::make_unique<ModelIterator>(state_, key_from, key_to, lo, time_to, forward);
+  const __int128 lo = std::max<__int128>(time_from, s.MinLiveStart());
+  // lo > time_to gives an empty iterator: no start lies in [lo, time_to].
+  if (lo > time_to) {
+    *it = std::make_unique<ModelIterator>(state_, key_from, key_to, 1, 0, forward);
+  } else {
+    *it = std::make_unique<ModelIterator>(state_, key_from, key_to, static_cast<int64_t>(lo),
+                                          time_to, forward);
+  }
   return Status::Ok();
 }
 

@@ -18,8 +18,8 @@ namespace {
 PropertyParams ParamsFromEnvironment() {
   PropertyParams p;
   p.seed = 20261130;
-  p.max_success = 150;
-  p.max_size = 60;
+  p.max_success = 2000;
+  p.max_size = 100;
   if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
   if (const char* cases = std::getenv("STATECHECK_PROPERTY_CASES")) p.max_success = std::atoi(cases);
   p.trace_dir = (std::filesystem::current_path() / "counterexamples").string();

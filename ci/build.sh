@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of statecheck: ci/build.sh release|asan [extra cmake args]
+# Prints the build directory on its last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flavour=${1:-release}
+shift || true
+case "$flavour" in
+  release) dir=build/release; args=(-DCMAKE_BUILD_TYPE=Release) ;;
+  asan) dir=build/asan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_SANITIZE=ON
+                               -DSTATECHECK_BUILD_BENCH=OFF) ;;
+  *) echo "ci/build.sh: unknown flavour '$flavour' (release or asan)" >&2; exit 2 ;;
+esac
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null
+cmake --build "$dir" -j "$jobs"
+echo "$dir"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The nightly run: the test suite (release and sanitizers), the long-running checks, and a
+# campaign with a larger budget. Reports and counterexamples land in $STATECHECK_ARTIFACTS
+# (default nightly-artifacts/), to keep as CI artifacts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+artifacts=${STATECHECK_ARTIFACTS:-nightly-artifacts}
+budget=${STATECHECK_NIGHTLY_BUDGET:-1800}
+mkdir -p "$artifacts"
+./ci/test.sh
+(cd build/release && ctest -L long --output-on-failure)
+status=0
+build/release/tools/statecheck run --budget "$budget" --report-dir "$artifacts/campaign" || status=$?
+echo "nightly: campaign exit $status; artifacts in $artifacts"
+exit $status

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what statecheck builds and runs with, from Debian 12's packages, when missing.
+# Run as root (or with sudo available). Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git ca-certificates
+  librocksdb-dev librapidcheck-dev libgtest-dev libbenchmark-dev
+  libfiu-dev fiu-utils libabsl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "ci/setup.sh: these Debian packages are missing and installing them needs root:" >&2
+    echo "  ${missing[*]}" >&2
+    exit 2
+  fi
+fi
+echo "ci/setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test suite: installs what is missing, builds, runs every unit and property test, then
+# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Long-running checks (label "long") are left to ci/nightly.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./ci/setup.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== release build"
+./ci/build.sh release | tail -n 3
+echo "== release tests"
+(cd build/release && ctest -LE long -j "$jobs" --output-on-failure)
+
+if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== ASan+UBSan build"
+  ./ci/build.sh asan | tail -n 3
+  echo "== ASan+UBSan tests"
+  (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -LE long -j "$jobs" --output-on-failure)
+fi
