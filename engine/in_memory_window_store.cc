@@ -188,9 +188,10 @@ struct Segment {
   std::pair<size_t, size_t> KeyRange(const KeyTable& keys, const std::optional<std::string>& from,
                                      const std::optional<std::string>& to) const {
     auto key_of = [&](uint32_t i) { return keys.Bytes(slots[i].key); };
-    auto first = from ? std::lower_bound(order.begin(), order.end(), std::string_view(*from),
-                                         [&](uint32_t i, std::string_view k) { return key_of(i) < k; })
-                      : order.begin();
+    auto first =
+        from ? std::lower_bound(order.begin(), order.end(), std::string_view(*from),
+                                [&](uint32_t i, std::string_view k) { return key_of(i) < k; })
+             : order.begin();
     auto last = to ? std::upper_bound(first, order.end(), std::string_view(*to),
                                       [&](std::string_view k, uint32_t i) { return k < key_of(i); })
                    : order.end();
@@ -230,7 +231,7 @@ struct Core {
   // The segment the last put went to: consecutive puts mostly share a window start.
   std::map<int64_t, Segment>::iterator last_put = segments.end();
   std::vector<IteratorImpl*> iterators;  // Open ones, registered at open.
-  int64_t segments_examined = 0;          // By iterators looking for their next segment.
+  int64_t segments_examined = 0;         // By iterators looking for their next segment.
 
   // Starts at or below this bound are expired (W3, W6). No overflow: stream_time >= -1 and
   // retention >= 0. (Its successor can overflow, so the code compares with `<=` this.)
@@ -558,8 +559,8 @@ class InMemoryWindowStore final : public WindowStore {
     return Open(Own(key_from), Own(key_to), time_from, time_to, true, it);
   }
   Status BackwardFetch(std::optional<std::string_view> key_from,
-                       std::optional<std::string_view> key_to, int64_t time_from,
-                       int64_t time_to, std::unique_ptr<WindowStoreIterator>* it) override {
+                       std::optional<std::string_view> key_to, int64_t time_from, int64_t time_to,
+                       std::unique_ptr<WindowStoreIterator>* it) override {
     return Open(Own(key_from), Own(key_to), time_from, time_to, false, it);
   }
   Status FetchAll(int64_t time_from, int64_t time_to,
@@ -716,11 +717,10 @@ Status ValidateWindowStoreOptions(const WindowStoreOptions& options) {
   }
   if (options.window_size_ms < 0) return Status::InvalidArgument("windowSize cannot be negative");
   if (options.window_size_ms > options.retention_ms) {
-    return Status::InvalidArgument(
-        "The retention period of the window store " + options.name +
-        " must be no smaller than its window size. Got size=[" +
-        std::to_string(options.window_size_ms) + "], retention=[" +
-        std::to_string(options.retention_ms) + "]");
+    return Status::InvalidArgument("The retention period of the window store " + options.name +
+                                   " must be no smaller than its window size. Got size=[" +
+                                   std::to_string(options.window_size_ms) + "], retention=[" +
+                                   std::to_string(options.retention_ms) + "]");
   }
   return Status::Ok();
 }

@@ -81,9 +81,8 @@ TEST(InMemoryWindowStore, ConstructionErrors) {
   int64_t ms = 0;
   EXPECT_TRUE(DurationToMillis(std::chrono::hours(1), "retentionPeriod", &ms).ok());
   EXPECT_EQ(ms, 3'600'000);
-  const Status too_big =
-      DurationToMillis(std::chrono::duration<int64_t, std::ratio<86400>>(kMax / 1000),
-                       "retentionPeriod", &ms);
+  const Status too_big = DurationToMillis(
+      std::chrono::duration<int64_t, std::ratio<86400>>(kMax / 1000), "retentionPeriod", &ms);
   EXPECT_EQ(too_big.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(too_big.message().find("\"retentionPeriod\""), std::string::npos);
 }
@@ -96,7 +95,8 @@ TEST(InMemoryWindowStore, DropRule) {
   ASSERT_TRUE(f.store->Put("a", "v90", 90).ok());
   ASSERT_TRUE(f.store->Put("a", "v91", 91).ok());
   EXPECT_EQ(f.store->metrics().dropped_records, 1);
-  EXPECT_EQ(f.logger->lines(), std::vector<std::string>{std::string(kSkippingExpiredRecordMessage)});
+  EXPECT_EQ(f.logger->lines(),
+            std::vector<std::string>{std::string(kSkippingExpiredRecordMessage)});
   EXPECT_EQ(Drain(AllOf(*f.store)), (std::vector<std::string>{"a@91=v91", "a@100=v100"}));
   // A dropped put still moves stream time (W2); here it cannot, so move it with a delete.
   ASSERT_TRUE(f.store->Put("zz", std::nullopt, 101).ok());
@@ -174,7 +174,7 @@ TEST(InMemoryWindowStore, IteratorPinsSegments) {
   EXPECT_EQ(f.store->metrics().retained_records, 7);
   // The iterator still returns the expired records (W9), and sees the new segments (W9).
   EXPECT_EQ(Drain(*it), (std::vector<std::string>{"k@1=v1", "k@2=v2", "k@3=v3", "k@4=v4",
-                                                   "k@100=late", "k@101=later"}));
+                                                  "k@100=late", "k@101=later"}));
   // Exhausted: the pin is gone at the next put or read.
   std::optional<std::string> v;
   ASSERT_TRUE(f.store->Fetch("k", 101, &v).ok());
@@ -199,12 +199,12 @@ TEST(InMemoryWindowStore, IteratorUnderMutation) {
   ASSERT_TRUE(f.store->Put("b", "1", 1).ok());
   ASSERT_TRUE(f.store->Put("a", "1", 2).ok());
   std::unique_ptr<WindowStoreIterator> it;
-  ASSERT_TRUE(f.store->All(&it).ok());  // Snapshot of segment 1 taken.
-  ASSERT_TRUE(f.store->Put("c", "new", 1).ok());      // Not seen: segment 1 is snapshotted.
+  ASSERT_TRUE(f.store->All(&it).ok());                   // Snapshot of segment 1 taken.
+  ASSERT_TRUE(f.store->Put("c", "new", 1).ok());         // Not seen: segment 1 is snapshotted.
   ASSERT_TRUE(f.store->Put("b", std::nullopt, 1).ok());  // Not seen either.
-  ASSERT_TRUE(f.store->Put("z", "new", 2).ok());      // Seen: segment 2 not reached yet.
+  ASSERT_TRUE(f.store->Put("z", "new", 2).ok());         // Seen: segment 2 not reached yet.
   ASSERT_TRUE(f.store->Put("a", std::nullopt, 2).ok());  // Seen: deleted before reached.
-  ASSERT_TRUE(f.store->Put("n", "new", 3).ok());      // Seen: a new segment ahead.
+  ASSERT_TRUE(f.store->Put("n", "new", 3).ok());         // Seen: a new segment ahead.
   WindowedKey k;
   ASSERT_TRUE(it->PeekNextKey(&k).ok());
   EXPECT_EQ(k, (WindowedKey{"a", {1, 1}}));

@@ -14,7 +14,8 @@ namespace statecheck::properties {
 struct PropertySpec {
   std::string id;      // "window_store/MatchesModel/ret10_size3"
   std::string family;  // "window_store": the rule catalogue's property_families name it.
-  std::string check;   // The CTest name the catalogue lists, e.g. "WindowStoreProperty.MatchesModel".
+  std::string
+      check;  // The CTest name the catalogue lists, e.g. "WindowStoreProperty.MatchesModel".
   std::function<PropertyOutcome(const PropertyParams&)> run;
 };
 

@@ -13,8 +13,8 @@ constexpr std::array<std::string_view, kReadKindCount> kReadNames = {
 };
 
 constexpr std::array<std::string_view, 10> kOpNames = {
-    "put",         "fetch",         "scan",       "open",    "hasNext",
-    "next",        "peekNextKey",   "closeIterator", "closeStore", "metrics",
+    "put",  "fetch",       "scan",          "open",       "hasNext",
+    "next", "peekNextKey", "closeIterator", "closeStore", "metrics",
 };
 
 Json Bytes(const std::optional<std::string>& s) {
@@ -305,8 +305,8 @@ Status OpRunner::OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it
     case ReadKind::kFetchKeyRange:
       return s.Fetch(key_bound(op.key_from), key_bound(op.key_to), op.time_from, op.time_to, it);
     case ReadKind::kBackwardFetchKeyRange:
-      return s.BackwardFetch(key_bound(op.key_from), key_bound(op.key_to), op.time_from,
-                             op.time_to, it);
+      return s.BackwardFetch(key_bound(op.key_from), key_bound(op.key_to), op.time_from, op.time_to,
+                             it);
     case ReadKind::kFetchAll:
       return s.FetchAll(op.time_from, op.time_to, it);
     case ReadKind::kBackwardFetchAll:

@@ -10,14 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
-#include <vector>
 #include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/status.h"
@@ -55,10 +54,10 @@ enum class OpType {
 
 struct Op {
   OpType type = OpType::kMetrics;
-  std::string key;                  // kPut, kFetch; kScan/kOpen of kFetch/kBackwardFetch.
-  std::optional<std::string> value;  // kPut: null deletes.
-  int64_t time = 0;                 // kPut: window start; kFetch: time.
-  ReadKind read = ReadKind::kAll;   // kScan, kOpen.
+  std::string key;                      // kPut, kFetch; kScan/kOpen of kFetch/kBackwardFetch.
+  std::optional<std::string> value;     // kPut: null deletes.
+  int64_t time = 0;                     // kPut: window start; kFetch: time.
+  ReadKind read = ReadKind::kAll;       // kScan, kOpen.
   std::optional<std::string> key_from;  // Key-range reads; absent = unbounded.
   std::optional<std::string> key_to;
   int64_t time_from = 0;  // Reads other than kAll/kBackwardAll.

@@ -83,9 +83,10 @@ TEST(WindowStoreTrace, ParseErrorsNameTheLine) {
   const std::string open = R"({"op":"open","iterator":1,"read":"all"})";
   EXPECT_EQ(error(std::string(kHeader) + "\n" + open + "\n" + open),
             "line 3: iterator 1 was opened before: give each open a new id");
-  EXPECT_EQ(error(std::string(kHeader) + "\n" + open +
-                  "\n{\"op\":\"closeIterator\",\"iterator\":1}\n{\"op\":\"hasNext\",\"iterator\":1}"),
-            "line 4: iterator 1 is closed");
+  EXPECT_EQ(
+      error(std::string(kHeader) + "\n" + open +
+            "\n{\"op\":\"closeIterator\",\"iterator\":1}\n{\"op\":\"hasNext\",\"iterator\":1}"),
+      "line 4: iterator 1 is closed");
   EXPECT_EQ(error(R"({"statecheck_trace":2,"kind":"window_store","config":{}})"),
             "line 1: unsupported trace version 2 (this statecheck reads version 1)");
   EXPECT_EQ(error(R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s"}})"),
@@ -115,8 +116,8 @@ TEST(WindowStoreTrace, ReplayComparesExpectations) {
     EXPECT_EQ(out.steps_run, 6);
   }
   trace.steps[3].expect = Json{{"record", Json::array({"a", 100, 103, "2"})}};
-  const ReplayOutcome out =
-      ReplayTrace(trace, ReplayTarget::kEngine, EngineWindowStoreFactory(), ModelWindowStoreFactory());
+  const ReplayOutcome out = ReplayTrace(trace, ReplayTarget::kEngine, EngineWindowStoreFactory(),
+                                        ModelWindowStoreFactory());
   ASSERT_TRUE(out.diverged);
   EXPECT_EQ(out.step, 4);
   EXPECT_EQ(out.line, 5);
@@ -125,17 +126,18 @@ TEST(WindowStoreTrace, ReplayComparesExpectations) {
 
 TEST(WindowStoreTrace, ConstructionExpectation) {
   Trace trace;
-  ASSERT_TRUE(ParseTrace(
-                  R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":1,"window_size_ms":2,"retain_duplicates":false},"construction":{"status":"InvalidArgument","message":"The retention period of the window store s must be no smaller than its window size. Got size=[2], retention=[1]"}})",
-                  &trace)
-                  .ok());
+  ASSERT_TRUE(
+      ParseTrace(
+          R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":1,"window_size_ms":2,"retain_duplicates":false},"construction":{"status":"InvalidArgument","message":"The retention period of the window store s must be no smaller than its window size. Got size=[2], retention=[1]"}})",
+          &trace)
+          .ok());
   EXPECT_FALSE(
       ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(), ModelWindowStoreFactory())
           .diverged);
   (*trace.construction)["message"] = "something else";
-  EXPECT_TRUE(
-      ReplayTrace(trace, ReplayTarget::kModel, EngineWindowStoreFactory(), ModelWindowStoreFactory())
-          .diverged);
+  EXPECT_TRUE(ReplayTrace(trace, ReplayTarget::kModel, EngineWindowStoreFactory(),
+                          ModelWindowStoreFactory())
+                  .diverged);
 }
 
 }  // namespace

@@ -26,9 +26,7 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-int64_t Saturate(__int128 v) {
-  return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v);
-}
+int64_t Saturate(__int128 v) { return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v); }
 
 // What the generator needs to know of the store: enough to aim at the edges of W3 and W6 and
 // to name only iterators that are open.
@@ -55,16 +53,16 @@ using Command = rc::state::Command<GenState, Sut>;
 // signed and unsigned.
 const std::vector<std::string>& KeyPool() {
   static const auto* pool = new std::vector<std::string>{
-      "a", "ab", "", "b", "abc", "ba", std::string("\0", 1), std::string("a\0", 2), "\xff",
-      "a\xff", "\x7f"};
+      "a",    "ab",    "",    "b", "abc", "ba", std::string("\0", 1), std::string("a\0", 2),
+      "\xff", "a\xff", "\x7f"};
   return *pool;
 }
 
 rc::Gen<std::string> GenKey() {
   return rc::gen::weightedOneOf<std::string>(
       {{8, rc::gen::elementOf(KeyPool())},
-       {1, rc::gen::resize(4, rc::gen::container<std::string>(
-                                  rc::gen::elementOf(std::vector<char>{'a', 'b', '\0', '\xff'})))}});
+       {1, rc::gen::resize(4, rc::gen::container<std::string>(rc::gen::elementOf(
+                                  std::vector<char>{'a', 'b', '\0', '\xff'})))}});
 }
 
 rc::Gen<std::optional<std::string>> GenValue() {
@@ -81,14 +79,13 @@ rc::Gen<std::optional<std::string>> GenValue() {
 rc::Gen<int64_t> GenTime(const GenState& s) {
   const __int128 st = s.stream_time;
   const __int128 r = s.retention;
-  std::vector<int64_t> edges = {Saturate(st - r),     Saturate(st - r - 1), Saturate(st - r + 1),
-                                Saturate(st),         Saturate(st + 1),     Saturate(st + r + 1),
+  std::vector<int64_t> edges = {Saturate(st - r),    Saturate(st - r - 1), Saturate(st - r + 1),
+                                Saturate(st),        Saturate(st + 1),     Saturate(st + r + 1),
                                 Saturate(st - r / 2)};
   edges.insert(edges.end(), s.recent_starts.begin(), s.recent_starts.end());
   return rc::gen::weightedOneOf<int64_t>(
       {{20, rc::gen::elementOf(edges)},
-       {10, rc::gen::map(rc::gen::inRange<int>(-4, 5),
-                         [st](int d) { return Saturate(st + d); })},
+       {10, rc::gen::map(rc::gen::inRange<int>(-4, 5), [st](int d) { return Saturate(st + d); })},
        {6, rc::gen::inRange<int64_t>(-3, 40)},
        {1, rc::gen::elementOf(std::vector<int64_t>{kMax, kMax - 1, kMin, kMin + 1})}});
 }
@@ -122,9 +119,9 @@ Op GenRead(const GenState& s, OpType type) {
 rc::Gen<Op> GenOp(const GenState& s) {
   return rc::gen::exec([s] {
     const bool iterators = !s.open_iterators.empty();
-    std::vector<std::pair<int, OpType>> weights = {
-        {30, OpType::kPut},  {8, OpType::kFetch},   {12, OpType::kScan},
-        {6, OpType::kOpen},  {2, OpType::kMetrics}, {1, OpType::kCloseStore}};
+    std::vector<std::pair<int, OpType>> weights = {{30, OpType::kPut},    {8, OpType::kFetch},
+                                                   {12, OpType::kScan},   {6, OpType::kOpen},
+                                                   {2, OpType::kMetrics}, {1, OpType::kCloseStore}};
     if (iterators) {
       weights.insert(weights.end(), {{8, OpType::kHasNext},
                                      {10, OpType::kNext},
@@ -219,10 +216,10 @@ class OpCommand final : public Command {
     sut.trace->steps.push_back(TraceStep{op_, expected, 0});
     if (actual != expected) {
       // Thrown as RC_FAIL would, without the macro's echo of its own source text.
-      throw rc::detail::CaseResult(
-          rc::detail::CaseResult::Type::Failure,
-          "step " + std::to_string(sut.trace->steps.size()) + ": " + OpToString(op_) +
-              "\n  model: " + expected.dump() + "\n  store: " + actual.dump());
+      throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure,
+                                   "step " + std::to_string(sut.trace->steps.size()) + ": " +
+                                       OpToString(op_) + "\n  model: " + expected.dump() +
+                                       "\n  store: " + actual.dump());
     }
   }
 
@@ -310,10 +307,10 @@ void RunProperty(Property&& property, const PropertyParams& params, const Trace&
   trace.info["failure"] = out->message;
   std::error_code ec;
   std::filesystem::create_directories(params.trace_dir, ec);
-  const std::string path = (std::filesystem::path(params.trace_dir) /
-                            (SafeFileName(out->property) + "-seed" +
-                             std::to_string(params.seed) + ".jsonl"))
-                               .string();
+  const std::string path =
+      (std::filesystem::path(params.trace_dir) /
+       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
+          .string();
   const Status s = WriteTraceFile(path, trace);
   if (s.ok()) {
     out->trace_path = path;

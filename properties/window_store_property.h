@@ -43,9 +43,9 @@ struct PropertyParams {
 struct PropertyOutcome {
   std::string property;  // "window_store/MatchesModel/<label>"
   bool passed = false;
-  int cases = 0;         // Sequences run to the end (shrinking attempts excluded).
+  int cases = 0;           // Sequences run to the end (shrinking attempts excluded).
   int64_t operations = 0;  // Every op executed, shrinking included.
-  std::string message;   // Why it failed; empty on success.
+  std::string message;     // Why it failed; empty on success.
   std::string trace_path;
   std::string reproduce;
   std::vector<std::string> counterexample;  // The shrunk sequence, one op per line.

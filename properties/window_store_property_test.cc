@@ -21,7 +21,8 @@ PropertyParams ParamsFromEnvironment() {
   p.max_success = 2000;
   p.max_size = 100;
   if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_PROPERTY_CASES")) p.max_success = std::atoi(cases);
+  if (const char* cases = std::getenv("STATECHECK_PROPERTY_CASES"))
+    p.max_success = std::atoi(cases);
   p.trace_dir = (std::filesystem::current_path() / "counterexamples").string();
   return p;
 }
@@ -47,7 +48,8 @@ class WindowStoreProperty : public ::testing::TestWithParam<WindowStoreConfig> {
 
 TEST_P(WindowStoreProperty, MatchesModel) {
   const PropertyParams p = ParamsFromEnvironment();
-  const PropertyOutcome out = CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), GetParam(), p);
+  const PropertyOutcome out =
+      CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), GetParam(), p);
   ExpectPassed(out, p);
   EXPECT_EQ(out.cases, p.max_success);
 }
@@ -74,8 +76,7 @@ class OffByOneDropStore final : public WindowStore {
   bool is_open() const override { return inner_->is_open(); }
   int64_t stream_time() const override { return inner_->stream_time(); }
   WindowStoreMetrics metrics() const override { return inner_->metrics(); }
-  Status Put(std::string_view key, std::optional<std::string_view> value,
-             int64_t start) override {
+  Status Put(std::string_view key, std::optional<std::string_view> value, int64_t start) override {
     const int64_t st = std::max(inner_->stream_time(), start);
     if (inner_->is_open() && st - retention_ms() + 1 == start && value) {
       return inner_->Put(key, std::nullopt, start);  // The bug: the put is lost.
@@ -93,8 +94,8 @@ class OffByOneDropStore final : public WindowStore {
                        std::unique_ptr<WindowStoreIterator>* it) override {
     return inner_->BackwardFetch(key, from, to, it);
   }
-  Status Fetch(std::optional<std::string_view> kf, std::optional<std::string_view> kt,
-               int64_t from, int64_t to, std::unique_ptr<WindowStoreIterator>* it) override {
+  Status Fetch(std::optional<std::string_view> kf, std::optional<std::string_view> kt, int64_t from,
+               int64_t to, std::unique_ptr<WindowStoreIterator>* it) override {
     return inner_->Fetch(kf, kt, from, to, it);
   }
   Status BackwardFetch(std::optional<std::string_view> kf, std::optional<std::string_view> kt,
@@ -141,8 +142,8 @@ TEST(WindowStoreProperty, PlantedBugIsCaughtShrunkAndReplayed) {
   ASSERT_TRUE(ReadTraceFile(out.trace_path, &trace).ok());
   EXPECT_LE(trace.steps.size(), 6u);
   // The trace fails on the planted store, and passes on the engine and the model.
-  const ReplayOutcome buggy = ReplayTrace(trace, ReplayTarget::kEngine, NewOffByOneDropStore,
-                                          ModelWindowStoreFactory());
+  const ReplayOutcome buggy =
+      ReplayTrace(trace, ReplayTarget::kEngine, NewOffByOneDropStore, ModelWindowStoreFactory());
   EXPECT_TRUE(buggy.diverged);
   EXPECT_EQ(buggy.what, "engine vs trace");
   const ReplayOutcome fixed = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
@@ -152,7 +153,8 @@ TEST(WindowStoreProperty, PlantedBugIsCaughtShrunkAndReplayed) {
   // The reproduce string re-runs exactly the shrunk case.
   PropertyParams again = p;
   again.reproduce = out.reproduce;
-  const PropertyOutcome reproduced = CheckWindowStoreMatchesModel(NewOffByOneDropStore, config, again);
+  const PropertyOutcome reproduced =
+      CheckWindowStoreMatchesModel(NewOffByOneDropStore, config, again);
   EXPECT_FALSE(reproduced.passed);
   EXPECT_EQ(reproduced.counterexample, out.counterexample);
 }

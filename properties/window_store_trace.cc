@@ -40,9 +40,8 @@ Status ParseTrace(std::string_view text, Trace* out) {
     if (!have_header) {
       auto version = j.find("statecheck_trace");
       if (version == j.end()) {
-        return LineError(line_no,
-                         "the first line must be the header, with \"statecheck_trace\": " +
-                             std::to_string(kTraceFormatVersion));
+        return LineError(line_no, "the first line must be the header, with \"statecheck_trace\": " +
+                                      std::to_string(kTraceFormatVersion));
       }
       if (*version != kTraceFormatVersion) {
         return LineError(line_no, "unsupported trace version " + version->dump() +
@@ -154,8 +153,8 @@ bool MatchesExpectation(const Json& expected, const Json& actual) {
   return true;
 }
 
-ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
-                          const WindowStoreFactory& engine, const WindowStoreFactory& model) {
+ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowStoreFactory& engine,
+                          const WindowStoreFactory& model) {
   struct Side {
     std::string name;
     std::unique_ptr<OpRunner> runner;
@@ -185,8 +184,7 @@ ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
       return diverge(0, 1, name + " vs trace", "construct", *trace.construction, result);
     }
     if (!built.empty() && built.front() != result) {
-      return diverge(0, 1, name + " vs " + sides.front().name, "construct", built.front(),
-                     result);
+      return diverge(0, 1, name + " vs " + sides.front().name, "construct", built.front(), result);
     }
     built.push_back(result);
     sides.push_back(Side{name, std::move(runner)});
@@ -200,8 +198,8 @@ ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
     for (Side& side : sides) {
       Json result = StepResult(*side.runner, step.op);
       if (step.expect && !MatchesExpectation(*step.expect, result)) {
-        return diverge(index, step.line, side.name + " vs trace", OpToString(step.op),
-                       *step.expect, result);
+        return diverge(index, step.line, side.name + " vs trace", OpToString(step.op), *step.expect,
+                       result);
       }
       results.push_back(std::move(result));
     }

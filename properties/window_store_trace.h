@@ -64,8 +64,8 @@ struct ReplayOutcome {
 
 // Runs the trace step by step against the engine, the model, or both in lockstep (then the
 // two must also agree with each other), stopping at the first divergence.
-ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target,
-                          const WindowStoreFactory& engine, const WindowStoreFactory& model);
+ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowStoreFactory& engine,
+                          const WindowStoreFactory& model);
 
 }  // namespace statecheck::properties
 

@@ -109,11 +109,13 @@ TEST(RuleCatalogue, WindowStoreRulesNameTheirChecks) {
   for (const Rule& rule : Builtin().rules()) {
     if (rule.family != "W") continue;
     EXPECT_FALSE(rule.checks.empty()) << rule.id;
+    if (rule.id == "W10") continue;  // A cost bound: checked by a unit test, not the campaign.
     EXPECT_EQ(rule.property_families, std::vector<std::string>{"window_store"}) << rule.id;
   }
   const Rule* w10 = Builtin().Find("W10");
   ASSERT_NE(w10, nullptr);
-  EXPECT_EQ(w10->checks, std::vector<std::string>{"InMemoryWindowStore.SingleKeyFetchSkipsOtherSegments"});
+  EXPECT_EQ(w10->checks,
+            std::vector<std::string>{"InMemoryWindowStore.SingleKeyFetchSkipsOtherSegments"});
 }
 
 TEST(RuleCatalogue, FindUnknownIsNull) {

@@ -1,11 +1,10 @@
 #include "reports/run_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace statecheck::reports {
 namespace {
@@ -45,7 +44,8 @@ std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
       if (!p.passed) v.failing_properties.push_back(p.id);
     }
     if (rule->property_families.empty()) {
-      v.verdict = "not checked";
+      // Checked by the test suite alone (a cost bound, say), or not yet at all.
+      v.verdict = rule->checks.empty() ? "not checked" : "tests only";
     } else if (!ran) {
       v.verdict = "not run";
     } else {
@@ -67,8 +67,8 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
   j["command"] = report.command;
   Json props = Json::array();
   for (const PropertyResult& p : report.properties) {
-    Json o{{"id", p.id},         {"family", p.family},         {"passed", p.passed},
-           {"cases", p.cases},   {"operations", p.operations}, {"seconds", p.seconds}};
+    Json o{{"id", p.id},       {"family", p.family},         {"passed", p.passed},
+           {"cases", p.cases}, {"operations", p.operations}, {"seconds", p.seconds}};
     if (!p.passed) {
       o["message"] = p.message;
       o["trace"] = p.trace_path;
@@ -105,8 +105,8 @@ std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdic
   md += "- commit: `" + report.commit + "`\n";
   md += "- started: " + report.started_at + ", ran " + Fixed(report.elapsed_seconds, 1) +
         " s of a " + Fixed(report.budget_seconds, 0) + " s budget\n";
-  md += "- " + std::to_string(report.properties.size()) + " properties, " +
-        std::to_string(cases) + " cases, " + std::to_string(ops) + " operations";
+  md += "- " + std::to_string(report.properties.size()) + " properties, " + std::to_string(cases) +
+        " cases, " + std::to_string(ops) + " operations";
   if (report.elapsed_seconds > 0) {
     md += " (" + Fixed(static_cast<double>(ops) / report.elapsed_seconds, 0) + " ops/s)";
   }
@@ -130,8 +130,8 @@ std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdic
     md += "\n### " + p.id + "\n\n```\n" + p.message + "\n```\n\nShrunk to " +
           std::to_string(p.counterexample.size()) + " steps:\n\n```\n";
     for (const std::string& line : p.counterexample) md += line + "\n";
-    md += "```\n\nReplay: `statecheck replay " + p.trace_path + "`\n\nReproduce: `statecheck run --reproduce '" +
-          p.reproduce + "'`\n";
+    md += "```\n\nReplay: `statecheck replay " + p.trace_path +
+          "`\n\nReproduce: `statecheck run --reproduce '" + p.reproduce + "'`\n";
   }
   return md;
 }

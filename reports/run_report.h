@@ -3,8 +3,9 @@
 // A first version: JSON (report.json, "statecheck_report": 1) and a Markdown summary
 // (summary.md). Rules get their verdict from the properties of their families
 // (Rule::property_families): "fail" if any of them failed, "pass" if all that ran passed,
-// "not run" if none ran (not selected, or no time left), "not checked" if the rule has no
-// property family yet.
+// "not run" if none ran (not selected, or no time left), "tests only" if the rule is checked by
+// the test suite but no campaign property (W10's cost bound), "not checked" if nothing checks
+// it yet.
 #ifndef STATECHECK_REPORTS_RUN_REPORT_H_
 #define STATECHECK_REPORTS_RUN_REPORT_H_
 
@@ -42,7 +43,7 @@ struct RunReport {
 
 struct RuleVerdict {
   const Rule* rule = nullptr;
-  std::string verdict;  // "pass", "fail", "not run", "not checked"
+  std::string verdict;  // "pass", "fail", "not run", "tests only", "not checked"
   int64_t cases = 0;
   int64_t operations = 0;
   std::vector<std::string> failing_properties;

@@ -7,9 +7,9 @@
 //
 // Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
 // 2 a usage or input error (the message names it).
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -108,14 +108,13 @@ int Replay(const std::string& path, const std::string& against) {
   if (!s.ok()) {
     return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
   }
-  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps against "
-            << against << "\n";
+  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps against " << against
+            << "\n";
   if (trace.info.contains("failure")) {
     std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
   }
   const properties::ReplayOutcome out = properties::ReplayTrace(
-      trace, target, properties::EngineWindowStoreFactory(),
-      properties::ModelWindowStoreFactory());
+      trace, target, properties::EngineWindowStoreFactory(), properties::ModelWindowStoreFactory());
   if (!out.diverged) {
     std::cout << "OK: all " << out.steps_run << " steps gave the expected results\n";
     return kExitOk;
@@ -231,8 +230,8 @@ int Run(const RunFlags& flags, const std::string& command) {
         r.trace_path = out.trace_path;
         r.reproduce = out.reproduce;
         r.counterexample = out.counterexample;
-        std::cerr << (tty ? "\r\033[K" : "") << "FAIL " << spec.id << " (batch seed "
-                  << params.seed << ")\n"
+        std::cerr << (tty ? "\r\033[K" : "") << "FAIL " << spec.id << " (batch seed " << params.seed
+                  << ")\n"
                   << out.message << "\n  shrunk to " << out.counterexample.size()
                   << " steps; trace: " << out.trace_path << "\n";
       }
@@ -240,11 +239,10 @@ int Run(const RunFlags& flags, const std::string& command) {
       if (now - last_progress >= 1.0 || !out.passed) {
         last_progress = now;
         std::cerr << (tty ? "\r\033[K" : "") << "[" << static_cast<int>(now) << "/"
-                  << static_cast<int>(flags.budget) << " s] " << Compact(total_cases)
-                  << " cases, " << Compact(total_ops) << " ops ("
-                  << Compact(total_ops / std::max(now, 1e-9)) << " ops/s), " << findings
-                  << (findings == 1 ? " finding" : " findings") << (tty ? "" : "\n")
-                  << std::flush;
+                  << static_cast<int>(flags.budget) << " s] " << Compact(total_cases) << " cases, "
+                  << Compact(total_ops) << " ops (" << Compact(total_ops / std::max(now, 1e-9))
+                  << " ops/s), " << findings << (findings == 1 ? " finding" : " findings")
+                  << (tty ? "" : "\n") << std::flush;
       }
     }
     if (!flags.reproduce.empty()) break;  // A reproduction runs once.
@@ -254,7 +252,8 @@ int Run(const RunFlags& flags, const std::string& command) {
   for (const auto& spec : specs) report.properties.push_back(results[spec.id]);
   const auto verdicts = reports::RuleVerdicts(rules, report);
 
-  std::cout << "\n" << "rule  verdict       cases    operations  statement\n";
+  std::cout << "\n"
+            << "rule  verdict       cases    operations  statement\n";
   for (const auto& v : verdicts) {
     char line[160];
     std::snprintf(line, sizeof line, "%-5s %-12s %7lld %13lld  ", v.rule->id.c_str(),
@@ -269,7 +268,8 @@ int Run(const RunFlags& flags, const std::string& command) {
     std::cerr << "statecheck: " << w.message() << "\n";
     return kExitUsage;
   }
-  std::cout << "\n" << total_cases << " cases, " << total_ops << " operations in "
+  std::cout << "\n"
+            << total_cases << " cases, " << total_ops << " operations in "
             << Compact(report.elapsed_seconds) << " s; " << findings
             << (findings == 1 ? " finding" : " findings") << "\n";
   for (const auto& p : report.properties) {

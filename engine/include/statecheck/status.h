@@ -70,10 +70,10 @@ inline std::ostream& operator<<(std::ostream& os, const Status& s) { return os <
 }  // namespace statecheck
 
 // Returns early from the enclosing function when `expr` is not OK.
-#define STATECHECK_RETURN_IF_ERROR(expr)         \
-  do {                                           \
-    ::statecheck::Status _st = (expr);           \
-    if (!_st.ok()) return _st;                   \
+#define STATECHECK_RETURN_IF_ERROR(expr) \
+  do {                                   \
+    ::statecheck::Status _st = (expr);   \
+    if (!_st.ok()) return _st;           \
   } while (0)
 
 #endif  // STATECHECK_STATUS_H_

@@ -129,8 +129,8 @@ class WindowStore {
   // [time_from, time_to], ordered by start, key, insertion; Backward is the exact reverse.
   // key_from > key_to yields an empty iterator and a warning, not an error (W7).
   virtual Status Fetch(std::optional<std::string_view> key_from,
-                       std::optional<std::string_view> key_to, int64_t time_from,
-                       int64_t time_to, std::unique_ptr<WindowStoreIterator>* it) = 0;
+                       std::optional<std::string_view> key_to, int64_t time_from, int64_t time_to,
+                       std::unique_ptr<WindowStoreIterator>* it) = 0;
   virtual Status BackwardFetch(std::optional<std::string_view> key_from,
                                std::optional<std::string_view> key_to, int64_t time_from,
                                int64_t time_to, std::unique_ptr<WindowStoreIterator>* it) = 0;
