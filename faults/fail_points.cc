@@ -67,14 +67,18 @@ Status FailPoints::Enable(const std::string& name, const FaultSpec& spec, uint64
     return Status::InvalidArgument("fail point " + name + ": p must be in [0, 1]");
   }
   Registry& r = GetRegistry();
+  bool was_enabled;
   {
     std::lock_guard<std::mutex> lock(r.mu);
     Point& p = r.points[name];
+    was_enabled = p.enabled;
     p.spec = spec;
     // Each point's stream depends on the seed and its name, not on the order of Enable calls.
     p.rng.seed(seed ^ std::hash<std::string>()(name));
     p.enabled = true;
   }
+  // libfiu leaks the old entry's name when a point is enabled twice: replace it cleanly.
+  if (was_enabled) fiu_disable(name.c_str());
   if (fiu_enable_external(name.c_str(), 1, nullptr, 0, Decide) != 0) {
     std::lock_guard<std::mutex> lock(r.mu);
     r.points[name].enabled = false;
