@@ -12,6 +12,10 @@
 #include "statecheck/logger.h"
 
 namespace statecheck::model {
+
+// Wide enough that stream time plus one never overflows (INT64_MAX + 1: nothing is live).
+__extension__ typedef __int128 Wide;
+
 namespace {
 
 constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
@@ -78,7 +82,7 @@ struct WindowStoreModelState {
 
   // The oldest start a read may see, and below which entries expire (W6, W8). Wide, because
   // with stream time INT64_MAX and retention 0 it is INT64_MAX + 1: nothing is live.
-  __int128 MinLiveStart() const { return static_cast<__int128>(stream_time) - retention + 1; }
+  Wide MinLiveStart() const { return static_cast<Wide>(stream_time) - retention + 1; }
 
   void RemoveExpired();  // Needs ModelIterator; defined below it.
 };
@@ -201,9 +205,9 @@ class ModelIterator final : public WindowStoreIterator {
 }  // namespace
 
 void WindowStoreModelState::RemoveExpired() {
-  __int128 min_live = MinLiveStart();
+  Wide min_live = MinLiveStart();
   for (const ModelIterator* it : open_iterators) {
-    if (it->Pins()) min_live = std::min<__int128>(min_live, it->PinnedFrom());
+    if (it->Pins()) min_live = std::min<Wide>(min_live, it->PinnedFrom());
   }
   std::erase_if(entries, [&](const Entry& e) { return e.start < min_live; });
 }
@@ -300,7 +304,7 @@ Status WindowStoreModel::Open(std::optional<std::string_view> key_from,
     s.logger->Log(LogLevel::kWarn, kInvalidKeyRangeMessage);
     // No key lies in the reversed bounds, so the iterator below is empty.
   }
-  const __int128 lo = std::max<__int128>(time_from, s.MinLiveStart());
+  const Wide lo = std::max<Wide>(time_from, s.MinLiveStart());
   // lo > time_to gives an empty iterator: no start lies in [lo, time_to].
   if (lo > time_to) {
     *it = std::make_unique<ModelIterator>(state_, key_from, key_to, 1, 0, forward);

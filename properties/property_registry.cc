@@ -4,6 +4,8 @@
 
 #include <unordered_map>
 
+#include "properties/kv_store_property.h"
+
 namespace rc::detail {
 std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
 }  // namespace rc::detail
@@ -20,6 +22,12 @@ std::vector<PropertySpec> AllProperties() {
     out.push_back({"window_store/MatchesModel/" + config.label, "window_store",
                    "WindowStoreProperty.MatchesModel", [config](const PropertyParams& p) {
                      return CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), config, p);
+                   }});
+  }
+  for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
+    out.push_back({"kv_store/MatchesModel/" + config.label, "kv_store",
+                   "KvStoreProperty.MatchesModel", [config](const PropertyParams& p) {
+                     return CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
                    }});
   }
   return out;

@@ -11,14 +11,9 @@
 #include <utility>
 
 #include "model/window_store_model.h"
+#include "properties/generators.h"
+#include "properties/rapidcheck_runner.h"
 #include "statecheck/in_memory_window_store.h"
-
-// rapidcheck keeps these two in its library without a public header; they turn the reproduce
-// information of a failure into the string RC_PARAMS="reproduce=..." takes, and back.
-namespace rc::detail {
-std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
-std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
-}  // namespace rc::detail
 
 namespace statecheck::properties {
 namespace {
@@ -26,7 +21,10 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-int64_t Saturate(__int128 v) { return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v); }
+// __int128: the ends of int64 plus or minus a retention must not overflow.
+__extension__ typedef __int128 Wide;
+
+int64_t Saturate(Wide v) { return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v); }
 
 // What the generator needs to know of the store: enough to aim at the edges of W3 and W6 and
 // to name only iterators that are open.
@@ -77,23 +75,23 @@ rc::Gen<std::optional<std::string>> GenValue() {
 // Times aimed at the retention bound (exactly streamTime - retention and one either side),
 // at stream time, at recently used starts, and rarely at the ends of int64.
 rc::Gen<int64_t> GenTime(const GenState& s) {
-  const __int128 st = s.stream_time;
-  const __int128 r = s.retention;
+  const Wide st = s.stream_time;
+  const Wide r = s.retention;
   std::vector<int64_t> edges = {Saturate(st - r),    Saturate(st - r - 1), Saturate(st - r + 1),
                                 Saturate(st),        Saturate(st + 1),     Saturate(st + r + 1),
                                 Saturate(st - r / 2)};
   edges.insert(edges.end(), s.recent_starts.begin(), s.recent_starts.end());
   return rc::gen::weightedOneOf<int64_t>(
       {{20, rc::gen::elementOf(edges)},
-       {10, rc::gen::map(rc::gen::inRange<int>(-4, 5), [st](int d) { return Saturate(st + d); })},
-       {6, rc::gen::inRange<int64_t>(-3, 40)},
+       {10, rc::gen::map(UniformInRange<int>(-4, 5), [st](int d) { return Saturate(st + d); })},
+       {6, UniformInRange<int64_t>(-3, 40)},
        {1, rc::gen::elementOf(std::vector<int64_t>{kMax, kMax - 1, kMin, kMin + 1})}});
 }
 
 Op GenRead(const GenState& s, OpType type) {
   Op op;
   op.type = type;
-  op.read = static_cast<ReadKind>(*rc::gen::inRange(0, kReadKindCount));
+  op.read = static_cast<ReadKind>(*UniformInRange(0, kReadKindCount));
   if (ReadTakesKey(op.read)) op.key = *GenKey();
   if (ReadTakesKeyRange(op.read)) {
     auto bound = rc::gen::weightedOneOf<std::optional<std::string>>(
@@ -102,14 +100,14 @@ Op GenRead(const GenState& s, OpType type) {
     op.key_from = *bound;
     op.key_to = *bound;
     // Mostly in order: a reversed pair is one case (W7's warning), not the common one.
-    if (op.key_from && op.key_to && *op.key_from > *op.key_to && *rc::gen::inRange(0, 4) != 0) {
+    if (op.key_from && op.key_to && *op.key_from > *op.key_to && *UniformInRange(0, 4) != 0) {
       std::swap(op.key_from, op.key_to);
     }
   }
   if (ReadTakesTimeRange(op.read)) {
     op.time_from = *GenTime(s);
     op.time_to = *GenTime(s);
-    if (op.time_from > op.time_to && *rc::gen::inRange(0, 5) != 0) {
+    if (op.time_from > op.time_to && *UniformInRange(0, 5) != 0) {
       std::swap(op.time_from, op.time_to);
     }
   }
@@ -128,17 +126,7 @@ rc::Gen<Op> GenOp(const GenState& s) {
                                      {4, OpType::kPeekNextKey},
                                      {4, OpType::kCloseIterator}});
     }
-    int total = 0;
-    for (const auto& [w, t] : weights) total += w;
-    int pick = *rc::gen::inRange(0, total);  // Shrinks towards the first: a put.
-    OpType type = weights.front().second;
-    for (const auto& [w, t] : weights) {
-      if (pick < w) {
-        type = t;
-        break;
-      }
-      pick -= w;
-    }
+    const OpType type = PickWeighted(weights);
     Op op;
     op.type = type;
     switch (type) {
@@ -229,77 +217,9 @@ class OpCommand final : public Command {
   Op op_;
 };
 
-class SilentListener final : public rc::detail::TestListener {
- public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-};
-
-std::string SafeFileName(std::string s) {
-  for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
-  }
-  return s;
-}
-
-// Runs `property` under rapidcheck with `params`, and fills `out` from the result; on failure
-// writes `failing` (the trace of the last failing, i.e. fully shrunk, case).
-template <class Property>
-void RunProperty(Property&& property, const PropertyParams& params, const Trace& failing,
-                 PropertyOutcome* out) {
-  rc::detail::TestMetadata metadata;
-  metadata.id = out->property;
-  metadata.description = out->property;
-  rc::detail::TestParams test_params;
-  test_params.seed = params.seed;
-  test_params.maxSuccess = params.max_success;
-  test_params.maxSize = params.max_size;
-  test_params.disableShrinking = !params.shrink;
-  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
-  if (params.reproduce) {
-    try {
-      reproduce = rc::detail::stringToReproduceMap(*params.reproduce);
-    } catch (const std::exception& e) {
-      out->message = std::string("the reproduce string is not valid: ") + e.what();
-      return;
-    }
-    if (!reproduce.count(metadata.id)) {
-      out->message = "the reproduce string is for another property than " + metadata.id;
-      return;
-    }
-  }
-  SilentListener listener;
-  const rc::detail::TestResult result = rc::detail::checkTestable(
-      std::forward<Property>(property), metadata, test_params, listener, reproduce);
-
-  rc::detail::SuccessResult success;
-  rc::detail::FailureResult failure;
-  rc::detail::GaveUpResult gave_up;
-  rc::detail::Error error;
-  if (result.match(success)) {
-    out->passed = true;
-    out->cases = success.numSuccess;
-    return;
-  }
-  if (result.match(gave_up)) {
-    out->cases = gave_up.numSuccess;
-    out->message = "gave up: " + gave_up.description;
-    return;
-  }
-  if (result.match(error)) {
-    out->message = "error: " + error.description;
-    return;
-  }
-  result.match(failure);
-  out->cases = failure.numSuccess;
-  out->message = failure.description;
-  out->reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
-  for (const auto& [type, value] : failure.counterExample) {
-    std::istringstream lines(value);
-    for (std::string line; std::getline(lines, line);) out->counterexample.push_back(line);
-  }
-  if (params.trace_dir.empty()) return;
+// Writes the trace of the last failing (fully shrunk) case next to the outcome.
+void SaveFailingTrace(const Trace& failing, const PropertyParams& params, PropertyOutcome* out) {
+  if (out->passed || params.trace_dir.empty() || out->reproduce.empty()) return;
   Trace trace = failing;
   trace.info["property"] = out->property;
   trace.info["seed"] = params.seed;
@@ -372,7 +292,8 @@ PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,
       throw;
     }
   };
-  RunProperty(property, params, failing, &out);
+  RunProperty(property, params, &out);
+  SaveFailingTrace(failing, params, &out);
   return out;
 }
 
@@ -383,7 +304,7 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
   Trace failing;
   auto property = [&] {
     const auto duration = rc::gen::weightedOneOf<int64_t>(
-        {{4, rc::gen::inRange<int64_t>(-3, 12)},
+        {{4, UniformInRange<int64_t>(-3, 12)},
          {1, rc::gen::elementOf(std::vector<int64_t>{kMin, -1, 0, kMax})}});
     WindowStoreOptions options;
     options.name = *rc::gen::elementOf(std::vector<std::string>{"store", "", "w"});
@@ -401,7 +322,8 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
     RC_ASSERT(actual == expected);
     RC_ASSERT((a != nullptr) == actual.ok());
   };
-  RunProperty(property, params, failing, &out);
+  RunProperty(property, params, &out);
+  SaveFailingTrace(failing, params, &out);
   return out;
 }
 

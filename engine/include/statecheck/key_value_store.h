@@ -1,0 +1,148 @@
+// KeyValueStore: Kafka Streams' KeyValueStore<Bytes, byte[]> with KIP-892's transactional
+// extensions (SPEC T2–T11).
+//
+// How it differs from a plain sorted map:
+//   * One writer thread owns the store (T2). Its reads see its own uncommitted writes merged
+//     over the committed data (read-your-writes, T5).
+//   * Other threads read through a QueryView (interactive queries). Under READ_COMMITTED a view
+//     sees only committed data, a whole commit or none of it, and one snapshot per range read
+//     (T4); under READ_UNCOMMITTED it sees every write as soon as the put returns (T3).
+//   * Commit(offsets) makes the writes durable together with the changelog offsets and the
+//     committed position, atomically (T7, T8); Rollback discards what was not committed (T9).
+//   * Every write may carry the input record it came from (RecordContext); the store tracks the
+//     uncommitted and committed positions (input partition → last applied offset, T8).
+//
+// Keys and values are byte strings; keys compare as unsigned bytes.
+//
+// Thread safety: the KeyValueStore methods are for the writer thread only. QueryView methods
+// may be called from any number of threads at once, concurrently with the writer.
+#ifndef STATECHECK_KEY_VALUE_STORE_H_
+#define STATECHECK_KEY_VALUE_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "statecheck/state_config.h"
+#include "statecheck/status.h"
+
+namespace statecheck {
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  friend bool operator==(const KeyValue&, const KeyValue&) = default;
+};
+
+// Input partition → the last offset applied from it (Kafka's Position, T8).
+using Position = std::map<std::string, int64_t>;
+
+// Changelog partition → offset, for Commit: an empty map clears every stored offset, a
+// std::nullopt value clears that one partition (T7).
+using ChangelogOffsets = std::map<std::string, std::optional<int64_t>>;
+
+// The input record a write came from.
+struct RecordContext {
+  std::string partition;
+  int64_t offset = 0;
+};
+
+class KeyValueIterator {
+ public:
+  virtual ~KeyValueIterator() = default;
+  KeyValueIterator() = default;
+  KeyValueIterator(const KeyValueIterator&) = delete;
+  KeyValueIterator& operator=(const KeyValueIterator&) = delete;
+
+  virtual bool HasNext() = 0;
+  // OutOfRange when HasNext() is false; `*kv` untouched then.
+  virtual Status Next(KeyValue* kv) = 0;
+  virtual Status PeekNextKey(std::string* key) = 0;
+  // Releases the iterator's snapshot. Idempotent; the destructor closes too.
+  virtual void Close() = 0;
+};
+
+// Reads. For a range, a missing bound is unbounded; from > to is an empty result.
+class ReadOnlyKeyValueStore {
+ public:
+  virtual ~ReadOnlyKeyValueStore() = default;
+
+  virtual Status Get(std::string_view key, std::optional<std::string>* value) = 0;
+  virtual Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                       std::unique_ptr<KeyValueIterator>* it) = 0;
+  virtual Status ReverseRange(std::optional<std::string_view> from,
+                              std::optional<std::string_view> to,
+                              std::unique_ptr<KeyValueIterator>* it) = 0;
+  // Every key that starts with `prefix`, ascending.
+  virtual Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) = 0;
+  virtual Status All(std::unique_ptr<KeyValueIterator>* it) = 0;
+  virtual Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) = 0;
+};
+
+// An interactive-query reader's view of a store, at the store's isolation level.
+class QueryView : public ReadOnlyKeyValueStore {
+ public:
+  // The position the last read of this view observed (T8): under READ_COMMITTED the committed
+  // position its result is exactly the state of.
+  virtual Position LastReadPosition() const = 0;
+};
+
+class KeyValueStore : public ReadOnlyKeyValueStore {
+ public:
+  virtual const std::string& name() const = 0;
+  virtual bool persistent() const = 0;
+  virtual bool is_open() const = 0;
+  virtual IsolationLevel isolation() const = 0;
+
+  // Writes `value` for `key`; std::nullopt deletes. `context` (optional) advances the
+  // uncommitted position.
+  virtual Status Put(std::string_view key, std::optional<std::string_view> value,
+                     const RecordContext* context = nullptr) = 0;
+  // Writes only if `key` has no value (as the writer sees it); returns the existing value.
+  virtual Status PutIfAbsent(std::string_view key, std::string_view value,
+                             std::optional<std::string>* existing,
+                             const RecordContext* context = nullptr) = 0;
+  virtual Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                        const RecordContext* context = nullptr) = 0;
+  // Deletes `key`, returning the value it had (as the writer sees it).
+  virtual Status Delete(std::string_view key, std::optional<std::string>* old,
+                        const RecordContext* context = nullptr) = 0;
+
+  // Bytes written since the last commit and not yet durable (T6); 0 for a store that writes
+  // through.
+  virtual int64_t ApproximateNumUncommittedBytes() const = 0;
+
+  // Makes every write so far durable, with `offsets` and the uncommitted position, in one
+  // atomic batch (T7, T8). On error nothing of this commit is durable and the buffered writes
+  // are kept, so the caller may retry or roll back (C6).
+  virtual Status Commit(const ChangelogOffsets& offsets) = 0;
+  // The committed changelog offset of `partition`, or std::nullopt.
+  virtual std::optional<int64_t> CommittedOffset(const std::string& partition) const = 0;
+  // Discards every write since the last commit (T9). Under READ_UNCOMMITTED (direct writes)
+  // there is nothing to discard and the call returns FailedPrecondition.
+  virtual Status Rollback() = 0;
+
+  virtual Position UncommittedPosition() const = 0;
+  virtual Position CommittedPosition() const = 0;
+
+  // A reader for another thread. The view stays valid until the store is closed; after that
+  // its reads return FailedPrecondition.
+  virtual std::shared_ptr<QueryView> NewQueryView() = 0;
+
+  // Clean close: discards uncommitted writes (the caller commits first if it wants them) and
+  // clears the open-status marker (T7). Idempotent.
+  virtual void Close() = 0;
+};
+
+// A non-transactional in-memory store (reports 0 uncommitted bytes, T6): writes are visible at
+// once, Commit records the offsets and positions in memory, Rollback is FailedPrecondition.
+std::unique_ptr<KeyValueStore> NewInMemoryKeyValueStore(std::string name);
+
+}  // namespace statecheck
+
+#endif  // STATECHECK_KEY_VALUE_STORE_H_

@@ -1,0 +1,748 @@
+#include "statecheck/rocksdb_store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <utility>
+#include <vector>
+
+#include "engine/rocksdb_status.h"
+
+namespace statecheck {
+namespace {
+
+using internal::FromRocksDB;
+
+constexpr char kMetaFamily[] = "statecheck.meta";
+constexpr char kOffsetPrefix[] = "offset/";
+constexpr char kPositionPrefix[] = "position/";
+constexpr char kFormatKey[] = "format";
+constexpr char kStatusKey[] = "status";
+constexpr char kFormatVersion[] = "1";
+
+std::string EncodeInt(int64_t v) { return std::to_string(v); }
+
+Status DecodeInt(const std::string& s, const std::string& what, int64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || errno != 0 || *end != '\0') {
+    return Status::Corruption("store metadata " + what + " is not a number: \"" + s + "\"");
+  }
+  *out = v;
+  return Status::Ok();
+}
+
+// The smallest key greater than every key starting with `prefix`, or nullopt if none
+// (a prefix of only 0xff bytes).
+std::optional<std::string> PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(prefix.back());
+    if (last != 0xff) {
+      ++last;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::nullopt;
+}
+
+// Creates `path` and any missing parents through `env` (the faults layer sees every mkdir).
+rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    rocksdb::Status s = env->CreateDirIfMissing(path.substr(0, slash));
+    if (!s.ok()) return s;
+  }
+  return env->CreateDirIfMissing(path);
+}
+
+// The open database, shared by the store and every iterator over it, so that an iterator a
+// reader still holds keeps the database alive after the store is closed.
+struct Db {
+  ~Db() {
+    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+    delete db;
+  }
+  rocksdb::DB* db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;  // [data, meta]
+  // Set when the store closes: its open iterators end (as Kafka's RocksDBStore closes them).
+  std::atomic<bool> store_closed{false};
+  rocksdb::ColumnFamilyHandle* data() const { return handles[0]; }
+  rocksdb::ColumnFamilyHandle* meta() const { return handles[1]; }
+};
+
+// A buffered write: a value, or std::nullopt for a delete.
+using Buffer = std::map<std::string, std::optional<std::string>, std::less<>>;
+
+// Iterates the union of a copy of buffered writes in a key range and a RocksDB iterator at a
+// snapshot, the buffer winning on equal keys and its deletes hiding the database's values.
+// Either source may be empty. Thread-compatible: one thread at a time.
+class MergingIterator final : public KeyValueIterator {
+ public:
+  MergingIterator(std::shared_ptr<Db> db, const rocksdb::Snapshot* snapshot,
+                  std::vector<std::pair<std::string, std::optional<std::string>>> buffered,
+                  std::optional<std::string> from, std::optional<std::string> to_exclusive,
+                  bool forward)
+      : db_(std::move(db)),
+        snapshot_(snapshot),
+        buffered_(std::move(buffered)),
+        lower_(std::move(from)),
+        upper_(std::move(to_exclusive)),
+        forward_(forward) {
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot_;
+    if (lower_) {
+      lower_slice_ = rocksdb::Slice(*lower_);
+      ro.iterate_lower_bound = &lower_slice_;
+    }
+    if (upper_) {
+      upper_slice_ = rocksdb::Slice(*upper_);
+      ro.iterate_upper_bound = &upper_slice_;
+    }
+    it_.reset(db_->db->NewIterator(ro, db_->data()));
+    if (forward_) {
+      it_->SeekToFirst();
+    } else {
+      it_->SeekToLast();
+      std::reverse(buffered_.begin(), buffered_.end());
+    }
+    Settle();
+  }
+
+  ~MergingIterator() override { Close(); }
+
+  bool HasNext() override {
+    if (db_ && db_->store_closed.load(std::memory_order_acquire)) Close();
+    return next_.has_value();
+  }
+
+  Status Next(KeyValue* kv) override {
+    if (!HasNext()) {
+      return status_.ok() ? Status::OutOfRange("the iterator has no more records") : status_;
+    }
+    *kv = std::move(*next_);
+    next_.reset();
+    Settle();
+    return Status::Ok();
+  }
+
+  Status PeekNextKey(std::string* key) override {
+    if (!HasNext()) {
+      return status_.ok() ? Status::OutOfRange("the iterator has no more records") : status_;
+    }
+    *key = next_->key;
+    return Status::Ok();
+  }
+
+  void Close() override {
+    if (!db_) return;
+    it_.reset();
+    if (snapshot_) db_->db->ReleaseSnapshot(snapshot_);
+    snapshot_ = nullptr;
+    next_.reset();
+    db_.reset();
+  }
+
+ private:
+  // Finds the next visible record into next_.
+  void Settle() {
+    while (db_) {
+      const bool db_has = it_->Valid();
+      const bool buf_has = pos_ < buffered_.size();
+      if (!db_has && !it_->status().ok()) {
+        status_ = FromRocksDB(it_->status());
+        return;
+      }
+      if (!db_has && !buf_has) return;
+      int order;  // < 0: the database's key comes first in iteration order.
+      if (!db_has) {
+        order = 1;
+      } else if (!buf_has) {
+        order = -1;
+      } else {
+        const int c = it_->key().compare(rocksdb::Slice(buffered_[pos_].first));
+        order = forward_ ? c : -c;
+      }
+      if (order < 0) {
+        next_ = KeyValue{it_->key().ToString(), it_->value().ToString()};
+        Step();
+        return;
+      }
+      auto& [key, value] = buffered_[pos_++];
+      if (order == 0) Step();  // The buffer's write replaces the database's value.
+      if (value) {
+        next_ = KeyValue{std::move(key), std::move(*value)};
+        return;
+      }
+    }
+  }
+
+  void Step() { forward_ ? it_->Next() : it_->Prev(); }
+
+  std::shared_ptr<Db> db_;
+  const rocksdb::Snapshot* snapshot_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> buffered_;
+  size_t pos_ = 0;
+  std::optional<std::string> lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  const bool forward_;
+  std::optional<KeyValue> next_;
+  Status status_;
+};
+
+// A key range as RocksDB bounds: [lower, upper_exclusive). Returns false when empty.
+bool RangeBounds(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                 std::optional<std::string>* lower, std::optional<std::string>* upper) {
+  if (from && to && *from > *to) return false;
+  if (from) *lower = std::string(*from);
+  if (to) *upper = std::string(*to) + '\0';  // The successor of `to`: makes it inclusive.
+  return true;
+}
+
+class RocksDBStoreImpl;
+
+// An interactive-query reader. Under READ_COMMITTED it reads a snapshot taken together with the
+// committed position (under the commit lock), so each result is exactly the state at the
+// position it reports (T4, T8).
+class QueryViewImpl final : public QueryView {
+ public:
+  explicit QueryViewImpl(std::shared_ptr<RocksDBStoreImpl> store) : store_(std::move(store)) {}
+
+  Status Get(std::string_view key, std::optional<std::string>* value) override;
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return Open(from, to, true, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return Open(from, to, false, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override;
+  Status All(std::unique_ptr<KeyValueIterator>* it) override {
+    return Open(std::nullopt, std::nullopt, true, it);
+  }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return Open(std::nullopt, std::nullopt, false, it);
+  }
+  Position LastReadPosition() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_position_;
+  }
+
+ private:
+  Status Open(std::optional<std::string_view> from, std::optional<std::string_view> to,
+              bool forward, std::unique_ptr<KeyValueIterator>* it);
+  Status OpenBounds(std::optional<std::string> lower, std::optional<std::string> upper,
+                    bool forward, std::unique_ptr<KeyValueIterator>* it);
+
+  std::shared_ptr<RocksDBStoreImpl> store_;
+  mutable std::mutex mu_;
+  Position last_position_;
+};
+
+class RocksDBStoreImpl final : public RocksDBStore,
+                               public std::enable_shared_from_this<RocksDBStoreImpl> {
+ public:
+  explicit RocksDBStoreImpl(const RocksDBStoreOptions& options)
+      : name_(options.name),
+        isolation_(options.isolation),
+        use_wal_(options.use_wal),
+        logger_(options.logger ? options.logger : StderrLogger()) {}
+
+  Status Open(const RocksDBStoreOptions& options) {
+    rocksdb::Options db_options;
+    db_options.create_if_missing = true;
+    db_options.create_missing_column_families = true;
+    // Data and metadata flush together, so the data on disk always matches its offsets (T7).
+    db_options.atomic_flush = true;
+    if (options.env) db_options.env = options.env;
+    if (options.write_buffer_size > 0) db_options.write_buffer_size = options.write_buffer_size;
+    rocksdb::Status s = CreateDirs(db_options.env, options.directory);
+    if (!s.ok()) return FromRocksDB(s);
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options)},
+        {kMetaFamily, rocksdb::ColumnFamilyOptions(db_options)}};
+    auto db = std::make_shared<Db>();
+    s = rocksdb::DB::Open(db_options, options.directory, families, &db->handles, &db->db);
+    if (!s.ok()) return FromRocksDB(s);
+    db_ = std::move(db);
+    STATECHECK_RETURN_IF_ERROR(LoadMetadata());
+    // The open-status marker, durable before the first write (T7).
+    rocksdb::WriteBatch batch;
+    batch.Put(db_->meta(), kStatusKey, "open");
+    batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+    STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
+    open_ = true;
+    return Status::Ok();
+  }
+
+  ~RocksDBStoreImpl() override { Close(); }
+
+  // KeyValueStore -----------------------------------------------------------------------------
+  const std::string& name() const override { return name_; }
+  bool persistent() const override { return true; }
+  bool is_open() const override { return open_; }
+  IsolationLevel isolation() const override { return isolation_; }
+  bool was_closed_cleanly() const override { return was_closed_cleanly_; }
+
+  Status Put(std::string_view key, std::optional<std::string_view> value,
+             const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (Buffered()) {
+      BufferWrite(key, value);
+    } else {
+      rocksdb::WriteOptions wo = WriteOpts(false);
+      rocksdb::Status s = value ? db_->db->Put(wo, db_->data(), key, *value)
+                                : db_->db->Delete(wo, db_->data(), key);
+      if (!s.ok()) return FromRocksDB(s);
+    }
+    Advance(context);
+    return Status::Ok();
+  }
+
+  Status PutIfAbsent(std::string_view key, std::string_view value,
+                     std::optional<std::string>* existing, const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(Get(key, existing));
+    if (*existing) return Status::Ok();
+    return Put(key, value, context);
+  }
+
+  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (Buffered()) {
+      for (const auto& [k, v] : kvs) BufferWrite(k, v);
+    } else {
+      rocksdb::WriteBatch batch;
+      for (const auto& [k, v] : kvs)
+        v ? batch.Put(db_->data(), k, *v) : batch.Delete(db_->data(), k);
+      rocksdb::Status s = db_->db->Write(WriteOpts(false), &batch);
+      if (!s.ok()) return FromRocksDB(s);
+    }
+    Advance(context);
+    return Status::Ok();
+  }
+
+  Status Delete(std::string_view key, std::optional<std::string>* old,
+                const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(Get(key, old));
+    return Put(key, std::nullopt, context);
+  }
+
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    value->reset();
+    if (Buffered()) {
+      auto it = buffer_.find(key);
+      if (it != buffer_.end()) {
+        *value = it->second;
+        return Status::Ok();
+      }
+    }
+    return DbGet(rocksdb::ReadOptions(), key, value);
+  }
+
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return WriterOpen(from, to, true, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return WriterOpen(from, to, false, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    return WriterOpenBounds(std::string(prefix), PrefixEnd(std::string(prefix)), true, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override {
+    return WriterOpen(std::nullopt, std::nullopt, true, it);
+  }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return WriterOpen(std::nullopt, std::nullopt, false, it);
+  }
+
+  int64_t ApproximateNumUncommittedBytes() const override { return buffered_bytes_; }
+
+  Status Commit(const ChangelogOffsets& offsets) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    rocksdb::WriteBatch batch;
+    for (const auto& [key, value] : buffer_) {
+      value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
+    }
+    std::map<std::string, int64_t> new_offsets = committed_offsets_;
+    if (offsets.empty()) {
+      for (const auto& [partition, offset] : committed_offsets_) {
+        batch.Delete(db_->meta(), kOffsetPrefix + partition);
+      }
+      new_offsets.clear();
+    }
+    for (const auto& [partition, offset] : offsets) {
+      if (offset) {
+        batch.Put(db_->meta(), kOffsetPrefix + partition, EncodeInt(*offset));
+        new_offsets[partition] = *offset;
+      } else {
+        batch.Delete(db_->meta(), kOffsetPrefix + partition);
+        new_offsets.erase(partition);
+      }
+    }
+    const Position position = UncommittedPosition();
+    for (const auto& [partition, offset] : position) {
+      batch.Put(db_->meta(), kPositionPrefix + partition, EncodeInt(offset));
+    }
+    {
+      // Readers take their snapshot and the committed position together under this lock.
+      std::unique_lock<std::shared_mutex> lock(commit_mu_);
+      rocksdb::Status s = db_->db->Write(WriteOpts(use_wal_), &batch);
+      if (!s.ok()) return FromRocksDB(s);  // Nothing applied: the buffer is kept (C6).
+      committed_position_ = position;
+    }
+    buffer_.clear();
+    buffered_bytes_ = 0;
+    committed_offsets_ = std::move(new_offsets);
+    if (!use_wal_) {
+      // Without the WAL the batch is only in the memtables: flush to make it durable.
+      rocksdb::FlushOptions fo;
+      fo.wait = true;
+      rocksdb::Status s = db_->db->Flush(fo, db_->handles);
+      if (!s.ok()) return FromRocksDB(s);
+    }
+    return Status::Ok();
+  }
+
+  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
+    auto it = committed_offsets_.find(partition);
+    if (it == committed_offsets_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  Status Rollback() override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (!Buffered()) {
+      return Status::FailedPrecondition("store " + name_ +
+                                        " writes directly (READ_UNCOMMITTED): there is nothing "
+                                        "to roll back");
+    }
+    buffer_.clear();
+    buffered_bytes_ = 0;
+    std::lock_guard<std::mutex> lock(position_mu_);
+    uncommitted_position_ = committed_position_;
+    return Status::Ok();
+  }
+
+  Position UncommittedPosition() const override {
+    std::lock_guard<std::mutex> lock(position_mu_);
+    return uncommitted_position_;
+  }
+  Position CommittedPosition() const override {
+    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    return committed_position_;
+  }
+
+  std::shared_ptr<QueryView> NewQueryView() override {
+    return std::make_shared<QueryViewImpl>(shared_from_this());
+  }
+
+  void Close() override {
+    std::unique_lock<std::shared_mutex> lock(commit_mu_);
+    if (!open_) return;
+    open_ = false;
+    buffer_.clear();
+    buffered_bytes_ = 0;
+    if (Buffered()) {
+      // The buffered writes are gone, and with them the position they had reached.
+      std::lock_guard<std::mutex> position_lock(position_mu_);
+      uncommitted_position_ = committed_position_;
+    }
+    rocksdb::WriteBatch batch;
+    batch.Delete(db_->meta(), kStatusKey);
+    lock.unlock();
+    const Status s = WriteDurably(&batch);
+    if (!s.ok()) {
+      logger_->Log(LogLevel::kError, "store " + name_ + ": could not clear its open-status " +
+                                         "marker on close: " + s.ToString());
+    }
+    db_->store_closed.store(true, std::memory_order_release);
+    db_.reset();  // Open iterators end at their next call, then let the database go.
+  }
+
+  // For QueryViewImpl ----------------------------------------------------------------------------
+
+  // Under the commit lock (shared): a snapshot and the position it is the state of.
+  Status ReaderSnapshot(const rocksdb::Snapshot** snapshot, std::shared_ptr<Db>* db,
+                        Position* position) {
+    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    if (!open_) return ClosedError();
+    *db = db_;
+    *snapshot = db_->db->GetSnapshot();
+    *position =
+        isolation_ == IsolationLevel::kReadCommitted ? committed_position_ : UncommittedPosition();
+    return Status::Ok();
+  }
+
+ private:
+  bool Buffered() const { return isolation_ == IsolationLevel::kReadCommitted; }
+
+  Status ClosedError() const {
+    return Status::FailedPrecondition("Store " + name_ + " is currently closed.");
+  }
+  Status CheckOpen() const { return open_ ? Status::Ok() : ClosedError(); }
+
+  rocksdb::WriteOptions WriteOpts(bool sync) const {
+    rocksdb::WriteOptions wo;
+    wo.disableWAL = !use_wal_;
+    wo.sync = sync && use_wal_;
+    return wo;
+  }
+
+  // Writes `batch` and makes it durable: synced WAL, or a flush without it.
+  Status WriteDurably(rocksdb::WriteBatch* batch) {
+    rocksdb::Status s = db_->db->Write(WriteOpts(true), batch);
+    if (s.ok() && !use_wal_) {
+      rocksdb::FlushOptions fo;
+      fo.wait = true;
+      s = db_->db->Flush(fo, db_->handles);
+    }
+    return FromRocksDB(s);
+  }
+
+  void BufferWrite(std::string_view key, std::optional<std::string_view> value) {
+    auto [it, inserted] = buffer_.try_emplace(std::string(key));
+    if (!inserted) {
+      buffered_bytes_ -=
+          static_cast<int64_t>(it->first.size() + (it->second ? it->second->size() : 0));
+    }
+    it->second = value ? std::optional<std::string>(std::string(*value)) : std::nullopt;
+    buffered_bytes_ += static_cast<int64_t>(key.size() + (value ? value->size() : 0));
+  }
+
+  void Advance(const RecordContext* context) {
+    if (!context) return;
+    std::lock_guard<std::mutex> lock(position_mu_);
+    auto [it, inserted] = uncommitted_position_.try_emplace(context->partition, context->offset);
+    if (!inserted) it->second = std::max(it->second, context->offset);
+  }
+
+  Status DbGet(const rocksdb::ReadOptions& ro, std::string_view key,
+               std::optional<std::string>* value) {
+    std::string v;
+    rocksdb::Status s = db_->db->Get(ro, db_->data(), key, &v);
+    if (s.IsNotFound()) return Status::Ok();
+    if (!s.ok()) return FromRocksDB(s);
+    *value = std::move(v);
+    return Status::Ok();
+  }
+
+  Status WriterOpen(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                    bool forward, std::unique_ptr<KeyValueIterator>* it) {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    std::optional<std::string> lower, upper;
+    if (!RangeBounds(from, to, &lower, &upper)) {
+      *it = std::make_unique<MergingIterator>(
+          db_, nullptr, std::vector<std::pair<std::string, std::optional<std::string>>>{},
+          std::string("\x01", 1), std::string("\x01", 1), forward);
+      return Status::Ok();
+    }
+    return WriterOpenBounds(std::move(lower), std::move(upper), forward, it);
+  }
+
+  // The writer's iterator: a copy of the buffered writes in range over a database snapshot, so
+  // later writes never disturb it (T5).
+  Status WriterOpenBounds(std::optional<std::string> lower, std::optional<std::string> upper,
+                          bool forward, std::unique_ptr<KeyValueIterator>* it) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> buffered;
+    if (Buffered()) {
+      auto first = lower ? buffer_.lower_bound(*lower) : buffer_.begin();
+      auto last = upper ? buffer_.lower_bound(*upper) : buffer_.end();
+      buffered.assign(first, last);
+    }
+    *it = std::make_unique<MergingIterator>(db_, db_->db->GetSnapshot(), std::move(buffered),
+                                            std::move(lower), std::move(upper), forward);
+    return Status::Ok();
+  }
+
+  Status LoadMetadata() {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta()));
+    bool marker = false;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string key = it->key().ToString();
+      const std::string value = it->value().ToString();
+      int64_t number = 0;
+      if (key.rfind(kOffsetPrefix, 0) == 0) {
+        STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
+        committed_offsets_[key.substr(sizeof(kOffsetPrefix) - 1)] = number;
+      } else if (key.rfind(kPositionPrefix, 0) == 0) {
+        STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
+        committed_position_[key.substr(sizeof(kPositionPrefix) - 1)] = number;
+      } else if (key == kStatusKey) {
+        marker = true;
+      } else if (key == kFormatKey && value != kFormatVersion) {
+        return Status::Corruption("store " + name_ + " has on-disk format " + value +
+                                  "; this engine reads format " + kFormatVersion);
+      }
+    }
+    if (!it->status().ok()) return FromRocksDB(it->status());
+    was_closed_cleanly_ = !marker;
+    uncommitted_position_ = committed_position_;
+    if (marker) {
+      logger_->Log(LogLevel::kWarn,
+                   "store " + name_ + " was not closed cleanly: its open-status marker is set");
+    }
+    return Status::Ok();
+  }
+
+  friend class QueryViewImpl;
+
+  const std::string name_;
+  const IsolationLevel isolation_;
+  const bool use_wal_;
+  const std::shared_ptr<Logger> logger_;
+
+  std::shared_ptr<Db> db_;
+  std::atomic<bool> open_{false};
+  bool was_closed_cleanly_ = true;
+  Buffer buffer_;  // Writer thread only.
+  int64_t buffered_bytes_ = 0;
+  std::map<std::string, int64_t> committed_offsets_;
+
+  mutable std::shared_mutex commit_mu_;  // Guards committed_position_ and snapshot taking.
+  Position committed_position_;
+  mutable std::mutex position_mu_;  // Guards uncommitted_position_.
+  Position uncommitted_position_;
+};
+
+Status QueryViewImpl::Get(std::string_view key, std::optional<std::string>* value) {
+  value->reset();
+  std::shared_ptr<Db> db;
+  const rocksdb::Snapshot* snapshot = nullptr;
+  Position position;
+  STATECHECK_RETURN_IF_ERROR(store_->ReaderSnapshot(&snapshot, &db, &position));
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  std::string v;
+  rocksdb::Status s = db->db->Get(ro, db->data(), key, &v);
+  db->db->ReleaseSnapshot(snapshot);
+  if (!s.ok() && !s.IsNotFound()) return FromRocksDB(s);
+  if (s.ok()) *value = std::move(v);
+  std::lock_guard<std::mutex> lock(mu_);
+  last_position_ = std::move(position);
+  return Status::Ok();
+}
+
+Status QueryViewImpl::PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) {
+  return OpenBounds(std::string(prefix), PrefixEnd(std::string(prefix)), true, it);
+}
+
+Status QueryViewImpl::Open(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                           bool forward, std::unique_ptr<KeyValueIterator>* it) {
+  std::optional<std::string> lower, upper;
+  if (!RangeBounds(from, to, &lower, &upper)) {
+    // An empty range: bounds that admit nothing.
+    lower = std::string("\x01", 1);
+    upper = lower;
+  }
+  return OpenBounds(std::move(lower), std::move(upper), forward, it);
+}
+
+Status QueryViewImpl::OpenBounds(std::optional<std::string> lower, std::optional<std::string> upper,
+                                 bool forward, std::unique_ptr<KeyValueIterator>* it) {
+  std::shared_ptr<Db> db;
+  const rocksdb::Snapshot* snapshot = nullptr;
+  Position position;
+  STATECHECK_RETURN_IF_ERROR(store_->ReaderSnapshot(&snapshot, &db, &position));
+  *it = std::make_unique<MergingIterator>(
+      std::move(db), snapshot, std::vector<std::pair<std::string, std::optional<std::string>>>{},
+      std::move(lower), std::move(upper), forward);
+  std::lock_guard<std::mutex> lock(mu_);
+  last_position_ = std::move(position);
+  return Status::Ok();
+}
+
+// Owns the shared implementation, so that query views can keep it alive past this object.
+class RocksDBStoreHandle final : public RocksDBStore {
+ public:
+  explicit RocksDBStoreHandle(std::shared_ptr<RocksDBStoreImpl> impl) : impl_(std::move(impl)) {}
+  ~RocksDBStoreHandle() override { impl_->Close(); }
+
+  const std::string& name() const override { return impl_->name(); }
+  bool persistent() const override { return true; }
+  bool is_open() const override { return impl_->is_open(); }
+  IsolationLevel isolation() const override { return impl_->isolation(); }
+  bool was_closed_cleanly() const override { return impl_->was_closed_cleanly(); }
+  Status Put(std::string_view key, std::optional<std::string_view> value,
+             const RecordContext* context) override {
+    return impl_->Put(key, value, context);
+  }
+  Status PutIfAbsent(std::string_view key, std::string_view value,
+                     std::optional<std::string>* existing, const RecordContext* context) override {
+    return impl_->PutIfAbsent(key, value, existing, context);
+  }
+  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                const RecordContext* context) override {
+    return impl_->PutAll(kvs, context);
+  }
+  Status Delete(std::string_view key, std::optional<std::string>* old,
+                const RecordContext* context) override {
+    return impl_->Delete(key, old, context);
+  }
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    return impl_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return impl_->Range(from, to, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return impl_->ReverseRange(from, to, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    return impl_->PrefixScan(prefix, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override { return impl_->All(it); }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return impl_->ReverseAll(it);
+  }
+  int64_t ApproximateNumUncommittedBytes() const override {
+    return impl_->ApproximateNumUncommittedBytes();
+  }
+  Status Commit(const ChangelogOffsets& offsets) override { return impl_->Commit(offsets); }
+  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
+    return impl_->CommittedOffset(partition);
+  }
+  Status Rollback() override { return impl_->Rollback(); }
+  Position UncommittedPosition() const override { return impl_->UncommittedPosition(); }
+  Position CommittedPosition() const override { return impl_->CommittedPosition(); }
+  std::shared_ptr<QueryView> NewQueryView() override { return impl_->NewQueryView(); }
+  void Close() override { impl_->Close(); }
+
+ private:
+  std::shared_ptr<RocksDBStoreImpl> impl_;
+};
+
+}  // namespace
+
+Status OpenRocksDBStore(const RocksDBStoreOptions& options, std::unique_ptr<RocksDBStore>* store) {
+  store->reset();
+  if (options.name.empty()) return Status::InvalidArgument("store name cannot be empty");
+  if (options.directory.empty()) {
+    return Status::InvalidArgument("store " + options.name + ": directory cannot be empty");
+  }
+  auto impl = std::make_shared<RocksDBStoreImpl>(options);
+  STATECHECK_RETURN_IF_ERROR(impl->Open(options));
+  *store = std::make_unique<RocksDBStoreHandle>(std::move(impl));
+  return Status::Ok();
+}
+
+}  // namespace statecheck

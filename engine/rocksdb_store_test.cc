@@ -1,0 +1,220 @@
+#include "statecheck/rocksdb_store.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+namespace statecheck {
+namespace {
+
+class RocksDBStoreTest : public ::testing::TestWithParam<bool /*use_wal*/> {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) c = (c == '/') ? '_' : c;
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("statecheck_" + std::to_string(::getpid())) / name;
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_.parent_path()); }
+
+  std::unique_ptr<RocksDBStore> Open(IsolationLevel level) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = dir_.string();
+    o.isolation = level;
+    o.use_wal = GetParam();
+    o.logger = NullLogger();
+    std::unique_ptr<RocksDBStore> store;
+    Status s = OpenRocksDBStore(o, &store);
+    if (!s.ok()) ADD_FAILURE() << s;
+    return store;
+  }
+
+  static std::vector<std::string> Drain(std::unique_ptr<KeyValueIterator> it) {
+    std::vector<std::string> out;
+    KeyValue kv;
+    while (it->HasNext()) {
+      EXPECT_TRUE(it->Next(&kv).ok());
+      out.push_back(kv.key + "=" + kv.value);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::optional<std::string> GetOf(ReadOnlyKeyValueStore& s, std::string_view key) {
+  std::optional<std::string> v;
+  EXPECT_TRUE(s.Get(key, &v).ok());
+  return v;
+}
+
+TEST_P(RocksDBStoreTest, ReadCommittedIsolatesUntilCommit) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  RecordContext ctx{"input-0", 7};
+  ASSERT_TRUE(store->Put("a", "1", &ctx).ok());
+  ASSERT_TRUE(store->Put("b", "2").ok());
+  EXPECT_EQ(GetOf(*store, "a"), "1");          // Read-your-writes (T5).
+  EXPECT_EQ(GetOf(*view, "a"), std::nullopt);  // No dirty read (T4).
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 4);
+  EXPECT_EQ(store->UncommittedPosition(), (Position{{"input-0", 7}}));
+  EXPECT_TRUE(store->CommittedPosition().empty());
+  ASSERT_TRUE(store->Commit({{"changelog-0", 41}}).ok());
+  EXPECT_EQ(GetOf(*view, "a"), "1");
+  EXPECT_EQ(view->LastReadPosition(), (Position{{"input-0", 7}}));
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 0);
+  EXPECT_EQ(store->CommittedOffset("changelog-0"), 41);
+
+  // A buffered delete hides the committed value from the writer only.
+  std::optional<std::string> old;
+  ASSERT_TRUE(store->Delete("a", &old).ok());
+  EXPECT_EQ(old, "1");
+  EXPECT_EQ(GetOf(*store, "a"), std::nullopt);
+  EXPECT_EQ(GetOf(*view, "a"), "1");
+  ASSERT_TRUE(store->Rollback().ok());  // T9.
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+}
+
+TEST_P(RocksDBStoreTest, WriterIteratorsMergeBufferOverCommitted) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  for (const char* k : {"a", "ab", "b", "c"}) ASSERT_TRUE(store->Put(k, "old").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  std::optional<std::string> unused;
+  ASSERT_TRUE(store->Delete("ab", &unused).ok());
+  ASSERT_TRUE(store->Put("b", "new").ok());
+  ASSERT_TRUE(store->Put(std::string("\xff", 1), "ff").ok());
+  ASSERT_TRUE(store->Put(std::string("\0", 1), "zero").ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(store->All(&it).ok());
+  ASSERT_TRUE(store->Put("a", "later").ok());  // Not seen by the open iterator.
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{std::string("\0=zero", 6), "a=old",
+                                                            "b=new", "c=old", "\xff=ff"}));
+  ASSERT_TRUE(store->ReverseRange(std::string_view("a"), std::string_view("b"), &it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"b=new", "a=later"}));
+  ASSERT_TRUE(store->PrefixScan("a", &it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"a=later"}));
+  ASSERT_TRUE(store->Range(std::string_view("c"), std::string_view("a"), &it).ok());
+  EXPECT_FALSE(it->HasNext());
+  KeyValue kv;
+  EXPECT_EQ(it->Next(&kv).code(), Status::Code::kOutOfRange);
+}
+
+TEST_P(RocksDBStoreTest, OffsetsAndDataSurviveReopen) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    EXPECT_TRUE(store->was_closed_cleanly());
+    RecordContext ctx{"in", 3};
+    ASSERT_TRUE(store->Put("k", "v", &ctx).ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 10}, {"cl-1", 20}}).ok());
+    ASSERT_TRUE(store->Put("lost", "x").ok());  // Never committed.
+    ASSERT_TRUE(store->Commit({{"cl-1", std::nullopt}}).ok() == true);
+    ASSERT_TRUE(store->Rollback().ok());
+    store->Close();
+  }
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_TRUE(store->was_closed_cleanly());
+  EXPECT_EQ(GetOf(*store, "k"), "v");
+  EXPECT_EQ(GetOf(*store, "lost"), "x");  // The second commit carried it.
+  EXPECT_EQ(store->CommittedOffset("cl-0"), 10);
+  EXPECT_EQ(store->CommittedOffset("cl-1"), std::nullopt);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 3}}));
+  ASSERT_TRUE(store->Commit({}).ok());  // An empty map clears every offset.
+  EXPECT_EQ(store->CommittedOffset("cl-0"), std::nullopt);
+}
+
+TEST_P(RocksDBStoreTest, UncleanShutdownLeavesTheMarker) {
+  {
+    auto store = Open(IsolationLevel::kReadUncommitted);
+    store->Close();
+  }
+  {
+    // What a crash leaves: the marker still set.
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::Options o;
+    ASSERT_TRUE(
+        rocksdb::DB::Open(o, dir_.string(),
+                          {{rocksdb::kDefaultColumnFamilyName, {}}, {"statecheck.meta", {}}},
+                          &handles, &raw)
+            .ok());
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "status", "open").ok());
+    for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
+    delete raw;
+  }
+  auto store = Open(IsolationLevel::kReadUncommitted);
+  EXPECT_FALSE(store->was_closed_cleanly());
+}
+
+TEST_P(RocksDBStoreTest, ReadUncommittedWritesThrough) {
+  auto store = Open(IsolationLevel::kReadUncommitted);
+  auto view = store->NewQueryView();
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  EXPECT_EQ(GetOf(*view, "a"), "1");  // T3.
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 0);
+  EXPECT_EQ(store->Rollback().code(), Status::Code::kFailedPrecondition);
+  std::optional<std::string> existing;
+  ASSERT_TRUE(store->PutIfAbsent("a", "2", &existing).ok());
+  EXPECT_EQ(existing, "1");
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+  ASSERT_TRUE(store->PutAll({{"b", "2"}, {"a", std::nullopt}}).ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(view->All(&it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"b=2"}));
+}
+
+TEST_P(RocksDBStoreTest, ClosedStoreAndViews) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(view->All(&it).ok());
+  store->Close();
+  store->Close();
+  EXPECT_EQ(store->Put("a", "1").code(), Status::Code::kFailedPrecondition);
+  std::optional<std::string> v;
+  EXPECT_EQ(view->Get("a", &v).message(), "Store kv is currently closed.");
+  EXPECT_FALSE(it->HasNext());  // Closing the store closed its iterators.
+  KeyValue kv;
+  EXPECT_EQ(it->Next(&kv).code(), Status::Code::kOutOfRange);
+}
+
+// A reader never sees half a commit: every commit writes the same value to two keys.
+TEST_P(RocksDBStoreTest, ReadersSeeWholeCommits) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  std::atomic<bool> done{false};
+  std::atomic<int> torn{0}, reads{0};
+  std::thread reader([&] {
+    while (!done) {
+      std::unique_ptr<KeyValueIterator> it;
+      if (!view->All(&it).ok()) continue;
+      std::vector<std::string> values;
+      KeyValue kv;
+      while (it->HasNext() && it->Next(&kv).ok()) values.push_back(kv.value);
+      if (values.size() == 2 && values[0] != values[1]) ++torn;
+      if (values.size() == 1) ++torn;
+      ++reads;
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(store->Put("x", std::to_string(i)).ok());
+    ASSERT_TRUE(store->Put("y", std::to_string(i)).ok());
+    ASSERT_TRUE(store->Commit({}).ok());
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(torn, 0);
+  EXPECT_GT(reads, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Wal, RocksDBStoreTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "wal" : "no_wal"; });
+
+}  // namespace
+}  // namespace statecheck

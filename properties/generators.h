@@ -1,0 +1,36 @@
+// Generator helpers shared by the properties.
+#ifndef STATECHECK_PROPERTIES_GENERATORS_H_
+#define STATECHECK_PROPERTIES_GENERATORS_H_
+
+#include <rapidcheck.h>
+
+#include <utility>
+#include <vector>
+
+namespace statecheck::properties {
+
+// A value in [min, max) drawn over the whole range whatever the case's size, shrinking towards
+// min. (rapidcheck's inRange narrows the range at small sizes: an operation picker built on it
+// would never pick the later operations of its list in short sequences.)
+template <class T>
+rc::Gen<T> UniformInRange(T min, T max) {
+  return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(min, max));
+}
+
+// One of `choices` with probability proportional to its weight, whatever the size; shrinks
+// towards the first choice.
+template <class T>
+T PickWeighted(const std::vector<std::pair<int, T>>& choices) {
+  int total = 0;
+  for (const auto& [w, c] : choices) total += w;
+  int pick = *UniformInRange(0, total);
+  for (const auto& [w, c] : choices) {
+    if (pick < w) return c;
+    pick -= w;
+  }
+  return choices.front().second;
+}
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_GENERATORS_H_

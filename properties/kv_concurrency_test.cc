@@ -1,0 +1,510 @@
+// The concurrency check of the transactional key-value store (SPEC T2, T3, T4, T8): a writer and
+// interactive-query readers on real threads against the RocksDB store, the history judged by
+// CheckKvHistory; a store with a planted dirty read that the checker must reject; and the
+// checker itself on hand-made histories.
+//
+// Settings, overridable: STATECHECK_SEED, STATECHECK_KV_EPOCHS. Run under ThreadSanitizer too
+// (-DSTATECHECK_TSAN=ON, with ci/tsan.supp).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "properties/kv_history.h"
+#include "statecheck/logger.h"
+#include "statecheck/rocksdb_store.h"
+
+namespace statecheck::properties {
+namespace {
+
+KvWorkloadOptions OptionsFromEnvironment() {
+  KvWorkloadOptions o;
+  o.seed = 20261130;
+  if (const char* seed = std::getenv("STATECHECK_SEED")) o.seed = std::strtoull(seed, nullptr, 10);
+  if (const char* epochs = std::getenv("STATECHECK_KV_EPOCHS")) o.epochs = std::atoi(epochs);
+  return o;
+}
+
+std::string Reproduce(const KvWorkloadOptions& o) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return "reproduce=STATECHECK_SEED=" + std::to_string(o.seed) +
+         " STATECHECK_KV_EPOCHS=" + std::to_string(o.epochs) +
+         " kv_concurrency_test --gtest_filter=" + info->test_suite_name() + "." + info->name();
+}
+
+// A fresh directory under the system's temp directory, removed on destruction.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() /
+              ("statecheck-kv-concurrency-" + std::to_string(::getpid()) + "-" + name)) {
+    std::filesystem::remove_all(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::unique_ptr<RocksDBStore> OpenStore(IsolationLevel isolation, const ScratchDir& dir) {
+  RocksDBStoreOptions options;
+  options.name = "kv-concurrency";
+  options.directory = dir.path();
+  options.isolation = isolation;
+  options.use_wal = false;
+  options.logger = NullLogger();
+  std::unique_ptr<RocksDBStore> store;
+  const Status s = OpenRocksDBStore(options, &store);
+  EXPECT_TRUE(s.ok()) << s;
+  return store;
+}
+
+int64_t CountReads(const KvHistory& h) {
+  int64_t n = 0;
+  for (const KvEvent& ev : h.events) n += IsWriterEvent(ev.kind) ? 0 : 1;
+  return n;
+}
+
+void RunOnRocksDB(IsolationLevel isolation, const std::string& dir_name) {
+  const KvWorkloadOptions o = OptionsFromEnvironment();
+  ScratchDir dir(dir_name);
+  std::unique_ptr<RocksDBStore> store = OpenStore(isolation, dir);
+  ASSERT_NE(store, nullptr);
+  KvHistory history;
+  const auto start = std::chrono::steady_clock::now();
+  const Status run = RunKvConcurrencyWorkload(*store, o, &history);
+  const auto ran = std::chrono::steady_clock::now();
+  store->Close();
+  ASSERT_TRUE(run.ok()) << run << "\n" << Reproduce(o);
+  std::string report;
+  const Status check = CheckKvHistory(history, isolation, &report);
+  const auto checked = std::chrono::steady_clock::now();
+  EXPECT_TRUE(check.ok()) << check << "\n" << report << Reproduce(o);
+  EXPECT_GT(CountReads(history), 0) << "the readers never ran: the check judged nothing";
+  auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  std::cout << report << "workload " << ms(ran - start) << " ms, check " << ms(checked - ran)
+            << " ms\n";
+  ::testing::Test::RecordProperty("events", std::to_string(history.events.size()));
+  ::testing::Test::RecordProperty("seed", std::to_string(o.seed));
+}
+
+TEST(KvConcurrency, ReadCommittedHistoryIsClean) {
+  RunOnRocksDB(IsolationLevel::kReadCommitted, "rc");
+}
+
+TEST(KvConcurrency, ReadUncommittedHistoryIsClean) {
+  RunOnRocksDB(IsolationLevel::kReadUncommitted, "ru");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A planted bug: query views that read the writer's uncommitted state.
+
+class VectorIterator final : public KeyValueIterator {
+ public:
+  explicit VectorIterator(std::vector<KeyValue> records) : records_(std::move(records)) {}
+  bool HasNext() override { return next_ < records_.size(); }
+  Status Next(KeyValue* kv) override {
+    if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
+    *kv = records_[next_++];
+    return Status::Ok();
+  }
+  Status PeekNextKey(std::string* key) override {
+    if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
+    *key = records_[next_].key;
+    return Status::Ok();
+  }
+  void Close() override { next_ = records_.size(); }
+
+ private:
+  std::vector<KeyValue> records_;
+  size_t next_ = 0;
+};
+
+// Decorates a READ_COMMITTED store so that its query views read through the writer's own
+// methods, which see the uncommitted buffer (T5) — a dirty read. Every call on either side
+// takes one mutex, so the bug is an isolation violation and not a data race (TSan stays quiet).
+class DirtyReadStore final : public KeyValueStore {
+ public:
+  explicit DirtyReadStore(std::unique_ptr<KeyValueStore> inner) : inner_(std::move(inner)) {}
+
+  const std::string& name() const override { return inner_->name(); }
+  bool persistent() const override { return inner_->persistent(); }
+  bool is_open() const override { return inner_->is_open(); }
+  IsolationLevel isolation() const override { return inner_->isolation(); }
+
+  Status Put(std::string_view key, std::optional<std::string_view> value,
+             const RecordContext* context) override {
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = inner_->Put(key, value, context);
+    }
+    // Holds the epoch open, unlocked, so that readers get to see the uncommitted write.
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return s;
+  }
+  Status PutIfAbsent(std::string_view key, std::string_view value,
+                     std::optional<std::string>* existing, const RecordContext* context) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->PutIfAbsent(key, value, existing, context);
+  }
+  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                const RecordContext* context) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->PutAll(kvs, context);
+  }
+  Status Delete(std::string_view key, std::optional<std::string>* old,
+                const RecordContext* context) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Delete(key, old, context);
+  }
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Range(from, to, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->ReverseRange(from, to, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->PrefixScan(prefix, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->All(it);
+  }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->ReverseAll(it);
+  }
+  int64_t ApproximateNumUncommittedBytes() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->ApproximateNumUncommittedBytes();
+  }
+  Status Commit(const ChangelogOffsets& offsets) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Commit(offsets);
+  }
+  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->CommittedOffset(partition);
+  }
+  Status Rollback() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Rollback();
+  }
+  Position UncommittedPosition() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->UncommittedPosition();
+  }
+  Position CommittedPosition() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->CommittedPosition();
+  }
+  std::shared_ptr<QueryView> NewQueryView() override { return std::make_shared<View>(this); }
+  void Close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_->Close();
+  }
+
+ private:
+  // Reads the writer's view and reports the committed position, as an honest view would.
+  class View final : public QueryView {
+   public:
+    explicit View(DirtyReadStore* store) : store_(store) {}
+    Status Get(std::string_view key, std::optional<std::string>* value) override {
+      std::lock_guard<std::mutex> lock(store_->mu_);
+      position_ = store_->inner_->CommittedPosition();
+      return store_->inner_->Get(key, value);
+    }
+    Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                 std::unique_ptr<KeyValueIterator>* it) override {
+      return Drain([&](auto* inner) { return store_->inner_->Range(from, to, inner); }, it);
+    }
+    Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                        std::unique_ptr<KeyValueIterator>* it) override {
+      return Drain([&](auto* inner) { return store_->inner_->ReverseRange(from, to, inner); }, it);
+    }
+    Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+      return Drain([&](auto* inner) { return store_->inner_->PrefixScan(prefix, inner); }, it);
+    }
+    Status All(std::unique_ptr<KeyValueIterator>* it) override {
+      return Drain([&](auto* inner) { return store_->inner_->All(inner); }, it);
+    }
+    Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+      return Drain([&](auto* inner) { return store_->inner_->ReverseAll(inner); }, it);
+    }
+    Position LastReadPosition() const override {
+      std::lock_guard<std::mutex> lock(store_->mu_);
+      return position_;
+    }
+
+   private:
+    // Opens and drains the writer's iterator under the lock.
+    template <typename Open>
+    Status Drain(Open open, std::unique_ptr<KeyValueIterator>* it) {
+      std::lock_guard<std::mutex> lock(store_->mu_);
+      position_ = store_->inner_->CommittedPosition();
+      std::unique_ptr<KeyValueIterator> inner;
+      STATECHECK_RETURN_IF_ERROR(open(&inner));
+      std::vector<KeyValue> records;
+      while (inner->HasNext()) {
+        KeyValue kv;
+        STATECHECK_RETURN_IF_ERROR(inner->Next(&kv));
+        records.push_back(std::move(kv));
+      }
+      *it = std::make_unique<VectorIterator>(std::move(records));
+      return Status::Ok();
+    }
+
+    DirtyReadStore* store_;
+    Position position_;  // Guarded by store_->mu_.
+  };
+
+  mutable std::mutex mu_;
+  std::unique_ptr<KeyValueStore> inner_;
+};
+
+TEST(KvConcurrency, CheckerCatchesPlantedDirtyRead) {
+  KvWorkloadOptions o = OptionsFromEnvironment();
+  o.epochs = std::min(o.epochs, 60);
+  ScratchDir dir("dirty");
+  std::unique_ptr<RocksDBStore> inner = OpenStore(IsolationLevel::kReadCommitted, dir);
+  ASSERT_NE(inner, nullptr);
+  DirtyReadStore store(std::move(inner));
+  KvHistory history;
+  const Status run = RunKvConcurrencyWorkload(store, o, &history);
+  store.Close();
+  ASSERT_TRUE(run.ok()) << run << "\n" << Reproduce(o);
+  std::string report;
+  const Status check = CheckKvHistory(history, IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(check.code(), Status::Code::kAborted) << report << Reproduce(o);
+  EXPECT_NE(report.find("dirty read: #"), std::string::npos) << report << Reproduce(o);
+  EXPECT_NE(check.message().find("dirty read"), std::string::npos) << check;
+  std::cout << report.substr(0, report.find("\n2. ")) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker on hand-made histories. Timestamps are explicit, to make the overlaps exact.
+
+class HistoryBuilder {
+ public:
+  HistoryBuilder() { h_.readers = 2; }
+
+  HistoryBuilder& Put(int64_t t0, int64_t t1, int64_t epoch, std::string key, std::string value) {
+    KvEvent& ev = Add(0, KvEventKind::kPut, t0, t1);
+    ev.epoch = epoch;
+    ev.key = std::move(key);
+    ev.value = std::move(value);
+    ev.position = {{"input-0", epoch}};
+    return *this;
+  }
+  HistoryBuilder& Delete(int64_t t0, int64_t t1, int64_t epoch, std::string key) {
+    KvEvent& ev = Add(0, KvEventKind::kDelete, t0, t1);
+    ev.epoch = epoch;
+    ev.key = std::move(key);
+    ev.position = {{"input-0", epoch}};
+    return *this;
+  }
+  HistoryBuilder& Commit(int64_t t0, int64_t t1, int64_t epoch, Position position) {
+    KvEvent& ev = Add(0, KvEventKind::kCommit, t0, t1);
+    ev.epoch = epoch;
+    ev.position = std::move(position);
+    return *this;
+  }
+  HistoryBuilder& Rollback(int64_t t0, int64_t t1, int64_t epoch) {
+    Add(0, KvEventKind::kRollback, t0, t1).epoch = epoch;
+    return *this;
+  }
+  HistoryBuilder& Get(int thread, int64_t t0, int64_t t1, std::string key,
+                      std::optional<std::string> value, Position position) {
+    KvEvent& ev = Add(thread, KvEventKind::kGet, t0, t1);
+    ev.key = std::move(key);
+    ev.value = std::move(value);
+    ev.position = std::move(position);
+    return *this;
+  }
+  HistoryBuilder& All(int thread, int64_t t0, int64_t t1, std::vector<KeyValue> records,
+                      Position position) {
+    KvEvent& ev = Add(thread, KvEventKind::kRange, t0, t1);
+    ev.records = std::move(records);
+    ev.position = std::move(position);
+    return *this;
+  }
+  const KvHistory& history() const { return h_; }
+
+ private:
+  KvEvent& Add(int thread, KvEventKind kind, int64_t t0, int64_t t1) {
+    KvEvent& ev = h_.events.emplace_back();
+    ev.thread = thread;
+    ev.kind = kind;
+    ev.invoke = t0;
+    ev.response = t1;
+    return ev;
+  }
+  KvHistory h_;
+};
+
+Position At(int64_t offset) { return {{"input-0", offset}}; }
+
+// Two commits, reads before, during and after them, and a rolled-back epoch in between.
+HistoryBuilder CleanHistory() {
+  HistoryBuilder b;
+  b.Get(1, 1, 2, "a", std::nullopt, {})
+      .Put(3, 4, 1, "a", "e1:a")
+      .Put(5, 6, 1, "b", "e1:b")
+      .Get(1, 7, 8, "a", std::nullopt, {})  // Epoch 1 is open: the committed state is empty.
+      .Commit(9, 14, 1, At(1))
+      .All(2, 10, 11, {}, {})                                 // Overlaps the commit: before it...
+      .All(1, 12, 13, {{"a", "e1:a"}, {"b", "e1:b"}}, At(1))  // ...or after it, all at once.
+      .Put(15, 16, 2, "a", "e2:a")
+      .Rollback(17, 18, 2)
+      .Get(2, 19, 20, "a", "e1:a", At(1))
+      .Delete(21, 22, 3, "b")
+      .Put(23, 24, 3, "c", "e3:c")
+      .Commit(25, 26, 3, At(3))
+      .All(2, 27, 28, {{"c", "e3:c"}, {"a", "e1:a"}}, At(3));
+  return b;
+}
+
+TEST(KvConcurrency, CheckerAcceptsCleanHistory) {
+  KvHistory h = CleanHistory().history();
+  h.events.back().reverse = true;  // The last read is a ReverseAll: "c" then "a".
+  std::string report;
+  const Status s = CheckKvHistory(h, IsolationLevel::kReadCommitted, &report);
+  EXPECT_TRUE(s.ok()) << s << "\n" << report;
+  EXPECT_NE(report.find("No violation"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesDirtyRead) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("dirty read: #1 reader-1 Get(\"a\") -> \"e1:a\""), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("committed only later, by #2 writer Commit"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesRolledBackRead) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a").Rollback(3, 4, 1).Get(1, 5, 6, "a", "e1:a", {});
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("rolled-back read: #2 reader-1"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesTornCommit) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a")
+      .Put(3, 4, 1, "b", "e1:b")
+      .Commit(5, 6, 1, At(1))
+      .All(1, 7, 8, {{"a", "e1:a"}}, At(1));  // Half of the commit.
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("torn read: #3 reader-1 All()"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesBackwardsPosition) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Put(5, 6, 2, "a", "e2:a")
+      .Commit(7, 20, 2, At(2))
+      // Both reads overlap commit 2, so each alone is fine; in this order they are not.
+      .Get(1, 8, 9, "a", "e2:a", At(2))
+      .Get(1, 10, 11, "a", "e1:a", At(1));
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("position went backwards: #5 reader-1 Get(\"a\") -> \"e1:a\""),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("stale read"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesStaleRead) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Put(5, 6, 2, "a", "e2:a")
+      .Commit(7, 8, 2, At(2))
+      .Get(1, 9, 10, "a", "e1:a", At(1));  // Commit 2 had returned.
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("stale read: #4 reader-1"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesPositionMismatchAndWrongCommitPosition) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Put(5, 6, 2, "a", "e2:a")
+      .Commit(7, 8, 2, {})                 // Forgot to advance its position (T8).
+      .Get(1, 9, 10, "a", "e2:a", At(1));  // The value of commit 2 at commit 1's position.
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << report;  // {} is also the initial one.
+
+  HistoryBuilder c;
+  c.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Put(5, 6, 2, "a", "e2:a")
+      .Commit(7, 8, 2, At(7))
+      .Get(1, 9, 10, "a", "e2:a", At(1));
+  const Status t = CheckKvHistory(c.history(), IsolationLevel::kReadCommitted, &report);
+  EXPECT_EQ(t.code(), Status::Code::kAborted);
+  EXPECT_NE(report.find("commit position: #3 writer Commit -> {input-0=7}"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("position mismatch: #4 reader-1"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesUncommittedStaleRead) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a")
+      .Get(1, 3, 4, "a", "e1:a", {})  // Visible as soon as the put returns (T3).
+      .Put(3, 6, 1, "b", "e1:b")      // Overlaps the next read: either answer is fine.
+      .All(2, 5, 7, {{"a", "e1:a"}}, {})
+      .Delete(8, 9, 1, "a")
+      .Get(1, 10, 11, "a", "e1:a", {});  // Stale: the delete had returned.
+  std::string report;
+  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadUncommitted, &report);
+  EXPECT_EQ(s.code(), Status::Code::kAborted) << report;
+  EXPECT_NE(report.find("1 violation(s) of READ_UNCOMMITTED (stale read: 1)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("stale read: #5 reader-1 Get(\"a\")"), std::string::npos) << report;
+}
+
+TEST(KvConcurrency, CheckerCatchesNeverWrittenValue) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:b", {});
+  std::string report;
+  EXPECT_EQ(CheckKvHistory(b.history(), IsolationLevel::kReadUncommitted, &report).code(),
+            Status::Code::kAborted);
+  EXPECT_NE(report.find("never written: #1 reader-1"), std::string::npos) << report;
+}
+
+}  // namespace
+}  // namespace statecheck::properties

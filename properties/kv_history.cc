@@ -1,0 +1,751 @@
+#include "properties/kv_history.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <set>
+#include <thread>
+#include <tuple>
+#include <utility>
+
+namespace statecheck::properties {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Recording.
+
+// The logical clock every thread stamps its events with. Relaxed on purpose (see the header):
+// a fetch_add on one location is still totally ordered, and on x86 a locked RMW, so a call that
+// returned before another was invoked gets the smaller stamp; but TSan sees no synchronization.
+class LogicalClock {
+ public:
+  int64_t Tick() { return next_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> next_{1};
+};
+
+// Deterministic on every platform, unlike the <random> distributions.
+uint64_t Uniform(std::mt19937_64& rng, uint64_t n) { return n == 0 ? 0 : rng() % n; }
+bool Chance(std::mt19937_64& rng, double p) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53 < p;
+}
+
+std::string ValueFor(int64_t epoch, const std::string& key) {
+  return "e" + std::to_string(epoch) + ":" + key;
+}
+
+// A range result longer than this means a broken iterator, not a big store: stop draining.
+size_t MaxRangeRecords(const KvWorkloadOptions& o) { return static_cast<size_t>(o.keys) * 4 + 16; }
+
+void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev) {
+  while (ev->status.ok() && it.HasNext()) {
+    if (ev->records.size() >= limit) {
+      ev->status = Status::Aborted("the iterator returned more than " + std::to_string(limit) +
+                                   " records over a key set of fewer");
+      return;
+    }
+    KeyValue kv;
+    ev->status = it.Next(&kv);
+    if (ev->status.ok()) ev->records.push_back(std::move(kv));
+  }
+}
+
+void RunReader(QueryView& view, int thread, const std::vector<std::string>& keys,
+               const KvWorkloadOptions& o, LogicalClock& clock, std::latch& start,
+               const std::atomic<bool>& writer_done, std::vector<KvEvent>* out) {
+  std::mt19937_64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(thread));
+  start.arrive_and_wait();
+  for (int n = 0; o.max_reads_per_reader == 0 || n < o.max_reads_per_reader; ++n) {
+    // Acquire pairs with the writer's release only once it is done; until then it reads the
+    // initial value and orders nothing.
+    if (writer_done.load(std::memory_order_acquire)) break;
+    KvEvent ev;
+    ev.thread = thread;
+    const uint64_t pick = Uniform(rng, 100);
+    if (pick < 40) {
+      ev.kind = KvEventKind::kGet;
+      ev.key = keys[Uniform(rng, keys.size())];
+      ev.invoke = clock.Tick();
+      ev.status = view.Get(ev.key, &ev.value);
+      ev.response = clock.Tick();
+    } else {
+      ev.kind = KvEventKind::kRange;
+      ev.reverse = pick >= 85 || (pick >= 55 && pick < 60);
+      const bool all = pick < 60;  // 40..54 All, 55..59 ReverseAll, 60..84 Range, 85.. Reverse.
+      if (!all) {
+        uint64_t a = Uniform(rng, keys.size()), b = Uniform(rng, keys.size());
+        if (a > b) std::swap(a, b);
+        if (!Chance(rng, 0.125)) ev.from = keys[a];
+        if (!Chance(rng, 0.125)) ev.to = keys[b];
+      }
+      std::unique_ptr<KeyValueIterator> it;
+      ev.invoke = clock.Tick();
+      if (all) {
+        ev.status = ev.reverse ? view.ReverseAll(&it) : view.All(&it);
+      } else {
+        std::optional<std::string_view> from, to;
+        if (ev.from) from = *ev.from;
+        if (ev.to) to = *ev.to;
+        ev.status = ev.reverse ? view.ReverseRange(from, to, &it) : view.Range(from, to, &it);
+      }
+      if (ev.status.ok()) {
+        DrainInto(*it, MaxRangeRecords(o), &ev);
+        it->Close();
+      }
+      ev.response = clock.Tick();
+    }
+    ev.position = view.LastReadPosition();
+    out->push_back(std::move(ev));
+    // Spreads the reads over the writer's whole run: spinning readers would starve the writer
+    // of CPU and spend their read budget on the first few epochs.
+    if (o.reader_pause_us > 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(Uniform(rng, o.reader_pause_us + 1)));
+    }
+  }
+}
+
+Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
+                 const std::vector<std::string>& keys, LogicalClock& clock,
+                 std::vector<KvEvent>* out) {
+  const bool read_committed = store.isolation() == IsolationLevel::kReadCommitted;
+  std::mt19937_64 rng(o.seed);
+  std::vector<size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t max_writes = std::min<size_t>(o.max_writes_per_epoch, keys.size());
+  for (int64_t e = 1; e <= o.epochs; ++e) {
+    const RecordContext context{o.partition, e};
+    const size_t n = 1 + Uniform(rng, max_writes);
+    for (size_t i = 0; i < n; ++i) std::swap(order[i], order[i + Uniform(rng, keys.size() - i)]);
+    for (size_t i = 0; i < n; ++i) {
+      KvEvent ev;
+      ev.epoch = e;
+      ev.key = keys[order[i]];
+      ev.position = {{o.partition, e}};
+      if (Chance(rng, o.delete_probability)) {
+        ev.kind = KvEventKind::kDelete;
+        std::optional<std::string> old;
+        ev.invoke = clock.Tick();
+        ev.status = store.Delete(ev.key, &old, &context);
+        ev.response = clock.Tick();
+      } else {
+        ev.kind = KvEventKind::kPut;
+        ev.value = ValueFor(e, ev.key);
+        ev.invoke = clock.Tick();
+        ev.status = store.Put(ev.key, *ev.value, &context);
+        ev.response = clock.Tick();
+      }
+      out->push_back(ev);
+      if (!ev.status.ok()) return ev.status;
+      // Leaves the epoch open a little longer, so that readers run while it is uncommitted.
+      std::this_thread::yield();
+    }
+    KvEvent end;
+    end.epoch = e;
+    if (read_committed && Chance(rng, o.rollback_probability)) {
+      end.kind = KvEventKind::kRollback;
+      end.invoke = clock.Tick();
+      end.status = store.Rollback();
+      end.response = clock.Tick();
+    } else {
+      end.kind = KvEventKind::kCommit;
+      end.invoke = clock.Tick();
+      end.status = store.Commit({{o.changelog, e}});
+      end.response = clock.Tick();
+      if (end.status.ok()) end.position = store.CommittedPosition();
+    }
+    out->push_back(end);
+    if (!end.status.ok()) return end.status;
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Describing.
+
+std::string Quote(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : bytes) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out + "\"";
+}
+
+std::string QuoteOptional(const std::optional<std::string>& v) { return v ? Quote(*v) : "absent"; }
+
+std::string FormatRecords(const std::vector<KeyValue>& records) {
+  std::string out = "[";
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i) out += ", ";
+    out += Quote(records[i].key) + "=" + Quote(records[i].value);
+  }
+  return out + "]";
+}
+
+std::string ThreadName(int thread) {
+  return thread == 0 ? "writer" : "reader-" + std::to_string(thread);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking.
+
+using State = std::map<std::string, std::string>;
+
+// The committed state after one commit; commits_[0] is the empty initial state.
+struct CommitPoint {
+  std::optional<size_t> event;  // Index into the history; nullopt for the initial state.
+  Position position;
+  State state;
+  int64_t invoke = std::numeric_limits<int64_t>::min();
+  int64_t response = std::numeric_limits<int64_t>::min();
+};
+
+// How a write's epoch ended.
+struct WriteFate {
+  std::optional<size_t> commit;    // Index into commits.
+  std::optional<size_t> rollback;  // Index into the history.
+};
+
+struct Violation {
+  std::string kind;
+  size_t event = 0;
+  std::string why;
+};
+
+bool InBounds(const std::string& key, const KvEvent& read) {
+  return (!read.from || key >= *read.from) && (!read.to || key <= *read.to);
+}
+
+// What a read of `state` must return: the value, or the records in range and order.
+std::vector<KeyValue> Restrict(const State& state, const KvEvent& read) {
+  std::vector<KeyValue> out;
+  for (const auto& [k, v] : state) {
+    if (InBounds(k, read)) out.push_back({k, v});
+  }
+  if (read.reverse) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::string> Lookup(const State& state, const std::string& key) {
+  auto it = state.find(key);
+  if (it == state.end()) return std::nullopt;
+  return it->second;
+}
+
+// The (key, value) pairs a read returned; a Get of an absent key returns nothing here.
+std::vector<std::pair<std::string, std::string>> ReturnedValues(const KvEvent& read) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (read.kind == KvEventKind::kGet) {
+    if (read.value) out.emplace_back(read.key, *read.value);
+  } else {
+    for (const auto& kv : read.records) out.emplace_back(kv.key, kv.value);
+  }
+  return out;
+}
+
+class Checker {
+ public:
+  Checker(const KvHistory& history, IsolationLevel isolation)
+      : h_(history), isolation_(isolation) {}
+
+  Status Run(std::string* report) {
+    order_.resize(h_.events.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      const KvEvent &x = h_.events[a], &y = h_.events[b];
+      return std::pair(x.invoke, x.response) < std::pair(y.invoke, y.response);
+    });
+    Status s = BuildWriterModel();
+    if (!s.ok()) {
+      *report = "the history cannot be checked: " + s.message();
+      return s;
+    }
+    for (size_t i : order_) {
+      const KvEvent& ev = h_.events[i];
+      if (!ev.status.ok()) {
+        Add("operation failed", i, "the call returned " + ev.status.ToString());
+        continue;
+      }
+      if (IsWriterEvent(ev.kind)) continue;
+      ++reads_;
+      if (isolation_ == IsolationLevel::kReadCommitted) {
+        CheckReadCommitted(i);
+      } else {
+        CheckReadUncommitted(i);
+      }
+    }
+    return Finish(report);
+  }
+
+ private:
+  std::string Describe(size_t i) const { return DescribeKvEvent(h_, i); }
+  std::string DescribeCommit(size_t c) const {
+    const CommitPoint& p = commits_[c];
+    return p.event ? Describe(*p.event) : "the initial empty state (position {})";
+  }
+  void Add(std::string kind, size_t event, std::string why) {
+    violations_.push_back({std::move(kind), event, std::move(why)});
+  }
+
+  // Replays the writer's events: the committed state after each commit, the fate of each
+  // write, and the positions each commit must report.
+  Status BuildWriterModel() {
+    commits_.push_back(CommitPoint{});
+    std::optional<size_t> previous;
+    std::vector<size_t> pending;  // Ok writes since the last commit or rollback.
+    Position uncommitted, committed;
+    for (size_t i : order_) {
+      const KvEvent& ev = h_.events[i];
+      if (ev.invoke > ev.response) {
+        return Status::InvalidArgument(Describe(i) + " responds before it is invoked");
+      }
+      if (!IsWriterEvent(ev.kind)) continue;
+      if (previous && h_.events[*previous].response >= ev.invoke) {
+        return Status::InvalidArgument("writer events overlap: " + Describe(*previous) + " and " +
+                                       Describe(i) + " (there is one writer thread)");
+      }
+      previous = i;
+      ++writer_events_;
+      if (!ev.status.ok()) continue;  // Reported as a violation; its effect is unknown.
+      switch (ev.kind) {
+        case KvEventKind::kPut:
+        case KvEventKind::kDelete:
+          if (ev.kind == KvEventKind::kPut) {
+            if (!ev.value) return Status::InvalidArgument(Describe(i) + " has no value");
+            auto [it, fresh] = put_of_.try_emplace({ev.key, *ev.value}, i);
+            if (!fresh) {
+              return Status::InvalidArgument(Describe(it->second) + " and " + Describe(i) +
+                                             " write the same value: reads cannot tell them apart");
+            }
+          }
+          pending.push_back(i);
+          writes_of_key_[ev.key].push_back(i);
+          for (const auto& [partition, offset] : ev.position) {
+            auto [it, fresh] = uncommitted.try_emplace(partition, offset);
+            if (!fresh) it->second = std::max(it->second, offset);
+          }
+          break;
+        case KvEventKind::kCommit: {
+          ++commit_events_;
+          if (ev.position != uncommitted) {
+            Add("commit position", i,
+                "the commit reports committed position " + FormatPosition(ev.position) +
+                    ", but its writes advanced the position to " + FormatPosition(uncommitted) +
+                    " (T8: the positions converge on commit)");
+          }
+          CommitPoint p = commits_.back();
+          p.event = i;
+          p.position = ev.position;
+          p.invoke = ev.invoke;
+          p.response = ev.response;
+          for (size_t w : pending) {
+            const KvEvent& write = h_.events[w];
+            if (write.kind == KvEventKind::kPut) {
+              p.state[write.key] = *write.value;
+            } else {
+              p.state.erase(write.key);
+            }
+            fate_[w].commit = commits_.size();
+          }
+          commits_.push_back(std::move(p));
+          pending.clear();
+          committed = uncommitted;
+          break;
+        }
+        case KvEventKind::kRollback:
+          ++rollback_events_;
+          for (size_t w : pending) fate_[w].rollback = i;
+          pending.clear();
+          uncommitted = committed;
+          break;
+        default:
+          break;
+      }
+    }
+    for (size_t c = 0; c < commits_.size(); ++c) {
+      auto [it, fresh] = commits_at_.try_emplace(commits_[c].position, c, c);
+      if (fresh) continue;
+      if (commits_[it->second.first].state != commits_[c].state) {
+        return Status::InvalidArgument(DescribeCommit(it->second.first) + " and " +
+                                       DescribeCommit(c) +
+                                       " report the same position with different states");
+      }
+      it->second.second = c;
+    }
+    return Status::Ok();
+  }
+
+  // T4: where each returned value came from. Returns whether the read had such a violation.
+  bool CheckProvenance(size_t i) {
+    const KvEvent& read = h_.events[i];
+    bool found = false;
+    for (const auto& [key, value] : ReturnedValues(read)) {
+      auto it = put_of_.find({key, value});
+      if (it == put_of_.end()) {
+        Add("never written", i, "no Put wrote " + Quote(value) + " to " + Quote(key));
+        found = true;
+        continue;
+      }
+      const size_t w = it->second;
+      const WriteFate& fate = fate_[w];
+      const std::string what = Quote(value) + " was written by " + Describe(w);
+      if (fate.commit) {
+        const CommitPoint& c = commits_[*fate.commit];
+        if (c.invoke > read.response) {
+          Add("dirty read", i,
+              what + "; its epoch was committed only later, by " + Describe(*c.event) +
+                  ", which began after the read returned");
+          found = true;
+        }
+      } else if (fate.rollback) {
+        if (h_.events[*fate.rollback].invoke > read.response) {
+          Add("dirty read", i,
+              what + "; its epoch was never committed: it was rolled back later, by " +
+                  Describe(*fate.rollback));
+        } else {
+          Add("rolled-back read", i,
+              what + "; its epoch had been rolled back by " + Describe(*fate.rollback));
+        }
+        found = true;
+      } else {
+        Add("dirty read", i, what + "; its epoch was never committed");
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  void CheckReadCommitted(size_t i) {
+    const KvEvent& read = h_.events[i];
+    const bool dirty = CheckProvenance(i);
+    auto at = commits_at_.find(read.position);
+    if (at == commits_at_.end()) {
+      Add("unknown position", i,
+          "no commit reported position " + FormatPosition(read.position) +
+              ", so the result is not the state of any committed position (T8)");
+      return;
+    }
+    const auto [lo, hi] = at->second;
+    observed_commits_.insert(lo);
+    const CommitPoint& claimed = commits_[lo];
+    // All-or-none per commit and one snapshot per range read: exactly the claimed state.
+    if (!dirty) {
+      if (read.kind == KvEventKind::kGet) {
+        const std::optional<std::string> expected = Lookup(claimed.state, read.key);
+        if (read.value != expected) {
+          Add("position mismatch", i,
+              "at the position it reports (after " + DescribeCommit(lo) + ") " + Quote(read.key) +
+                  " holds " + QuoteOptional(expected));
+        }
+      } else {
+        const std::vector<KeyValue> expected = Restrict(claimed.state, read);
+        if (read.records != expected) RangeMismatch(i, lo, expected);
+      }
+    }
+    // A commit takes effect at some instant of its call.
+    if (claimed.invoke > read.response) {
+      Add("position from the future", i,
+          "it reports the position of " + DescribeCommit(lo) + ", which began after the read " +
+              "returned");
+    }
+    const size_t done = LastCommitReturnedBefore(read.invoke);
+    if (done + 1 < commits_.size() && commits_[done + 1].invoke < read.response) {
+      ++overlapping_reads_;
+    }
+    if (hi < done) {
+      Add("stale read", i,
+          "it reports the state after " + DescribeCommit(hi) + ", but " + DescribeCommit(done) +
+              " had returned before the read was invoked");
+    }
+    auto [last, fresh] = last_read_of_thread_.try_emplace(read.thread, i, lo, hi);
+    if (!fresh) {
+      const auto [prev, prev_lo, prev_hi] = last->second;
+      if (hi < prev_lo) {
+        Add("position went backwards", i,
+            "it reports the state after " + DescribeCommit(hi) + ", older than the state after " +
+                DescribeCommit(prev_lo) +
+                " that the same reader's earlier read saw: " + Describe(prev));
+      }
+      last->second = {i, lo, hi};
+    }
+  }
+
+  void RangeMismatch(size_t i, size_t claimed, const std::vector<KeyValue>& expected) {
+    const KvEvent& read = h_.events[i];
+    for (size_t c = 0; c < commits_.size(); ++c) {
+      if (Restrict(commits_[c].state, read) == read.records) {
+        Add("position mismatch", i,
+            "the result is the committed state after " + DescribeCommit(c) +
+                ", but the read reports the position of " + DescribeCommit(claimed) +
+                ", where the range holds " + FormatRecords(expected));
+        return;
+      }
+    }
+    Add("torn read", i,
+        "the result equals no committed state (part of a commit, or a mix of snapshots); at "
+        "the position it reports (after " +
+            DescribeCommit(claimed) + ") the range holds " + FormatRecords(expected));
+  }
+
+  // The last commit that returned before `t` (0, the initial state, if none): commits are
+  // sequential, so their responses are ordered.
+  size_t LastCommitReturnedBefore(int64_t t) const {
+    auto it = std::partition_point(commits_.begin() + 1, commits_.end(),
+                                   [&](const CommitPoint& c) { return c.response < t; });
+    return static_cast<size_t>(it - commits_.begin()) - 1;
+  }
+
+  // T3: for each key the read covers, the latest write that returned before the read began,
+  // or a write that overlapped the read.
+  void CheckReadUncommitted(size_t i) {
+    const KvEvent& read = h_.events[i];
+    std::map<std::string, std::optional<std::string>> observed;
+    if (read.kind == KvEventKind::kGet) {
+      observed[read.key] = read.value;
+    } else {
+      for (size_t r = 0; r < read.records.size(); ++r) {
+        const KeyValue& kv = read.records[r];
+        const bool ordered = r == 0 || (read.reverse ? read.records[r - 1].key > kv.key
+                                                     : read.records[r - 1].key < kv.key);
+        if (!InBounds(kv.key, read) || !ordered) {
+          Add("malformed range", i,
+              "record " + Quote(kv.key) + " is out of its bounds or out of order");
+          return;
+        }
+        observed[kv.key] = kv.value;
+      }
+      for (const auto& [key, writes] : writes_of_key_) {
+        if (InBounds(key, read)) observed.try_emplace(key);
+      }
+    }
+    for (const auto& [key, value] : observed) {
+      if (value && !put_of_.contains({key, *value})) {
+        Add("never written", i, "no Put wrote " + Quote(*value) + " to " + Quote(key));
+        continue;
+      }
+      static const std::vector<size_t> kNone;
+      auto found = writes_of_key_.find(key);
+      const std::vector<size_t>& writes = found == writes_of_key_.end() ? kNone : found->second;
+      // writes[0, done) returned before the read was invoked.
+      const size_t done = static_cast<size_t>(
+          std::partition_point(writes.begin(), writes.end(),
+                               [&](size_t w) { return h_.events[w].response < read.invoke; }) -
+          writes.begin());
+      auto value_of = [&](size_t w) { return h_.events[w].value; };
+      bool ok = done == 0 ? !value.has_value() : value_of(writes[done - 1]) == value;
+      bool overlapped = false;
+      for (size_t j = done; j < writes.size() && h_.events[writes[j]].invoke < read.response; ++j) {
+        overlapped = true;
+        ok = ok || value_of(writes[j]) == value;
+      }
+      if (overlapped) ++overlapping_reads_;
+      if (ok) continue;
+      if (value && h_.events[put_of_.at({key, *value})].invoke > read.response) {
+        Add("read from the future", i,
+            Quote(*value) + " for " + Quote(key) + " was written by " +
+                Describe(put_of_.at({key, *value})) + ", which began after the read returned");
+      } else {
+        Add("stale read", i,
+            "it returned " + QuoteOptional(value) + " for " + Quote(key) + ", but " +
+                Describe(writes[done - 1]) + " had returned before the read was invoked (T3)");
+      }
+    }
+  }
+
+  Status Finish(std::string* report) {
+    const std::string level(IsolationLevelName(isolation_));
+    std::string out = "CheckKvHistory under " + level + ": seed " + std::to_string(h_.seed) + ", " +
+                      std::to_string(h_.events.size()) +
+                      " events: " + std::to_string(writer_events_) + " by the writer (" +
+                      std::to_string(commit_events_) + " commits, " +
+                      std::to_string(rollback_events_) + " rollbacks), " + std::to_string(reads_) +
+                      " reads by " + std::to_string(h_.readers) + " readers";
+    if (isolation_ == IsolationLevel::kReadCommitted) {
+      out += "; reads saw " + std::to_string(observed_commits_.size()) + " of the " +
+             std::to_string(commits_.size()) + " committed states (the initial one included); " +
+             std::to_string(overlapping_reads_) + " reads overlapped a commit";
+    } else {
+      out += "; " + std::to_string(overlapping_reads_) + " key reads overlapped a write";
+    }
+    out += ".\n";
+    if (violations_.empty()) {
+      *report = out + "No violation.\n";
+      return Status::Ok();
+    }
+    std::map<std::string, int> by_kind;
+    for (const auto& v : violations_) ++by_kind[v.kind];
+    std::string summary = std::to_string(violations_.size()) + " violation(s) of " + level + " (";
+    bool first = true;
+    for (const auto& [kind, n] : by_kind) {
+      summary += (first ? "" : ", ") + kind + ": " + std::to_string(n);
+      first = false;
+    }
+    summary += ")";
+    out += summary + "; the first " + std::to_string(std::min(violations_.size(), kMaxReported)) +
+           ":\n";
+    for (size_t v = 0; v < violations_.size() && v < kMaxReported; ++v) {
+      const Violation& x = violations_[v];
+      out += std::to_string(v + 1) + ". " + x.kind + ": " + Describe(x.event) + "\n     " + x.why +
+             "\n";
+    }
+    out += "reproduce: the same workload runs again with seed " + std::to_string(h_.seed) +
+           "; the thread interleaving is not reproducible, the events above are the evidence.\n";
+    *report = out;
+    return Status::Aborted(summary + "; first: " + violations_[0].kind + " at " +
+                           Describe(violations_[0].event));
+  }
+
+  static constexpr size_t kMaxReported = 20;
+
+  const KvHistory& h_;
+  const IsolationLevel isolation_;
+  std::vector<size_t> order_;  // Event indices by invocation.
+
+  std::vector<CommitPoint> commits_;
+  std::map<Position, std::pair<size_t, size_t>> commits_at_;      // First and last commit there.
+  std::map<std::pair<std::string, std::string>, size_t> put_of_;  // (key, value) -> Put.
+  std::map<std::string, std::vector<size_t>> writes_of_key_;      // Ok Puts and Deletes.
+  std::map<size_t, WriteFate> fate_;
+  // Per reader: its last read and the first and last commit at that read's position.
+  std::map<int, std::tuple<size_t, size_t, size_t>> last_read_of_thread_;
+
+  std::vector<Violation> violations_;
+  std::set<size_t> observed_commits_;  // Commits some read reported.
+  int64_t writer_events_ = 0, commit_events_ = 0, rollback_events_ = 0, reads_ = 0;
+  int64_t overlapping_reads_ = 0;
+};
+
+}  // namespace
+
+std::string_view KvEventKindName(KvEventKind kind) {
+  switch (kind) {
+    case KvEventKind::kPut:
+      return "Put";
+    case KvEventKind::kDelete:
+      return "Delete";
+    case KvEventKind::kCommit:
+      return "Commit";
+    case KvEventKind::kRollback:
+      return "Rollback";
+    case KvEventKind::kGet:
+      return "Get";
+    case KvEventKind::kRange:
+      return "Range";
+  }
+  return "Unknown";
+}
+
+std::string FormatPosition(const Position& position) {
+  std::string out = "{";
+  for (auto it = position.begin(); it != position.end(); ++it) {
+    if (it != position.begin()) out += ", ";
+    out += it->first + "=" + std::to_string(it->second);
+  }
+  return out + "}";
+}
+
+std::string DescribeKvEvent(const KvHistory& history, size_t index) {
+  if (index >= history.events.size()) return "#" + std::to_string(index) + " (no such event)";
+  const KvEvent& ev = history.events[index];
+  std::string out = "#" + std::to_string(index) + " " + ThreadName(ev.thread) + " ";
+  switch (ev.kind) {
+    case KvEventKind::kPut:
+      out += "Put(" + Quote(ev.key) + ", " + QuoteOptional(ev.value) + ")";
+      break;
+    case KvEventKind::kDelete:
+      out += "Delete(" + Quote(ev.key) + ")";
+      break;
+    case KvEventKind::kCommit:
+      out += "Commit -> " + FormatPosition(ev.position);
+      break;
+    case KvEventKind::kRollback:
+      out += "Rollback";
+      break;
+    case KvEventKind::kGet:
+      out += "Get(" + Quote(ev.key) + ") -> " + QuoteOptional(ev.value) + " at " +
+             FormatPosition(ev.position);
+      break;
+    case KvEventKind::kRange: {
+      const bool all = !ev.from && !ev.to;
+      out += ev.reverse ? (all ? "ReverseAll(" : "ReverseRange(") : (all ? "All(" : "Range(");
+      if (!all) {
+        out += (ev.from ? Quote(*ev.from) : std::string("-inf")) + ".." +
+               (ev.to ? Quote(*ev.to) : std::string("+inf"));
+      }
+      out += ") -> " + FormatRecords(ev.records) + " at " + FormatPosition(ev.position);
+      break;
+    }
+  }
+  if (IsWriterEvent(ev.kind)) out += " epoch " + std::to_string(ev.epoch);
+  out += " [t=" + std::to_string(ev.invoke) + ".." + std::to_string(ev.response) + "]";
+  if (!ev.status.ok()) out += " FAILED: " + ev.status.ToString();
+  return out;
+}
+
+Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& options,
+                                KvHistory* history) {
+  const KvWorkloadOptions& o = options;
+  if (o.epochs < 0 || o.readers < 0 || o.keys < 1 || o.max_writes_per_epoch < 1 ||
+      o.max_reads_per_reader < 0) {
+    return Status::InvalidArgument(
+        "KvWorkloadOptions: epochs, readers and max_reads_per_reader must be >= 0, keys and "
+        "max_writes_per_epoch >= 1");
+  }
+  history->isolation = store.isolation();
+  history->seed = o.seed;
+  history->readers = o.readers;
+  history->events.clear();
+
+  std::vector<std::string> keys;
+  for (int i = 0; i < o.keys; ++i) keys.push_back("k" + std::to_string(i));
+  std::sort(keys.begin(), keys.end());  // Range bounds are picked as from <= to.
+
+  LogicalClock clock;
+  std::vector<std::shared_ptr<QueryView>> views;  // Made here: NewQueryView is a writer call.
+  for (int r = 0; r < o.readers; ++r) views.push_back(store.NewQueryView());
+  std::vector<std::vector<KvEvent>> reader_events(o.readers);
+  std::atomic<bool> writer_done{false};
+  std::latch start(o.readers + 1);
+  std::vector<std::thread> readers;
+  for (int r = 0; r < o.readers; ++r) {
+    readers.emplace_back([&, r] {
+      RunReader(*views[r], r + 1, keys, o, clock, start, writer_done, &reader_events[r]);
+    });
+  }
+  std::vector<KvEvent> events;
+  start.arrive_and_wait();
+  const Status result = RunWriter(store, o, keys, clock, &events);
+  writer_done.store(true, std::memory_order_release);
+  for (auto& t : readers) t.join();
+
+  for (auto& per_reader : reader_events) {
+    std::move(per_reader.begin(), per_reader.end(), std::back_inserter(events));
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const KvEvent& a, const KvEvent& b) { return a.invoke < b.invoke; });
+  history->events = std::move(events);
+  return result;
+}
+
+Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::string* report) {
+  std::string ignored;
+  return Checker(history, isolation).Run(report ? report : &ignored);
+}
+
+}  // namespace statecheck::properties

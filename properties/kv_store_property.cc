@@ -1,0 +1,473 @@
+#include "properties/kv_store_property.h"
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <utility>
+
+#include "model/key_value_store_model.h"
+#include "properties/generators.h"
+#include "properties/rapidcheck_runner.h"
+#include "properties/window_store_ops.h"
+#include "statecheck/rocksdb_store.h"
+
+namespace statecheck::properties {
+namespace {
+
+enum class KvOpType {
+  kPut,
+  kDelete,
+  kPutIfAbsent,
+  kPutAll,
+  kGet,
+  kRange,
+  kReverseRange,
+  kPrefixScan,
+  kAll,
+  kReverseAll,
+  kIqGet,
+  kIqRange,
+  kIqReverseAll,
+  kCommit,
+  kRollback,
+  kReopen,
+};
+
+constexpr const char* kKvOpNames[] = {"put",          "delete",     "putIfAbsent",  "putAll",
+                                      "get",          "range",      "reverseRange", "prefixScan",
+                                      "all",          "reverseAll", "iqGet",        "iqRange",
+                                      "iqReverseAll", "commit",     "rollback",     "reopen"};
+
+struct KvOp {
+  KvOpType type = KvOpType::kGet;
+  std::string key;
+  std::optional<std::string> value;
+  std::vector<std::pair<std::string, std::optional<std::string>>> kvs;
+  std::optional<std::string> from, to;
+  ChangelogOffsets offsets;
+  std::optional<RecordContext> context;
+};
+
+Json Bytes(const std::optional<std::string>& s) {
+  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
+}
+
+std::string KvOpToString(const KvOp& op) {
+  Json j;
+  j["op"] = kKvOpNames[static_cast<int>(op.type)];
+  switch (op.type) {
+    case KvOpType::kPut:
+      j["key"] = EscapeBytes(op.key);
+      j["value"] = Bytes(op.value);
+      break;
+    case KvOpType::kPutIfAbsent:
+      j["key"] = EscapeBytes(op.key);
+      j["value"] = Bytes(op.value);
+      break;
+    case KvOpType::kDelete:
+    case KvOpType::kGet:
+    case KvOpType::kIqGet:
+      j["key"] = EscapeBytes(op.key);
+      break;
+    case KvOpType::kPrefixScan:
+      j["prefix"] = EscapeBytes(op.key);
+      break;
+    case KvOpType::kPutAll: {
+      Json kvs = Json::array();
+      for (const auto& [k, v] : op.kvs) kvs.push_back(Json::array({EscapeBytes(k), Bytes(v)}));
+      j["kvs"] = std::move(kvs);
+      break;
+    }
+    case KvOpType::kRange:
+    case KvOpType::kReverseRange:
+    case KvOpType::kIqRange:
+      j["from"] = Bytes(op.from);
+      j["to"] = Bytes(op.to);
+      break;
+    case KvOpType::kCommit: {
+      Json offsets = Json::object();
+      for (const auto& [p, o] : op.offsets) offsets[p] = o ? Json(*o) : Json(nullptr);
+      j["offsets"] = std::move(offsets);
+      break;
+    }
+    default:
+      break;
+  }
+  if (op.context) j["context"] = Json::array({op.context->partition, op.context->offset});
+  return j.dump();
+}
+
+Json PositionJson(const Position& p) {
+  Json j = Json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+Json StatusJson(const Status& s) { return Json{{"status", std::string(CodeName(s.code()))}}; }
+
+Json Drain(const Status& s, std::unique_ptr<KeyValueIterator> it) {
+  Json j = StatusJson(s);
+  if (!s.ok()) return j;
+  Json records = Json::array();
+  KeyValue kv;
+  while (it->HasNext()) {
+    const Status n = it->Next(&kv);
+    if (!n.ok()) {
+      records.push_back(StatusJson(n));
+      break;
+    }
+    records.push_back(Json::array({EscapeBytes(kv.key), EscapeBytes(kv.value)}));
+  }
+  j["records"] = std::move(records);
+  return j;
+}
+
+// One side of the comparison: a store, its query view, and how to restart it.
+class KvSide {
+ public:
+  KvSide(std::unique_ptr<KeyValueStore> store,
+         std::function<Status(std::unique_ptr<KeyValueStore>*)> reopen)
+      : store_(std::move(store)), reopen_(std::move(reopen)) {
+    if (store_) view_ = store_->NewQueryView();
+  }
+
+  Json Step(const KvOp& op) {
+    Json j = Apply(op);
+    Json after;
+    if (store_) {
+      after["uncommitted_bytes"] = store_->ApproximateNumUncommittedBytes();
+      after["uncommitted_position"] = PositionJson(store_->UncommittedPosition());
+      after["committed_position"] = PositionJson(store_->CommittedPosition());
+      Json offsets = Json::object();
+      for (const char* p : {"cl-0", "cl-1"}) {
+        auto o = store_->CommittedOffset(p);
+        offsets[p] = o ? Json(*o) : Json(nullptr);
+      }
+      after["offsets"] = std::move(offsets);
+    }
+    j["after"] = std::move(after);
+    return j;
+  }
+
+ private:
+  Json Apply(const KvOp& op) {
+    if (!store_) return Json{{"status", "no store"}};
+    const RecordContext* ctx = op.context ? &*op.context : nullptr;
+    auto bound = [](const std::optional<std::string>& b) {
+      return b ? std::optional<std::string_view>(*b) : std::nullopt;
+    };
+    std::unique_ptr<KeyValueIterator> it;
+    switch (op.type) {
+      case KvOpType::kPut:
+        return StatusJson(store_->Put(
+            op.key, op.value ? std::optional<std::string_view>(*op.value) : std::nullopt, ctx));
+      case KvOpType::kDelete: {
+        std::optional<std::string> old;
+        const Status s = store_->Delete(op.key, &old, ctx);
+        Json j = StatusJson(s);
+        if (s.ok()) j["old"] = Bytes(old);
+        return j;
+      }
+      case KvOpType::kPutIfAbsent: {
+        std::optional<std::string> existing;
+        const Status s = store_->PutIfAbsent(op.key, *op.value, &existing, ctx);
+        Json j = StatusJson(s);
+        if (s.ok()) j["existing"] = Bytes(existing);
+        return j;
+      }
+      case KvOpType::kPutAll:
+        return StatusJson(store_->PutAll(op.kvs, ctx));
+      case KvOpType::kGet:
+      case KvOpType::kIqGet: {
+        std::optional<std::string> v;
+        const bool iq = op.type == KvOpType::kIqGet;
+        const Status s = iq ? view_->Get(op.key, &v) : store_->Get(op.key, &v);
+        Json j = StatusJson(s);
+        if (s.ok()) j["value"] = Bytes(v);
+        if (iq) j["position"] = PositionJson(view_->LastReadPosition());
+        return j;
+      }
+      case KvOpType::kRange: {
+        const Status s = store_->Range(bound(op.from), bound(op.to), &it);
+        return Drain(s, std::move(it));
+      }
+      case KvOpType::kReverseRange: {
+        const Status s = store_->ReverseRange(bound(op.from), bound(op.to), &it);
+        return Drain(s, std::move(it));
+      }
+      case KvOpType::kPrefixScan: {
+        const Status s = store_->PrefixScan(op.key, &it);
+        return Drain(s, std::move(it));
+      }
+      case KvOpType::kAll: {
+        const Status s = store_->All(&it);
+        return Drain(s, std::move(it));
+      }
+      case KvOpType::kReverseAll: {
+        const Status s = store_->ReverseAll(&it);
+        return Drain(s, std::move(it));
+      }
+      case KvOpType::kIqRange: {
+        const Status s = view_->Range(bound(op.from), bound(op.to), &it);
+        Json j = Drain(s, std::move(it));
+        j["position"] = PositionJson(view_->LastReadPosition());
+        return j;
+      }
+      case KvOpType::kIqReverseAll: {
+        const Status s = view_->ReverseAll(&it);
+        Json j = Drain(s, std::move(it));
+        j["position"] = PositionJson(view_->LastReadPosition());
+        return j;
+      }
+      case KvOpType::kCommit:
+        return StatusJson(store_->Commit(op.offsets));
+      case KvOpType::kRollback:
+        return StatusJson(store_->Rollback());
+      case KvOpType::kReopen: {
+        view_.reset();
+        const Status s = reopen_(&store_);
+        if (store_) view_ = store_->NewQueryView();
+        return StatusJson(s);
+      }
+    }
+    return Json::object();
+  }
+
+  std::unique_ptr<KeyValueStore> store_;
+  std::function<Status(std::unique_ptr<KeyValueStore>*)> reopen_;
+  std::shared_ptr<QueryView> view_;
+};
+
+struct GenState {
+  bool buffered = false;
+  int64_t next_offset = 0;
+};
+
+struct Sut {
+  std::unique_ptr<KvSide> store;
+  std::unique_ptr<KvSide> model;
+  int64_t* operations;
+  int steps = 0;
+};
+
+using Command = rc::state::Command<GenState, Sut>;
+
+rc::Gen<std::string> GenKey() {
+  static const auto* pool = new std::vector<std::string>{
+      "a", "ab", "b", "", "abc", std::string("\0", 1), "\xff", "a\xff", "c"};
+  return rc::gen::elementOf(*pool);
+}
+
+rc::Gen<std::string> GenValue() {
+  static const auto* pool =
+      new std::vector<std::string>{"v0", "v1", "v2", "", "a value longer than a small string"};
+  return rc::gen::elementOf(*pool);
+}
+
+rc::Gen<KvOp> GenKvOp(const GenState& s) {
+  return rc::gen::exec([s] {
+    KvOp op;
+    // Weighted: writes and writer reads most, commits often enough to matter.
+    static const std::vector<std::pair<int, KvOpType>> kWeights = {
+        {20, KvOpType::kPut},         {5, KvOpType::kDelete},     {3, KvOpType::kPutIfAbsent},
+        {3, KvOpType::kPutAll},       {8, KvOpType::kGet},        {3, KvOpType::kRange},
+        {2, KvOpType::kReverseRange}, {2, KvOpType::kPrefixScan}, {2, KvOpType::kAll},
+        {1, KvOpType::kReverseAll},   {6, KvOpType::kIqGet},      {3, KvOpType::kIqRange},
+        {1, KvOpType::kIqReverseAll}, {8, KvOpType::kCommit},     {3, KvOpType::kRollback},
+        {2, KvOpType::kReopen}};
+    op.type = PickWeighted(kWeights);
+    auto maybe_key = rc::gen::weightedOneOf<std::optional<std::string>>(
+        {{1, rc::gen::just(std::optional<std::string>())},
+         {3, rc::gen::map(GenKey(), [](std::string k) { return std::optional<std::string>(k); })}});
+    switch (op.type) {
+      case KvOpType::kPut:
+        op.key = *GenKey();
+        op.value = *rc::gen::weightedOneOf<std::optional<std::string>>(
+            {{1, rc::gen::just(std::optional<std::string>())},
+             {5, rc::gen::map(GenValue(),
+                              [](std::string v) { return std::optional<std::string>(v); })}});
+        break;
+      case KvOpType::kPutIfAbsent:
+        op.key = *GenKey();
+        op.value = *GenValue();
+        break;
+      case KvOpType::kDelete:
+      case KvOpType::kGet:
+      case KvOpType::kIqGet:
+      case KvOpType::kPrefixScan:
+        op.key = *GenKey();
+        break;
+      case KvOpType::kPutAll: {
+        const int n = *UniformInRange(0, 4);
+        for (int i = 0; i < n; ++i) {
+          op.kvs.emplace_back(*GenKey(), *rc::gen::weightedOneOf<std::optional<std::string>>(
+                                             {{1, rc::gen::just(std::optional<std::string>())},
+                                              {3, rc::gen::map(GenValue(), [](std::string v) {
+                                                 return std::optional<std::string>(v);
+                                               })}}));
+        }
+        break;
+      }
+      case KvOpType::kRange:
+      case KvOpType::kReverseRange:
+      case KvOpType::kIqRange:
+        op.from = *maybe_key;
+        op.to = *maybe_key;
+        break;
+      case KvOpType::kCommit: {
+        const int n = *UniformInRange(0, 3);
+        for (int i = 0; i < n; ++i) {
+          const std::string p = *rc::gen::elementOf(std::vector<std::string>{"cl-0", "cl-1"});
+          op.offsets[p] = *rc::gen::weightedOneOf<std::optional<int64_t>>(
+              {{1, rc::gen::just(std::optional<int64_t>())},
+               {4, rc::gen::map(UniformInRange<int64_t>(0, 1000),
+                                [](int64_t o) { return std::optional<int64_t>(o); })}});
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    const bool write = op.type == KvOpType::kPut || op.type == KvOpType::kDelete ||
+                       op.type == KvOpType::kPutIfAbsent || op.type == KvOpType::kPutAll;
+    if (write && *UniformInRange(0, 4) != 0) {
+      op.context = RecordContext{*rc::gen::elementOf(std::vector<std::string>{"in-0", "in-1"}),
+                                 s.next_offset};
+    }
+    return op;
+  });
+}
+
+class KvCommand final : public Command {
+ public:
+  explicit KvCommand(KvOp op) : op_(std::move(op)) {}
+  void apply(GenState& s) const override {
+    if (op_.context) s.next_offset = op_.context->offset + 1;
+  }
+  void run(const GenState&, Sut& sut) const override {
+    const Json expected = sut.model->Step(op_);
+    const Json actual = sut.store->Step(op_);
+    ++*sut.operations;
+    ++sut.steps;
+    if (actual != expected) {
+      throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure,
+                                   "step " + std::to_string(sut.steps) + ": " + KvOpToString(op_) +
+                                       "\n  model: " + expected.dump() +
+                                       "\n  store: " + actual.dump());
+    }
+  }
+  void show(std::ostream& os) const override { os << KvOpToString(op_); }
+
+ private:
+  KvOp op_;
+};
+
+std::string ScratchDirectory() {
+  static std::atomic<uint64_t> counter{0};
+  return (std::filesystem::temp_directory_path() /
+          ("statecheck-kv-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+      .string();
+}
+
+}  // namespace
+
+std::vector<KvStoreConfig> KvStoreOptionMatrix() {
+  struct Row {
+    const char* label;
+    std::map<std::string, std::string> props;
+  };
+  const std::vector<Row> rows = {
+      {"alos_unset", {}},
+      {"alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}},
+      {"alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}},
+      {"eos_unset", {{"processing.guarantee", "exactly_once_v2"}}},
+      {"eos_ru",
+       {{"processing.guarantee", "exactly_once_v2"},
+        {"default.state.isolation.level", "READ_UNCOMMITTED"}}},
+      {"eos_rc",
+       {{"processing.guarantee", "exactly_once_v2"},
+        {"default.state.isolation.level", "READ_COMMITTED"}}},
+  };
+  std::vector<KvStoreConfig> out;
+  for (const Row& row : rows) {
+    out.push_back({std::string(row.label) + "_nowal", row.props, false, 0});
+    out.push_back({std::string(row.label) + "_wal", row.props, true, 0});
+    out.push_back({std::string(row.label) + "_tinybuffer", row.props, false, 64 << 10});
+  }
+  return out;
+}
+
+KvStoreFactory EngineKvStoreFactory() {
+  return [](const std::string& directory, IsolationLevel isolation, const KvStoreConfig& config,
+            std::unique_ptr<KeyValueStore>* store) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = directory;
+    o.isolation = isolation;
+    o.use_wal = config.use_wal;
+    o.write_buffer_size = config.write_buffer_size;
+    o.logger = NullLogger();
+    std::unique_ptr<RocksDBStore> s;
+    STATECHECK_RETURN_IF_ERROR(OpenRocksDBStore(o, &s));
+    *store = std::move(s);
+    return Status::Ok();
+  };
+}
+
+PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStoreConfig& config,
+                                         const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "kv_store/MatchesModel/" + config.label;
+  StateConfig resolved;
+  const Status r = ResolveStateConfig(config.streams_config, &resolved);
+  if (!r.ok()) {
+    out.message = "configuration: " + r.ToString();
+    return out;
+  }
+  auto property = [&] {
+    const std::string dir = ScratchDirectory();
+    std::filesystem::remove_all(dir);
+    Sut s;
+    s.operations = &out.operations;
+    std::unique_ptr<KeyValueStore> store;
+    const Status opened = sut(dir, resolved.isolation, config, &store);
+    RC_ASSERT(opened.ok());
+    s.store = std::make_unique<KvSide>(
+        std::move(store), [&sut, dir, &resolved, &config](std::unique_ptr<KeyValueStore>* st) {
+          (*st)->Close();
+          st->reset();
+          return sut(dir, resolved.isolation, config, st);
+        });
+    std::unique_ptr<KeyValueStore> model_store =
+        model::NewKeyValueStoreModel("kv", resolved.isolation);
+    s.model =
+        std::make_unique<KvSide>(std::move(model_store), [](std::unique_ptr<KeyValueStore>* st) {
+          auto* m = static_cast<model::KeyValueStoreModel*>(st->get());
+          m->Close();
+          m->Reopen();
+          return Status::Ok();
+        });
+    GenState initial;
+    initial.buffered = resolved.buffer_writes;
+    struct Cleanup {
+      std::string dir;
+      Sut* sut;
+      ~Cleanup() {
+        sut->store.reset();
+        std::filesystem::remove_all(dir);
+      }
+    } cleanup{dir, &s};
+    rc::state::check(initial, s, [](const GenState& state) {
+      return rc::gen::map(GenKvOp(state), [](KvOp op) {
+        return std::shared_ptr<const Command>(std::make_shared<KvCommand>(std::move(op)));
+      });
+    });
+  };
+  RunProperty(property, params, &out);
+  return out;
+}
+
+}  // namespace statecheck::properties

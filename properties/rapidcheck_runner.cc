@@ -1,0 +1,85 @@
+#include "properties/rapidcheck_runner.h"
+
+#include <rapidcheck.h>
+
+#include <cctype>
+#include <sstream>
+#include <unordered_map>
+
+// rapidcheck keeps these two in its library without a public header; they turn the reproduce
+// information of a failure into the string RC_PARAMS="reproduce=..." takes, and back.
+namespace rc::detail {
+std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& map);
+std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
+}  // namespace rc::detail
+
+namespace statecheck::properties {
+namespace {
+
+class SilentListener final : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+}  // namespace
+
+std::string SafeFileName(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  }
+  return s;
+}
+
+void RunProperty(const std::function<void()>& property, const PropertyParams& params,
+                 PropertyOutcome* out) {
+  rc::detail::TestMetadata metadata;
+  metadata.id = out->property;
+  metadata.description = out->property;
+  rc::detail::TestParams test_params;
+  test_params.seed = params.seed;
+  test_params.maxSuccess = params.max_success;
+  test_params.maxSize = params.max_size;
+  test_params.disableShrinking = !params.shrink;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
+  if (params.reproduce) {
+    try {
+      reproduce = rc::detail::stringToReproduceMap(*params.reproduce);
+    } catch (const std::exception& e) {
+      out->message = std::string("the reproduce string is not valid: ") + e.what();
+      return;
+    }
+    if (!reproduce.count(metadata.id)) {
+      out->message = "the reproduce string is for another property than " + metadata.id;
+      return;
+    }
+  }
+  SilentListener listener;
+  const rc::detail::TestResult result =
+      rc::detail::checkTestable(property, metadata, test_params, listener, reproduce);
+
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    out->passed = true;
+    out->cases = success.numSuccess;
+  } else if (result.match(gave_up)) {
+    out->cases = gave_up.numSuccess;
+    out->message = "gave up: " + gave_up.description;
+  } else if (result.match(error)) {
+    out->message = "error: " + error.description;
+  } else if (result.match(failure)) {
+    out->cases = failure.numSuccess;
+    out->message = failure.description;
+    out->reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
+    for (const auto& [type, value] : failure.counterExample) {
+      std::istringstream lines(value);
+      for (std::string line; std::getline(lines, line);) out->counterexample.push_back(line);
+    }
+  }
+}
+
+}  // namespace statecheck::properties
