@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds one flavour of statecheck: ci/build.sh release|asan [extra cmake args]
+# Configures and builds one flavour of statecheck: ci/build.sh release|asan|tsan [extra cmake
+# args]. STATECHECK_TARGET=name builds that target alone.
 # Prints the build directory on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +10,11 @@ case "$flavour" in
   release) dir=build/release; args=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) dir=build/asan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_SANITIZE=ON
                                -DSTATECHECK_BUILD_BENCH=OFF) ;;
-  *) echo "ci/build.sh: unknown flavour '$flavour' (release or asan)" >&2; exit 2 ;;
+  tsan) dir=build/tsan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_TSAN=ON
+                               -DSTATECHECK_BUILD_BENCH=OFF) ;;
+  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan or tsan)" >&2; exit 2 ;;
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null
-cmake --build "$dir" -j "$jobs"
+cmake --build "$dir" -j "$jobs" ${STATECHECK_TARGET:+--target "$STATECHECK_TARGET"}
 echo "$dir"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test suite: installs what is missing, builds, runs every unit and property test, then
-# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the concurrency
+# check under ThreadSanitizer (RocksDB itself is not instrumented: ci/tsan.supp says why and
+# what it suppresses).
 # Long-running checks (label "long") are left to ci/nightly.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +20,10 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan+UBSan tests"
   (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -LE long -j "$jobs" --output-on-failure)
+
+  echo "== ThreadSanitizer build (the concurrency check)"
+  STATECHECK_TARGET=kv_concurrency_test ./ci/build.sh tsan | tail -n 3
+  echo "== ThreadSanitizer tests"
+  TSAN_OPTIONS="suppressions=$PWD/ci/tsan.supp halt_on_error=1" \
+    build/tsan/properties/kv_concurrency_test
 fi
