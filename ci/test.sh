@@ -24,6 +24,6 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ThreadSanitizer build (the concurrency check)"
   STATECHECK_TARGET=kv_concurrency_test ./ci/build.sh tsan | tail -n 3
   echo "== ThreadSanitizer tests"
-  TSAN_OPTIONS="suppressions=$PWD/ci/tsan.supp halt_on_error=1" \
-    build/tsan/properties/kv_concurrency_test
+  (cd build/tsan && TSAN_OPTIONS="suppressions=$PWD/../../ci/tsan.supp halt_on_error=1" \
+     ctest -R '^KvConcurrency\.' -j "$jobs" --output-on-failure)
 fi

@@ -72,6 +72,13 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// FNV-1a: a property id's contribution to its batch seeds, the same on every platform.
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
 // ---------------------------------------------------------------------------------------------
 // list rules
 
@@ -199,26 +206,41 @@ int Run(const RunFlags& flags, const std::string& command) {
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   int64_t total_ops = 0, total_cases = 0, findings = 0;
   double last_progress = -1;
-  uint64_t batch = 0;
-  bool any_left = true;
-  // Round-robin batches over the properties until the budget is spent. A property that failed
-  // is not run again: its counterexample is the finding.
-  while (any_left && elapsed() < flags.budget) {
-    any_left = false;
+  // Fair shares of the budget: each step runs one batch of the property whose family has had
+  // the least time so far, and within the family the property that has had the least. (Families
+  // differ a hundredfold in cost per case; batch round-robin would hand the slow one the whole
+  // budget.) A batch's seed depends only on the run's seed, the property and the batch's number
+  // for that property, so any batch replays whatever the timing. A property that failed is not
+  // run again: its counterexample is the finding.
+  std::map<std::string, double> family_seconds;
+  std::map<std::string, uint64_t> batches;
+  while (elapsed() < flags.budget) {
+    const properties::PropertySpec* next = nullptr;
     for (const auto& spec : specs) {
-      if (elapsed() >= flags.budget) break;
+      if (!results[spec.id].passed) continue;
+      if (next) {
+        const double fa = family_seconds[spec.family], fb = family_seconds[next->family];
+        if (fa > fb || (fa == fb && results[spec.id].seconds >= results[next->id].seconds)) {
+          continue;
+        }
+      }
+      next = &spec;
+    }
+    if (!next) break;
+    const auto& spec = *next;
+    {
       reports::PropertyResult& r = results[spec.id];
-      if (!r.passed) continue;
-      any_left = true;
       properties::PropertyParams params;
-      params.seed = Mix(seed ^ Mix(batch++));
+      params.seed = Mix(seed ^ Mix(Fnv1a(spec.id) ^ Mix(batches[spec.id]++)));
       params.max_success = flags.cases_per_batch;
       params.max_size = flags.max_size;
       params.trace_dir = dir + "/counterexamples";
       if (!flags.reproduce.empty()) params.reproduce = flags.reproduce;
       const auto t0 = Clock::now();
       const properties::PropertyOutcome out = spec.run(params);
-      r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      r.seconds += seconds;
+      family_seconds[spec.family] += seconds;
       r.cases += out.cases;
       r.operations += out.operations;
       total_ops += out.operations;
