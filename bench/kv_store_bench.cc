@@ -84,9 +84,9 @@
 //   BM_Buffer/Memory/{map,wbwi}
 //       Builds the buffer from the whole stream once (Iterations(1)) while counting the heap:
 //       heap_bytes_per_entry counts malloc_usable_size of every block allocated minus every
-//       block freed through operator new/delete (the overrides below; RocksDB's arena blocks are
-//       new[]'d, so the WriteBatchWithIndex skiplist is seen), per distinct buffered key (9,000);
-//       malloc_bytes_per_entry is the same delta from glibc's mallinfo2 (chunk headers
+//       block freed through operator new/delete (bench/heap_accounting.h; RocksDB's arena blocks
+//       are new[]'d, so the WriteBatchWithIndex skiplist is seen), per distinct buffered key
+//       (9,000); malloc_bytes_per_entry is the same delta from glibc's mallinfo2 (chunk headers
 //       included). data_bytes_per_entry: the payload bytes, i.e. the map's key + value sizes
 //       and the batch's GetDataSize() (records with their tags and lengths, superseded records
 //       included), per distinct key. The batch is a std::string grown by doubling, so wbwi's
@@ -113,7 +113,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -123,7 +122,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -132,129 +130,13 @@
 #include <utility>
 #include <vector>
 
+#include "bench/heap_accounting.h"
 #include "benchmark/benchmark.h"
 #include "statecheck/key_value_store.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
-
-// ---------------------------------------------------------------------------------------------
-// Heap accounting for BM_Buffer/Memory (as in window_store_bench.cc): every operator new/delete
-// of the program, librocksdb's included, goes through here. While g_count_heap is set,
-// g_heap_bytes tracks the net usable bytes allocated. When it is not set the cost is one relaxed
-// load, so the timed benchmarks are not skewed.
-namespace {
-
-std::atomic<bool> g_count_heap{false};
-std::atomic<int64_t> g_heap_bytes{0};
-
-void CountAllocation(void* p) {
-  if (g_count_heap.load(std::memory_order_relaxed)) {
-    g_heap_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  }
-}
-
-// Returns nullptr when out of memory and no new_handler is installed.
-void* Allocate(std::size_t size) {
-  if (size == 0) size = 1;
-  for (;;) {
-    void* p = std::malloc(size);
-    if (p != nullptr) {
-      CountAllocation(p);
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) return nullptr;
-    handler();
-  }
-}
-
-void* AllocateAligned(std::size_t size, std::align_val_t align) {
-  if (size == 0) size = 1;
-  const std::size_t alignment = std::max(static_cast<std::size_t>(align), sizeof(void*));
-  for (;;) {
-    void* p = nullptr;
-    if (posix_memalign(&p, alignment, size) == 0) {
-      CountAllocation(p);
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) return nullptr;
-    handler();
-  }
-}
-
-void Deallocate(void* p) noexcept {
-  if (p == nullptr) return;
-  if (g_count_heap.load(std::memory_order_relaxed)) {
-    g_heap_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  }
-  std::free(p);
-}
-
-void* AllocateOrThrow(std::size_t size) {
-  void* p = Allocate(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void* AllocateAlignedOrThrow(std::size_t size, std::align_val_t align) {
-  void* p = AllocateAligned(size, align);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) { return AllocateOrThrow(size); }
-void* operator new[](std::size_t size) { return AllocateOrThrow(size); }
-void* operator new(std::size_t size, std::align_val_t align) {
-  return AllocateAlignedOrThrow(size, align);
-}
-void* operator new[](std::size_t size, std::align_val_t align) {
-  return AllocateAlignedOrThrow(size, align);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return Allocate(size);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return Allocate(size);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  try {
-    return AllocateAligned(size, align);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  try {
-    return AllocateAligned(size, align);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { Deallocate(p); }
-void operator delete[](void* p) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { Deallocate(p); }
 
 namespace statecheck::bench {
 namespace {
@@ -1019,16 +901,15 @@ template <class Build>
 void BufferMemoryLoop(benchmark::State& state, Build build) {
   for (auto _ : state) {
     const struct mallinfo2 before = mallinfo2();
-    g_heap_bytes.store(0);
-    g_count_heap.store(true);
+    StartHeapCounting();
     const auto [buffer, data_bytes] = build();
-    g_count_heap.store(false);
+    StopHeapCounting();
     const struct mallinfo2 after = mallinfo2();
     const double malloc_bytes = static_cast<double>(after.uordblks + after.hblkhd) -
                                 static_cast<double>(before.uordblks + before.hblkhd);
     const double entries = static_cast<double>(kBufferDistinct);
     state.counters["entries"] = entries;
-    state.counters["heap_bytes_per_entry"] = static_cast<double>(g_heap_bytes.load()) / entries;
+    state.counters["heap_bytes_per_entry"] = static_cast<double>(CountedHeapBytes()) / entries;
     state.counters["malloc_bytes_per_entry"] = malloc_bytes / entries;
     state.counters["data_bytes_per_entry"] = static_cast<double>(data_bytes) / entries;
     benchmark::DoNotOptimize(buffer.get());

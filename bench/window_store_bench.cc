@@ -32,7 +32,7 @@
 //                           first 1,000 segments have expired; 100,000 records live).
 //                           bytes_per_record counts malloc_usable_size of every block allocated
 //                           minus every block freed through operator new/delete while the store
-//                           is built (the overrides below); malloc_bytes_per_record is the
+//                           is built (bench/heap_accounting.h); malloc_bytes_per_record is the
 //                           same delta taken from glibc's mallinfo2 (chunk headers included, and
 //                           blocks malloc'd directly, which operator new does not see).
 // Drained records are consumed on both sides: the window start and the aggregate in the value
@@ -47,7 +47,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -56,7 +55,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -64,128 +62,13 @@
 #include <utility>
 #include <vector>
 
+#include "bench/heap_accounting.h"
 #include "bench/seed_window_store.h"
 #include "benchmark/benchmark.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/logger.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
-
-// ---------------------------------------------------------------------------------------------
-// Heap accounting: every operator new/delete of the program goes through here. While
-// g_count_heap is set, g_heap_bytes tracks the net usable bytes allocated. When it is not set
-// the cost is one relaxed load, so the timed benchmarks are not skewed.
-namespace {
-
-std::atomic<bool> g_count_heap{false};
-std::atomic<int64_t> g_heap_bytes{0};
-
-void CountAllocation(void* p) {
-  if (g_count_heap.load(std::memory_order_relaxed)) {
-    g_heap_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  }
-}
-
-// Returns nullptr when out of memory and no new_handler is installed.
-void* Allocate(std::size_t size) {
-  if (size == 0) size = 1;
-  for (;;) {
-    void* p = std::malloc(size);
-    if (p != nullptr) {
-      CountAllocation(p);
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) return nullptr;
-    handler();
-  }
-}
-
-void* AllocateAligned(std::size_t size, std::align_val_t align) {
-  if (size == 0) size = 1;
-  const std::size_t alignment = std::max(static_cast<std::size_t>(align), sizeof(void*));
-  for (;;) {
-    void* p = nullptr;
-    if (posix_memalign(&p, alignment, size) == 0) {
-      CountAllocation(p);
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) return nullptr;
-    handler();
-  }
-}
-
-void Deallocate(void* p) noexcept {
-  if (p == nullptr) return;
-  if (g_count_heap.load(std::memory_order_relaxed)) {
-    g_heap_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  }
-  std::free(p);
-}
-
-void* AllocateOrThrow(std::size_t size) {
-  void* p = Allocate(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void* AllocateAlignedOrThrow(std::size_t size, std::align_val_t align) {
-  void* p = AllocateAligned(size, align);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) { return AllocateOrThrow(size); }
-void* operator new[](std::size_t size) { return AllocateOrThrow(size); }
-void* operator new(std::size_t size, std::align_val_t align) {
-  return AllocateAlignedOrThrow(size, align);
-}
-void* operator new[](std::size_t size, std::align_val_t align) {
-  return AllocateAlignedOrThrow(size, align);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return Allocate(size);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return Allocate(size);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  try {
-    return AllocateAligned(size, align);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  try {
-    return AllocateAligned(size, align);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { Deallocate(p); }
-void operator delete[](void* p) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { Deallocate(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { Deallocate(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { Deallocate(p); }
 
 namespace statecheck::bench {
 namespace {
@@ -486,19 +369,18 @@ template <class Store>
 void BM_MemoryPerRecord(benchmark::State& state) {
   for (auto _ : state) {
     const struct mallinfo2 before = mallinfo2();
-    g_heap_bytes.store(0);
-    g_count_heap.store(true);
+    StartHeapCounting();
     auto store = std::make_unique<Store>();
     // Two retention periods of puts: the first 1,000 segments have come and gone.
     PutRange(*store, 0, 2 * kSteadyPuts);
-    g_count_heap.store(false);
+    StopHeapCounting();
     const struct mallinfo2 after = mallinfo2();
     const double records = static_cast<double>(store->records());
     const double malloc_bytes = static_cast<double>(after.uordblks + after.hblkhd) -
                                 static_cast<double>(before.uordblks + before.hblkhd);
     state.counters["live_records"] = records;
     state.counters["live_segments"] = static_cast<double>(store->segments());
-    state.counters["bytes_per_record"] = static_cast<double>(g_heap_bytes.load()) / records;
+    state.counters["bytes_per_record"] = static_cast<double>(CountedHeapBytes()) / records;
     state.counters["malloc_bytes_per_record"] = malloc_bytes / records;
     if (store->records() != kSteadyPuts || store->segments() != kLiveSegments) {
       state.SkipWithError("store is not in the steady state (1,000 segments x 100 records)");

@@ -1,0 +1,189 @@
+// Log: the embedded, durable, append-only log that stands in for Kafka's topics ("the broker",
+// SPEC C). It holds each task's input partition, each store's changelog partition, the output
+// partition and the committed input offsets, in its own directory apart from the state
+// directory, so wiping state never touches it.
+//
+// How it differs from a Kafka broker:
+//   * One process, one writer: every call is made under one mutex; there is no replication,
+//     retention or compaction. The whole log is also held in memory (loaded on open), which suits
+//     harness-sized logs, not production ones.
+//   * A partition is a named file, `<name>.log`, created on the first append to it. Offsets are
+//     assigned consecutively per partition from 0; markers (below) take offsets too, as Kafka's
+//     control records do, so a transactional partition's data offsets have gaps.
+//   * A non-transactional Append is visible to READ_COMMITTED readers once it is durable: after
+//     the next Sync() (Kafka: the high watermark). READ_UNCOMMITTED readers see it at once.
+//   * Committed input offsets are records in an internal partition ("__offsets", key = group),
+//     like Kafka's __consumer_offsets, so they can be part of a transaction (SPEC C1).
+//
+// Record format (little-endian), one record after another in `<name>.log`:
+//   offset  size  field
+//        0     1  magic/version: 0xC1
+//        1     1  type: 1 data, 2 txn-begin, 3 txn-commit, 4 txn-abort
+//        2     1  flags: bit 0 = the value is null (a tombstone); other bits 0
+//        3     1  reserved, 0
+//        4     8  transaction id (int64; 0 = not transactional)
+//       12     8  offset (int64)
+//       20     4  key length (uint32)
+//       24     4  value length (uint32; 0 when null)
+//       28     4  CRC-32C of bytes [0, 28) followed by the key and the value
+//       32     -  key bytes, then value bytes
+//
+// Transactions (exactly-once-v2, SPEC C1). A transaction id names at most one open transaction
+// at a time; it may be reused once that one is committed or aborted. The first transactional
+// append to a partition writes a txn-begin marker there; a commit or abort writes a txn-commit
+// or txn-abort marker to every partition the transaction touched. A READ_COMMITTED reader sees
+// a transaction's data only below its commit marker, never an aborted transaction's data, and
+// nothing at or after the begin marker of a still-open transaction (the last stable offset).
+//
+// Commit atomicity. CommitTransaction (1) fsyncs every partition the transaction touched,
+// (2) appends a commit *decision* to the internal partition "__txn_state" naming each touched
+// partition and the offset its commit marker will take, and fsyncs it — this is the commit
+// point, (3) appends the commit markers and fsyncs each partition. Readers in this process see
+// the markers only when all are written (the mutex is held throughout); a crash between (2) and
+// the end of (3) is completed on the next open by writing the missing markers (roll forward),
+// so readers see all of a committed transaction in every partition, or nothing of it. An abort
+// needs no decision: every transaction without a durable commit decision is aborted.
+//
+// Recovery on open. Each `.log` file is scanned. A record that is cut short or fails its
+// checksum is a *torn tail* if no valid record follows it anywhere in the file (SPEC F4): the
+// file is truncated at its byte offset (through the Env's WritableFile::Truncate) and a warning
+// naming the partition and byte offset is logged. Damage followed by a valid record, or a record
+// whose offset or transaction state is out of sequence, is Corruption naming the file and the byte
+// offset. Then the last commit decision is completed (above), and every transaction still open
+// in any partition is aborted (abort markers written and fsynced, a warning logged).
+//
+// Failures. A failed write is undone by truncating the file back; if that fails, or an fsync
+// fails (the file's durable contents are then unknown), the partition refuses further writes
+// with FailedPrecondition until the log is reopened. A failure during a commit from step (2) on
+// leaves the outcome to recovery: every later call returns FailedPrecondition until reopen.
+//
+// Thread safety: a Log may be called from any number of threads; calls are serialized.
+// All file I/O goes through the rocksdb::Env the log was opened with.
+#ifndef STATECHECK_LOG_H_
+#define STATECHECK_LOG_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "statecheck/logger.h"
+#include "statecheck/state_config.h"
+#include "statecheck/status.h"
+
+namespace rocksdb {
+class Env;
+}  // namespace rocksdb
+
+namespace statecheck {
+
+struct LogOptions {
+  std::string directory;  // Created (with missing parents) if missing.
+  // The Env the log does all file I/O through (the faults layer wraps one). Null = the default.
+  // Not owned; must outlive the log.
+  rocksdb::Env* env = nullptr;
+  std::shared_ptr<Logger> logger;  // Null = StderrLogger().
+};
+
+// One data record as a reader sees it.
+struct LogRecord {
+  int64_t offset = 0;
+  std::string key;
+  std::optional<std::string> value;  // nullopt = a tombstone.
+  int64_t txn_id = 0;                // 0 = appended outside a transaction.
+  friend bool operator==(const LogRecord&, const LogRecord&) = default;
+};
+
+// The committed input offsets of a consumer group, with the processor's metadata (SPEC E10).
+struct CommittedOffsets {
+  std::map<std::string, int64_t> offsets;  // Partition → next offset to consume.
+  std::string metadata;
+  friend bool operator==(const CommittedOffsets&, const CommittedOffsets&) = default;
+};
+
+// Partition names: 1 to 200 bytes of [A-Za-z0-9._-], not "." or "..", and not starting with
+// "__" (reserved for the log's own partitions). Anything else is InvalidArgument naming it.
+class Log {
+ public:
+  virtual ~Log() = default;
+
+  // Appends a data record outside any transaction and sets `*offset` to its offset. It is
+  // written to the file (it survives a process crash) but durable only after Sync().
+  // InvalidArgument for a bad partition name; IOError if the write failed (nothing appended);
+  // FailedPrecondition if the partition or the log must be reopened (see "Failures").
+  virtual Status Append(std::string_view partition, std::string_view key,
+                        std::optional<std::string_view> value, int64_t* offset) = 0;
+
+  // Fsyncs every partition with unsynced records; they become visible to READ_COMMITTED
+  // readers. IOError if an fsync failed.
+  virtual Status Sync() = 0;
+
+  // Starts transaction `txn_id`. InvalidArgument if `txn_id` <= 0; FailedPrecondition if a
+  // transaction with that id is already open. Writes nothing.
+  virtual Status BeginTransaction(int64_t txn_id) = 0;
+
+  // Appends a data record to open transaction `txn_id` (after a txn-begin marker on its first
+  // append to `partition`). NotFound if no such transaction is open; otherwise as Append.
+  virtual Status AppendTransactional(int64_t txn_id, std::string_view partition,
+                                     std::string_view key, std::optional<std::string_view> value,
+                                     int64_t* offset) = 0;
+
+  // Writes `group`'s committed offsets inside transaction `txn_id`: they become visible with the
+  // transaction's other records, or never. NotFound if no such transaction is open;
+  // InvalidArgument for an empty group, a bad partition name or a negative offset.
+  virtual Status AppendOffsetsTransactional(int64_t txn_id, std::string_view group,
+                                            const CommittedOffsets& offsets) = 0;
+
+  // Commits transaction `txn_id` durably and atomically (see "Commit atomicity"); on OK every
+  // record of it is durable and visible to READ_COMMITTED readers. NotFound if no such
+  // transaction is open. IOError on a failed write or fsync: before the commit point the
+  // transaction stays open (the caller may abort it); after it, the log must be reopened and
+  // recovery decides (the message says which).
+  virtual Status CommitTransaction(int64_t txn_id) = 0;
+
+  // Aborts transaction `txn_id`: abort markers are written and fsynced; its records are never
+  // visible to READ_COMMITTED readers. NotFound if no such transaction is open. On IOError the
+  // transaction stays open; a reopen aborts it.
+  virtual Status AbortTransaction(int64_t txn_id) = 0;
+
+  // Writes `group`'s committed offsets outside any transaction and syncs them: on OK they are
+  // durable. InvalidArgument as AppendOffsetsTransactional.
+  virtual Status CommitOffsets(std::string_view group, const CommittedOffsets& offsets) = 0;
+
+  // Sets `*out` to `group`'s last committed offsets visible to READ_COMMITTED readers.
+  // NotFound if the group has none; InvalidArgument for an empty group.
+  virtual Status GetCommittedOffsets(std::string_view group, CommittedOffsets* out) = 0;
+
+  // Sets `*offset` to the offset the next record appended to `partition` will take (0 for a
+  // partition never written). InvalidArgument for a bad partition name.
+  virtual Status EndOffset(std::string_view partition, int64_t* offset) = 0;
+
+  // Sets `*offset` to the last stable offset: READ_COMMITTED readers see records below it and
+  // none at or above it. It is the smallest of the durable end (after Sync) and the begin marker
+  // of any open transaction in the partition. InvalidArgument for a bad partition name.
+  virtual Status CommittedEndOffset(std::string_view partition, int64_t* offset) = 0;
+
+  // Appends to `*records` up to `max_records` data records of `partition` with offsets from
+  // `from_offset`, in offset order. kReadCommitted reads below CommittedEndOffset and skips
+  // markers and aborted transactions' records; kReadUncommitted returns every data record up to
+  // EndOffset (aborted ones too). InvalidArgument for a bad name, a negative `from_offset` or
+  // `max_records` < 1; OutOfRange if `from_offset` > EndOffset.
+  virtual Status Read(std::string_view partition, int64_t from_offset, int max_records,
+                      IsolationLevel isolation, std::vector<LogRecord>* records) = 0;
+
+  // The user partitions that exist (have a file), sorted.
+  virtual std::vector<std::string> Partitions() = 0;
+};
+
+// Opens (creating if needed) the log in `options.directory` and recovers it (see "Recovery on
+// open"). InvalidArgument for an empty directory; Corruption naming the file and byte offset of
+// damage that is not a torn tail; IOError from the Env (including when the directory's lock is
+// held by another open Log).
+Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log);
+
+}  // namespace statecheck
+
+#endif  // STATECHECK_LOG_H_

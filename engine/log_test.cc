@@ -1,0 +1,454 @@
+#include "statecheck/log.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/env.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace statecheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+#define ASSERT_OK(expr)                          \
+  do {                                           \
+    const Status _s = (expr);                    \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
+  } while (0)
+
+class CapturingLogger : public Logger {
+ public:
+  void Log(LogLevel level, std::string_view message) override {
+    std::lock_guard<std::mutex> l(mu_);
+    lines_.push_back(std::string(LogLevelName(level)) + " " + std::string(message));
+  }
+  std::string All() {
+    std::lock_guard<std::mutex> l(mu_);
+    std::string out;
+    for (const auto& line : lines_) out += line + "\n";
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// Fails the fsync of files whose name ends with `suffix` while `fail` is set.
+class FailingSyncEnv : public rocksdb::EnvWrapper {
+ public:
+  explicit FailingSyncEnv(std::string suffix)
+      : EnvWrapper(rocksdb::Env::Default()), suffix_(std::move(suffix)) {}
+
+  rocksdb::Status ReopenWritableFile(const std::string& fname,
+                                     std::unique_ptr<rocksdb::WritableFile>* result,
+                                     const rocksdb::EnvOptions& options) override {
+    rocksdb::Status s = target()->ReopenWritableFile(fname, result, options);
+    if (s.ok() && fname.size() >= suffix_.size() &&
+        fname.compare(fname.size() - suffix_.size(), suffix_.size(), suffix_) == 0) {
+      *result = std::make_unique<File>(std::move(*result), &fail);
+    }
+    return s;
+  }
+
+  std::atomic<bool> fail{false};
+
+ private:
+  class File : public rocksdb::WritableFileWrapper {
+   public:
+    File(std::unique_ptr<rocksdb::WritableFile> target, std::atomic<bool>* fail)
+        : WritableFileWrapper(target.get()), owned_(std::move(target)), fail_(fail) {}
+    rocksdb::Status Sync() override {
+      if (*fail_) return rocksdb::Status::IOError("injected fsync failure");
+      return WritableFileWrapper::Sync();
+    }
+
+   private:
+    std::unique_ptr<rocksdb::WritableFile> owned_;
+    std::atomic<bool>* fail_;
+  };
+
+  std::string suffix_;
+};
+
+class LogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("statecheck_log_" + std::to_string(::getpid())) /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    log_.reset();
+    fs::remove_all(dir_.parent_path());
+  }
+
+  Status Open(rocksdb::Env* env = nullptr) {
+    log_.reset();
+    logger_ = std::make_shared<CapturingLogger>();
+    LogOptions o;
+    o.directory = dir_.string();
+    o.env = env;
+    o.logger = logger_;
+    return OpenLog(o, &log_);
+  }
+
+  int64_t AppendOk(std::string_view partition, std::string_view key,
+                   std::optional<std::string_view> value) {
+    int64_t offset = -1;
+    Status s = log_->Append(partition, key, value, &offset);
+    EXPECT_TRUE(s.ok()) << s;
+    return offset;
+  }
+
+  int64_t TxnAppendOk(int64_t txn, std::string_view partition, std::string_view key,
+                      std::string_view value) {
+    int64_t offset = -1;
+    Status s = log_->AppendTransactional(txn, partition, key, value, &offset);
+    EXPECT_TRUE(s.ok()) << s;
+    return offset;
+  }
+
+  // "key=value" of each record read from offset 0.
+  std::vector<std::string> Keys(std::string_view partition, IsolationLevel level) {
+    std::vector<LogRecord> records;
+    Status s = log_->Read(partition, 0, 1000, level, &records);
+    EXPECT_TRUE(s.ok()) << s;
+    std::vector<std::string> out;
+    for (const auto& r : records) out.push_back(r.key + "=" + r.value.value_or("<null>"));
+    return out;
+  }
+
+  int64_t End(std::string_view partition) {
+    int64_t end = -1;
+    EXPECT_TRUE(log_->EndOffset(partition, &end).ok());
+    return end;
+  }
+  int64_t CommittedEnd(std::string_view partition) {
+    int64_t end = -1;
+    EXPECT_TRUE(log_->CommittedEndOffset(partition, &end).ok());
+    return end;
+  }
+
+  std::string FileOf(std::string_view partition) {
+    return (dir_ / (std::string(partition) + ".log")).string();
+  }
+
+  fs::path dir_;
+  std::shared_ptr<CapturingLogger> logger_;
+  std::unique_ptr<Log> log_;
+};
+
+using Strings = std::vector<std::string>;
+constexpr IsolationLevel kCommitted = IsolationLevel::kReadCommitted;
+constexpr IsolationLevel kUncommitted = IsolationLevel::kReadUncommitted;
+
+TEST_F(LogTest, AppendAssignsConsecutiveOffsetsAndReads) {
+  ASSERT_OK(Open());
+  EXPECT_EQ(AppendOk("input-0", "a", "1"), 0);
+  EXPECT_EQ(AppendOk("input-0", "b", std::nullopt), 1);
+  EXPECT_EQ(AppendOk("input-0", "c", ""), 2);
+  EXPECT_EQ(AppendOk("output-0", "x", "9"), 0);
+  EXPECT_EQ(End("input-0"), 3);
+  EXPECT_EQ(End("never-written"), 0);
+  EXPECT_EQ(Keys("input-0", kUncommitted), (Strings{"a=1", "b=<null>", "c="}));
+
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("input-0", 1, 1, kUncommitted, &records));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0], (LogRecord{1, "b", std::nullopt, 0}));
+  EXPECT_EQ(log_->Partitions(), (Strings{"input-0", "output-0"}));
+}
+
+TEST_F(LogTest, AppendIsVisibleToReadCommittedAfterSync) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  EXPECT_EQ(CommittedEnd("input-0"), 0);
+  EXPECT_EQ(Keys("input-0", kCommitted), Strings{});
+  ASSERT_OK(log_->Sync());
+  EXPECT_EQ(CommittedEnd("input-0"), 1);
+  EXPECT_EQ(Keys("input-0", kCommitted), Strings{"a=1"});
+}
+
+TEST_F(LogTest, ReopenKeepsSyncedData) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  AppendOk("input-0", "b", std::nullopt);
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("input-0", kCommitted), (Strings{"a=1", "b=<null>"}));
+  EXPECT_EQ(AppendOk("input-0", "c", "3"), 2);
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("input-0", kUncommitted), (Strings{"a=1", "b=<null>", "c=3"}));
+  EXPECT_EQ(logger_->All(), "");
+}
+
+TEST_F(LogTest, CreatesMissingDirectoryApartFromEverythingElse) {
+  dir_ = dir_ / "nested" / "log";
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  EXPECT_TRUE(fs::exists(FileOf("input-0")));
+}
+
+TEST_F(LogTest, SecondOpenOfTheSameDirectoryFails) {
+  ASSERT_OK(Open());
+  std::unique_ptr<Log> second;
+  LogOptions o;
+  o.directory = dir_.string();
+  o.logger = NullLogger();
+  Status s = OpenLog(o, &second);
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_NE(s.message().find("lock"), std::string::npos) << s;
+}
+
+TEST_F(LogTest, TornTailIsDroppedAndLogged) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  AppendOk("input-0", "b", "2");
+  AppendOk("input-0", "c", "3");
+  ASSERT_OK(log_->Sync());
+  log_.reset();
+  const uintmax_t size = fs::file_size(FileOf("input-0"));
+  const uintmax_t record = size / 3;  // Equal-sized records.
+  fs::resize_file(FileOf("input-0"), size - 5);
+
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("input-0", kCommitted), (Strings{"a=1", "b=2"}));
+  const std::string logged = logger_->All();
+  EXPECT_NE(logged.find("torn tail"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("\"input-0\""), std::string::npos) << logged;
+  EXPECT_NE(logged.find("byte offset " + std::to_string(2 * record)), std::string::npos) << logged;
+  EXPECT_EQ(fs::file_size(FileOf("input-0")), 2 * record);
+  EXPECT_EQ(AppendOk("input-0", "d", "4"), 2);
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("input-0", kCommitted), (Strings{"a=1", "b=2", "d=4"}));
+  EXPECT_EQ(logger_->All(), "");
+}
+
+TEST_F(LogTest, GarbageTailIsDropped) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  ASSERT_OK(log_->Sync());
+  log_.reset();
+  {
+    std::ofstream f(FileOf("input-0"), std::ios::binary | std::ios::app);
+    f << std::string(7, '\0') << "garbage after the last record";
+  }
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("input-0", kCommitted), Strings{"a=1"});
+  EXPECT_NE(logger_->All().find("torn tail"), std::string::npos);
+}
+
+TEST_F(LogTest, DamageBeforeValidRecordsIsCorruptionNamingFileAndOffset) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  AppendOk("input-0", "b", "2");
+  ASSERT_OK(log_->Sync());
+  log_.reset();
+  {
+    std::fstream f(FileOf("input-0"), std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(32);  // The key of record 0.
+    f.put('z');
+  }
+  Status s = Open();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_NE(s.message().find(FileOf("input-0")), std::string::npos) << s;
+  EXPECT_NE(s.message().find("byte offset 0"), std::string::npos) << s;
+}
+
+TEST_F(LogTest, CommittedTransactionIsVisibleInEveryPartition) {
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(7));
+  EXPECT_EQ(TxnAppendOk(7, "kv-changelog-0", "k", "v"), 1);  // After the begin marker.
+  TxnAppendOk(7, "output-0", "o", "1");
+  TxnAppendOk(7, "kv-changelog-0", "k2", "v2");
+  EXPECT_EQ(Keys("kv-changelog-0", kCommitted), Strings{});
+  EXPECT_EQ(Keys("kv-changelog-0", kUncommitted), (Strings{"k=v", "k2=v2"}));
+  ASSERT_OK(log_->CommitTransaction(7));
+  EXPECT_EQ(Keys("kv-changelog-0", kCommitted), (Strings{"k=v", "k2=v2"}));
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
+  EXPECT_EQ(End("kv-changelog-0"), 4);  // Begin, two records, commit.
+  EXPECT_EQ(CommittedEnd("kv-changelog-0"), 4);
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("kv-changelog-0", kCommitted), (Strings{"k=v", "k2=v2"}));
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
+  // The id can be reused.
+  ASSERT_OK(log_->BeginTransaction(7));
+  TxnAppendOk(7, "output-0", "o", "2");
+  ASSERT_OK(log_->CommitTransaction(7));
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"o=1", "o=2"}));
+}
+
+TEST_F(LogTest, AbortedTransactionIsSkippedByReadCommittedOnly) {
+  ASSERT_OK(Open());
+  AppendOk("output-0", "before", "0");
+  ASSERT_OK(log_->BeginTransaction(1));
+  TxnAppendOk(1, "output-0", "aborted", "x");
+  ASSERT_OK(log_->AbortTransaction(1));
+  AppendOk("output-0", "after", "1");
+  ASSERT_OK(log_->Sync());
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"before=0", "after=1"}));
+  EXPECT_EQ(Keys("output-0", kUncommitted), (Strings{"before=0", "aborted=x", "after=1"}));
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"before=0", "after=1"}));
+}
+
+TEST_F(LogTest, OpenTransactionHidesItsRecordsAndBoundsCommittedEnd) {
+  ASSERT_OK(Open());
+  AppendOk("output-0", "a", "1");
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "output-0", "t", "1");
+  AppendOk("output-0", "b", "2");  // After the open transaction: hidden too.
+  ASSERT_OK(log_->Sync());
+  EXPECT_EQ(CommittedEnd("output-0"), 1);
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"a=1"});
+  ASSERT_OK(log_->CommitTransaction(3));
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"a=1", "t=1", "b=2"}));
+}
+
+TEST_F(LogTest, TransactionWithoutDecisionIsAbortedOnReopen) {
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(5));
+  TxnAppendOk(5, "output-0", "t", "1");
+  TxnAppendOk(5, "kv-changelog-0", "k", "v");
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(Open());  // A crash: no commit, no abort.
+  EXPECT_NE(logger_->All().find("aborting transaction 5"), std::string::npos) << logger_->All();
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{});
+  EXPECT_EQ(Keys("kv-changelog-0", kCommitted), Strings{});
+  EXPECT_EQ(Keys("output-0", kUncommitted), Strings{"t=1"});
+  EXPECT_EQ(CommittedEnd("output-0"), End("output-0"));
+  EXPECT_EQ(log_->CommitTransaction(5).code(), Status::Code::kNotFound);
+  ASSERT_OK(Open());
+  EXPECT_EQ(logger_->All(), "");
+}
+
+TEST_F(LogTest, CommitDecisionWithMissingMarkersIsCompletedOnReopen) {
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(9));
+  TxnAppendOk(9, "output-0", "o", "1");
+  TxnAppendOk(9, "kv-changelog-0", "k", "v");
+  ASSERT_OK(log_->CommitTransaction(9));
+  log_.reset();
+  // A crash after the decision, before the markers: remove each commit marker (the last
+  // record: a 32-byte header, empty key and value).
+  for (const char* p : {"output-0", "kv-changelog-0"}) {
+    fs::resize_file(FileOf(p), fs::file_size(FileOf(p)) - 32);
+  }
+  ASSERT_OK(Open());
+  EXPECT_NE(logger_->All().find("completing committed transaction 9"), std::string::npos)
+      << logger_->All();
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
+  EXPECT_EQ(Keys("kv-changelog-0", kCommitted), Strings{"k=v"});
+}
+
+TEST_F(LogTest, CommittedOffsetsRoundTrip) {
+  ASSERT_OK(Open());
+  CommittedOffsets got;
+  EXPECT_EQ(log_->GetCommittedOffsets("app", &got).code(), Status::Code::kNotFound);
+  const CommittedOffsets first{{{"input-0", 3}, {"input-1", 0}}, "stream-time=17"};
+  ASSERT_OK(log_->CommitOffsets("app", first));
+  const CommittedOffsets second{{{"input-0", 5}}, ""};
+  ASSERT_OK(log_->CommitOffsets("app", second));
+  ASSERT_OK(log_->CommitOffsets("other", first));
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, second);
+  ASSERT_OK(log_->GetCommittedOffsets("other", &got));
+  EXPECT_EQ(got, first);
+}
+
+TEST_F(LogTest, TransactionalOffsetsCommitAndAbortWithTheTransaction) {
+  ASSERT_OK(Open());
+  const CommittedOffsets base{{{"input-0", 1}}, "m1"};
+  ASSERT_OK(log_->CommitOffsets("app", base));
+
+  ASSERT_OK(log_->BeginTransaction(1));
+  TxnAppendOk(1, "output-0", "o", "1");
+  ASSERT_OK(log_->AppendOffsetsTransactional(1, "app", {{{"input-0", 2}}, "m2"}));
+  CommittedOffsets got;
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, base);  // Not yet.
+  ASSERT_OK(log_->AbortTransaction(1));
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, base);
+
+  ASSERT_OK(log_->BeginTransaction(2));
+  TxnAppendOk(2, "output-0", "o", "2");
+  const CommittedOffsets next{{{"input-0", 3}}, "m3"};
+  ASSERT_OK(log_->AppendOffsetsTransactional(2, "app", next));
+  ASSERT_OK(log_->CommitTransaction(2));
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, next);
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=2"});
+
+  // Undecided at a crash: both the output and the offsets are rolled back.
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "output-0", "o", "3");
+  ASSERT_OK(log_->AppendOffsetsTransactional(3, "app", {{{"input-0", 4}}, "m4"}));
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, next);
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=2"});
+}
+
+TEST_F(LogTest, FailedFsyncOfCommitDecisionLeavesTheOutcomeToRecovery) {
+  FailingSyncEnv env("__txn_state.log");
+  ASSERT_OK(Open(&env));
+  ASSERT_OK(log_->BeginTransaction(4));
+  TxnAppendOk(4, "output-0", "o", "1");
+  env.fail = true;
+  Status s = log_->CommitTransaction(4);
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  std::vector<LogRecord> records;
+  s = log_->Read("output-0", 0, 10, kCommitted, &records);  // Every call refuses now.
+  EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("reopen"), std::string::npos) << s;
+  env.fail = false;
+  // The decision reached the file (only its fsync failed), so recovery completes the commit.
+  ASSERT_OK(Open(&env));
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
+  log_.reset();  // Before `env`.
+}
+
+TEST_F(LogTest, BadInputIsRejectedWithClearErrors) {
+  ASSERT_OK(Open());
+  int64_t offset;
+  Status s = log_->Append("", "k", "v", &offset);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("empty"), std::string::npos) << s;
+  s = log_->Append("a/b", "k", "v", &offset);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("\"a/b\""), std::string::npos) << s;
+  s = log_->Append("__offsets", "k", "v", &offset);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("reserved"), std::string::npos) << s;
+
+  s = log_->AppendTransactional(42, "output-0", "k", "v", &offset);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_NE(s.message().find("transaction 42"), std::string::npos) << s;
+  EXPECT_EQ(log_->CommitTransaction(42).code(), Status::Code::kNotFound);
+  EXPECT_EQ(log_->AbortTransaction(42).code(), Status::Code::kNotFound);
+  EXPECT_EQ(log_->BeginTransaction(0).code(), Status::Code::kInvalidArgument);
+  ASSERT_OK(log_->BeginTransaction(1));
+  EXPECT_EQ(log_->BeginTransaction(1).code(), Status::Code::kFailedPrecondition);
+
+  std::vector<LogRecord> records;
+  EXPECT_EQ(log_->Read("output-0", 1, 10, kCommitted, &records).code(), Status::Code::kOutOfRange);
+  EXPECT_EQ(log_->Read("output-0", -1, 10, kCommitted, &records).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(log_->CommitOffsets("", {}).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(log_->CommitOffsets("g", {{{"input-0", -1}}, ""}).code(),
+            Status::Code::kInvalidArgument);
+
+  std::unique_ptr<Log> other;
+  EXPECT_EQ(OpenLog(LogOptions{}, &other).code(), Status::Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace statecheck
