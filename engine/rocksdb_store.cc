@@ -201,13 +201,16 @@ class MergingIterator final : public KeyValueIterator {
   Status status_;
 };
 
-// A key range as RocksDB bounds: [lower, upper_exclusive). Returns false when empty.
-bool RangeBounds(std::optional<std::string_view> from, std::optional<std::string_view> to,
+// An inclusive key range as RocksDB bounds: [lower, upper_exclusive). A reversed range
+// (from > to) becomes [from, from), which admits nothing.
+void RangeBounds(std::optional<std::string_view> from, std::optional<std::string_view> to,
                  std::optional<std::string>* lower, std::optional<std::string>* upper) {
-  if (from && to && *from > *to) return false;
   if (from) *lower = std::string(*from);
-  if (to) *upper = std::string(*to) + '\0';  // The successor of `to`: makes it inclusive.
-  return true;
+  if (from && to && *from > *to) {
+    *upper = *lower;
+  } else if (to) {
+    *upper = std::string(*to) + '\0';  // The successor of `to`: makes it inclusive.
+  }
 }
 
 class RocksDBStoreImpl;
@@ -547,12 +550,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
                     bool forward, std::unique_ptr<KeyValueIterator>* it) {
     STATECHECK_RETURN_IF_ERROR(CheckOpen());
     std::optional<std::string> lower, upper;
-    if (!RangeBounds(from, to, &lower, &upper)) {
-      *it = std::make_unique<MergingIterator>(
-          db_, nullptr, std::vector<std::pair<std::string, std::optional<std::string>>>{},
-          std::string("\x01", 1), std::string("\x01", 1), forward);
-      return Status::Ok();
-    }
+    RangeBounds(from, to, &lower, &upper);
     return WriterOpenBounds(std::move(lower), std::move(upper), forward, it);
   }
 
@@ -647,11 +645,7 @@ Status QueryViewImpl::PrefixScan(std::string_view prefix, std::unique_ptr<KeyVal
 Status QueryViewImpl::Open(std::optional<std::string_view> from, std::optional<std::string_view> to,
                            bool forward, std::unique_ptr<KeyValueIterator>* it) {
   std::optional<std::string> lower, upper;
-  if (!RangeBounds(from, to, &lower, &upper)) {
-    // An empty range: bounds that admit nothing.
-    lower = std::string("\x01", 1);
-    upper = lower;
-  }
+  RangeBounds(from, to, &lower, &upper);
   return OpenBounds(std::move(lower), std::move(upper), forward, it);
 }
 
