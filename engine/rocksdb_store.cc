@@ -269,6 +269,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
     db_options.create_missing_column_families = true;
     // Data and metadata flush together, so the data on disk always matches its offsets (T7).
     db_options.atomic_flush = true;
+    // Closing the database never flushes by itself: Close() makes its own flush, and Abandon()
+    // must lose what a crash loses.
+    db_options.avoid_flush_during_shutdown = true;
     if (options.env) db_options.env = options.env;
     if (options.write_buffer_size > 0) db_options.write_buffer_size = options.write_buffer_size;
     rocksdb::Status s = CreateDirs(db_options.env, options.directory);
@@ -477,6 +480,20 @@ class RocksDBStoreImpl final : public RocksDBStore,
     }
     db_->store_closed.store(true, std::memory_order_release);
     db_.reset();  // Open iterators end at their next call, then let the database go.
+  }
+
+  void Abandon() override {
+    std::unique_lock<std::shared_mutex> lock(commit_mu_);
+    if (!open_) return;
+    open_ = false;
+    buffer_.clear();
+    buffered_bytes_ = 0;
+    if (Buffered()) {
+      std::lock_guard<std::mutex> position_lock(position_mu_);
+      uncommitted_position_ = committed_position_;
+    }
+    db_->store_closed.store(true, std::memory_order_release);
+    db_.reset();  // No marker cleared, no flush: the memtables (without the WAL) are lost.
   }
 
   // For QueryViewImpl ----------------------------------------------------------------------------
@@ -720,6 +737,7 @@ class RocksDBStoreHandle final : public RocksDBStore {
   Position CommittedPosition() const override { return impl_->CommittedPosition(); }
   std::shared_ptr<QueryView> NewQueryView() override { return impl_->NewQueryView(); }
   void Close() override { impl_->Close(); }
+  void Abandon() override { impl_->Abandon(); }
 
  private:
   std::shared_ptr<RocksDBStoreImpl> impl_;

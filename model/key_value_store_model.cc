@@ -18,6 +18,8 @@ struct KeyValueStoreModelState {
   std::map<std::string, std::string> committed;
   std::map<std::string, std::optional<std::string>> pending;  // Empty unless READ_COMMITTED.
   std::map<std::string, int64_t> offsets;
+  bool crashed = false;            // The store was closed by Abandon().
+  bool was_closed_cleanly = true;  // As of the last Reopen.
   Position uncommitted_position;
   Position committed_position;
 
@@ -377,6 +379,21 @@ void KeyValueStoreModel::Close() {
   s.closed = true;
 }
 
+void KeyValueStoreModel::Abandon() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->closed) return;
+  }
+  Close();
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->crashed = true;
+}
+
+bool KeyValueStoreModel::was_closed_cleanly() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->was_closed_cleanly;
+}
+
 void KeyValueStoreModel::Reopen() {
   // A fresh state, so that views and iterators of the closed store stay closed.
   auto fresh = std::make_shared<KeyValueStoreModelState>();
@@ -389,6 +406,7 @@ void KeyValueStoreModel::Reopen() {
     fresh->offsets = state_->offsets;
     fresh->committed_position = state_->committed_position;
     fresh->uncommitted_position = state_->committed_position;
+    fresh->was_closed_cleanly = !state_->crashed;
   }
   state_ = std::move(fresh);
 }

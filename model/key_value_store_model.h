@@ -131,6 +131,11 @@ class KeyValueStoreModel : public KeyValueStore {
 
   std::shared_ptr<QueryView> NewQueryView() override;
   void Close() override;
+  // A crash: as Close(), but the restart that follows is not clean (was_closed_cleanly() is
+  // false after Reopen). The model keeps every committed write, as the engine must (T7, T9).
+  void Abandon() override;
+  // Whether the last shutdown before the last Reopen was a Close (true before any).
+  bool was_closed_cleanly() const;
 
   // A clean restart of a persistent store: REQUIRES the store closed. What a restart keeps is
   // what Close left — committed data, offsets and committed position — and the uncommitted

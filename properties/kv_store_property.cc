@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <iterator>
 #include <utility>
 
 #include "model/key_value_store_model.h"
@@ -33,13 +34,16 @@ enum class KvOpType {
   kIqReverseAll,
   kCommit,
   kRollback,
-  kReopen,
+  kReopen,  // Close, then open again.
+  kCrash,   // Abandon (a crash: no commit, no clean shutdown), then open again.
 };
 
-constexpr const char* kKvOpNames[] = {"put",          "delete",     "putIfAbsent",  "putAll",
-                                      "get",          "range",      "reverseRange", "prefixScan",
-                                      "all",          "reverseAll", "iqGet",        "iqRange",
-                                      "iqReverseAll", "commit",     "rollback",     "reopen"};
+constexpr const char* kKvOpNames[] = {
+    "put",          "delete",     "putIfAbsent", "putAll",     "get",   "range",
+    "reverseRange", "prefixScan", "all",         "reverseAll", "iqGet", "iqRange",
+    "iqReverseAll", "commit",     "rollback",    "reopen",     "crash"};
+static_assert(std::size(kKvOpNames) == static_cast<size_t>(KvOpType::kCrash) + 1,
+              "every KvOpType has a name");
 
 struct KvOp {
   KvOpType type = KvOpType::kGet;
@@ -125,11 +129,14 @@ Json Drain(const Status& s, std::unique_ptr<KeyValueIterator> it) {
   return j;
 }
 
+// Restarts a store: after Close (crash = false) or Abandon (crash = true); tells whether the
+// restarted store found a clean shutdown.
+using Restart = std::function<Status(bool crash, std::unique_ptr<KeyValueStore>*, bool* clean)>;
+
 // One side of the comparison: a store, its query view, and how to restart it.
 class KvSide {
  public:
-  KvSide(std::unique_ptr<KeyValueStore> store,
-         std::function<Status(std::unique_ptr<KeyValueStore>*)> reopen)
+  KvSide(std::unique_ptr<KeyValueStore> store, Restart reopen)
       : store_(std::move(store)), reopen_(std::move(reopen)) {
     if (store_) view_ = store_->NewQueryView();
   }
@@ -226,18 +233,22 @@ class KvSide {
         return StatusJson(store_->Commit(op.offsets));
       case KvOpType::kRollback:
         return StatusJson(store_->Rollback());
-      case KvOpType::kReopen: {
+      case KvOpType::kReopen:
+      case KvOpType::kCrash: {
         view_.reset();
-        const Status s = reopen_(&store_);
+        bool clean = false;
+        const Status s = reopen_(op.type == KvOpType::kCrash, &store_, &clean);
         if (store_) view_ = store_->NewQueryView();
-        return StatusJson(s);
+        Json j = StatusJson(s);
+        if (s.ok()) j["clean"] = clean;
+        return j;
       }
     }
     return Json::object();
   }
 
   std::unique_ptr<KeyValueStore> store_;
-  std::function<Status(std::unique_ptr<KeyValueStore>*)> reopen_;
+  Restart reopen_;
   std::shared_ptr<QueryView> view_;
 };
 
@@ -279,6 +290,9 @@ rc::Gen<KvOp> GenKvOp(const GenState& s) {
         {1, KvOpType::kIqReverseAll}, {8, KvOpType::kCommit},     {3, KvOpType::kRollback},
         {2, KvOpType::kReopen}};
     op.type = PickWeighted(kWeights);
+    // A crash loses direct (READ_UNCOMMITTED) writes not yet flushed, which the model cannot
+    // predict: crashes are generated where writes are buffered (T7, T9).
+    if (s.buffered && *UniformInRange(0, 25) == 0) op.type = KvOpType::kCrash;
     auto maybe_key = rc::gen::weightedOneOf<std::optional<std::string>>(
         {{1, rc::gen::just(std::optional<std::string>())},
          {3, rc::gen::map(GenKey(), [](std::string k) { return std::optional<std::string>(k); })}});
@@ -436,18 +450,23 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
     const Status opened = sut(dir, resolved.isolation, config, &store);
     RC_ASSERT(opened.ok());
     s.store = std::make_unique<KvSide>(
-        std::move(store), [&sut, dir, &resolved, &config](std::unique_ptr<KeyValueStore>* st) {
-          (*st)->Close();
+        std::move(store), [&sut, dir, &resolved, &config](
+                              bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {
+          crash ? (*st)->Abandon() : (*st)->Close();
           st->reset();
-          return sut(dir, resolved.isolation, config, st);
+          STATECHECK_RETURN_IF_ERROR(sut(dir, resolved.isolation, config, st));
+          auto* rocks = dynamic_cast<RocksDBStore*>(st->get());
+          *clean = rocks ? rocks->was_closed_cleanly() : !crash;
+          return Status::Ok();
         });
     std::unique_ptr<KeyValueStore> model_store =
         model::NewKeyValueStoreModel("kv", resolved.isolation);
-    s.model =
-        std::make_unique<KvSide>(std::move(model_store), [](std::unique_ptr<KeyValueStore>* st) {
+    s.model = std::make_unique<KvSide>(
+        std::move(model_store), [](bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {
           auto* m = static_cast<model::KeyValueStoreModel*>(st->get());
-          m->Close();
+          crash ? m->Abandon() : m->Close();
           m->Reopen();
+          *clean = m->was_closed_cleanly();
           return Status::Ok();
         });
     GenState initial;

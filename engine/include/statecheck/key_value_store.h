@@ -137,6 +137,11 @@ class KeyValueStore : public ReadOnlyKeyValueStore {
   // Clean close: discards uncommitted writes (the caller commits first if it wants them) and
   // clears the open-status marker (T7). Idempotent.
   virtual void Close() = 0;
+
+  // Drops the store as a crash would: nothing is committed or flushed, the open-status marker
+  // stays set, and whatever was not yet durable is lost (T7, T9). Afterwards the store is
+  // closed. The default is Close(), for stores with nothing durable to lose.
+  virtual void Abandon() { Close(); }
 };
 
 // A non-transactional in-memory store (reports 0 uncommitted bytes, T6): writes are visible at
