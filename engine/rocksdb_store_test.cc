@@ -150,6 +150,28 @@ TEST_P(RocksDBStoreTest, UncleanShutdownLeavesTheMarker) {
   EXPECT_FALSE(store->was_closed_cleanly());
 }
 
+// A crash keeps every commit and nothing else (T7, T9), and leaves the marker (T7).
+TEST_P(RocksDBStoreTest, AbandonKeepsCommitsOnly) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    RecordContext ctx{"in", 5};
+    ASSERT_TRUE(store->Put("kept", "1", &ctx).ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 5}}).ok());
+    RecordContext later{"in", 6};
+    ASSERT_TRUE(store->Put("lost", "2", &later).ok());
+    ASSERT_TRUE(store->Put("kept", "overwritten", &later).ok());
+    store->Abandon();
+    EXPECT_FALSE(store->is_open());
+    EXPECT_EQ(store->UncommittedPosition(), (Position{{"in", 5}}));
+  }
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_FALSE(store->was_closed_cleanly());
+  EXPECT_EQ(GetOf(*store, "kept"), "1");
+  EXPECT_EQ(GetOf(*store, "lost"), std::nullopt);
+  EXPECT_EQ(store->CommittedOffset("cl-0"), 5);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 5}}));
+}
+
 TEST_P(RocksDBStoreTest, ReadUncommittedWritesThrough) {
   auto store = Open(IsolationLevel::kReadUncommitted);
   auto view = store->NewQueryView();
