@@ -264,6 +264,82 @@ std::string ApplyEntry(Partition* p, Entry* e) {
   return "";
 }
 
+// Lists the partition files of log directory `dir`, sorted: `*names` gets the partition names
+// (internal ones included), `*ignored` the `.log` files whose name is not a partition name.
+Status ListPartitionFiles(rocksdb::Env* env, const std::string& dir,
+                          std::vector<std::string>* names, std::vector<std::string>* ignored) {
+  std::vector<std::string> children;
+  rocksdb::Status s = env->GetChildren(dir, &children);
+  if (!s.ok()) return Status::IOError("cannot list log directory " + dir + ": " + s.ToString());
+  std::sort(children.begin(), children.end());
+  const size_t suffix = sizeof(kLogSuffix) - 1;
+  for (const std::string& child : children) {
+    if (child.size() <= suffix || child.compare(child.size() - suffix, suffix, kLogSuffix) != 0) {
+      continue;
+    }
+    const std::string name = child.substr(0, child.size() - suffix);
+    if (!ValidatePartitionName(name, /*allow_internal=*/true).ok()) {
+      ignored->push_back(child);
+      continue;
+    }
+    names->push_back(name);
+  }
+  return Status::Ok();
+}
+
+// Where a partition file's torn tail starts, if it has one, and its length.
+struct TornTail {
+  std::optional<uint64_t> at;
+  uint64_t bytes = 0;
+};
+
+// Reads `p->path` (read-only) and parses its records into `p->entries`, tracking transactional
+// state; sets `p->file_size` to the bytes of valid records and `*torn` if a torn tail follows
+// them. Corruption naming the file and byte offset for any other damage. Changes no file.
+Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_options, Partition* p,
+                         TornTail* torn) {
+  std::unique_ptr<rocksdb::SequentialFile> file;
+  rocksdb::Status s = env->NewSequentialFile(p->path, &file, env_options);
+  std::string data;
+  std::string scratch(1 << 20, '\0');
+  while (s.ok()) {
+    rocksdb::Slice chunk;
+    s = file->Read(scratch.size(), &chunk, scratch.data());
+    if (!s.ok() || chunk.empty()) break;
+    data.append(chunk.data(), chunk.size());
+  }
+  if (!s.ok()) return Status::IOError("cannot read " + p->path + ": " + s.ToString());
+
+  const bool state_log = p->name == kTxnStatePartition;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    Entry e;
+    int64_t offset;
+    size_t length;
+    const std::string at = p->path + " at byte offset " + std::to_string(pos);
+    if (!DecodeRecord(data, pos, &e, &offset, &length)) {
+      if (ValidRecordFrom(data, pos + 1)) {
+        return Status::Corruption(at + ": damaged record followed by valid records");
+      }
+      torn->at = pos;
+      torn->bytes = data.size() - pos;
+      break;
+    }
+    if (offset != p->end()) {
+      return Status::Corruption(at + ": record has offset " + std::to_string(offset) +
+                                ", expected " + std::to_string(p->end()));
+    }
+    if (!state_log) {
+      const std::string problem = ApplyEntry(p, &e);
+      if (!problem.empty()) return Status::Corruption(at + ": " + problem);
+    }
+    p->entries.push_back(std::move(e));
+    pos += length;
+  }
+  p->file_size = pos;
+  return Status::Ok();
+}
+
 class LogImpl : public Log {
  public:
   LogImpl(const LogOptions& options, rocksdb::Env* env)
@@ -661,23 +737,13 @@ Status LogImpl::Open() {
     return Status::IOError("cannot lock log directory " + dir_ +
                            " (is it open elsewhere?): " + s.ToString());
   }
-  std::vector<std::string> children;
-  s = env_->GetChildren(dir_, &children);
-  if (!s.ok()) return Status::IOError("cannot list log directory " + dir_ + ": " + s.ToString());
-  std::sort(children.begin(), children.end());
-  const size_t suffix = sizeof(kLogSuffix) - 1;
-  for (const std::string& child : children) {
-    if (child.size() <= suffix || child.compare(child.size() - suffix, suffix, kLogSuffix) != 0) {
-      continue;
-    }
-    const std::string name = child.substr(0, child.size() - suffix);
-    if (!ValidatePartitionName(name, /*allow_internal=*/true).ok()) {
-      logger_->Log(LogLevel::kWarn,
-                   "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
-      continue;
-    }
-    STATECHECK_RETURN_IF_ERROR(Load(name));
+  std::vector<std::string> names, ignored;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &names, &ignored));
+  for (const std::string& child : ignored) {
+    logger_->Log(LogLevel::kWarn,
+                 "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
   }
+  for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
   STATECHECK_RETURN_IF_ERROR(Recover());
   for (auto& [name, p] : partitions_) p->durable_end = p->end();
   return Status::Ok();
@@ -685,53 +751,19 @@ Status LogImpl::Open() {
 
 Status LogImpl::Load(const std::string& name) {
   Partition* p = GetOrCreate(name);
-  std::unique_ptr<rocksdb::SequentialFile> file;
-  rocksdb::Status s = env_->NewSequentialFile(p->path, &file, env_options_);
-  std::string data;
-  std::string scratch(1 << 20, '\0');
-  while (s.ok()) {
-    rocksdb::Slice chunk;
-    s = file->Read(scratch.size(), &chunk, scratch.data());
-    if (!s.ok() || chunk.empty()) break;
-    data.append(chunk.data(), chunk.size());
+  TornTail torn;
+  STATECHECK_RETURN_IF_ERROR(ScanPartitionFile(env_, env_options_, p, &torn));
+  if (torn.at) {
+    logger_->Log(LogLevel::kWarn, "log partition \"" + name + "\": dropping a torn tail of " +
+                                      std::to_string(torn.bytes) + " bytes at byte offset " +
+                                      std::to_string(*torn.at) + " (" + p->path + ")");
+    rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    if (s.ok()) s = p->file->Truncate(*torn.at);
+    if (s.ok()) s = p->file->Sync();
+    if (!s.ok()) {
+      return Status::IOError("cannot truncate the torn tail of " + p->path + ": " + s.ToString());
+    }
   }
-  if (!s.ok()) return Status::IOError("cannot read " + p->path + ": " + s.ToString());
-
-  const bool state_log = name == kTxnStatePartition;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    Entry e;
-    int64_t offset;
-    size_t length;
-    const std::string at = p->path + " at byte offset " + std::to_string(pos);
-    if (!DecodeRecord(data, pos, &e, &offset, &length)) {
-      if (ValidRecordFrom(data, pos + 1)) {
-        return Status::Corruption(at + ": damaged record followed by valid records");
-      }
-      logger_->Log(LogLevel::kWarn, "log partition \"" + name + "\": dropping a torn tail of " +
-                                        std::to_string(data.size() - pos) +
-                                        " bytes at byte offset " + std::to_string(pos) + " (" +
-                                        p->path + ")");
-      s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
-      if (s.ok()) s = p->file->Truncate(pos);
-      if (s.ok()) s = p->file->Sync();
-      if (!s.ok()) {
-        return Status::IOError("cannot truncate the torn tail of " + p->path + ": " + s.ToString());
-      }
-      break;
-    }
-    if (offset != p->end()) {
-      return Status::Corruption(at + ": record has offset " + std::to_string(offset) +
-                                ", expected " + std::to_string(p->end()));
-    }
-    if (!state_log) {
-      const std::string problem = ApplyEntry(p, &e);
-      if (!problem.empty()) return Status::Corruption(at + ": " + problem);
-    }
-    p->entries.push_back(std::move(e));
-    pos += length;
-  }
-  p->file_size = pos;
   return Status::Ok();
 }
 
@@ -792,6 +824,75 @@ Status LogImpl::Recover() {
 }
 
 }  // namespace
+
+Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* out) {
+  if (directory.empty()) return Status::InvalidArgument("log directory is empty");
+  if (env == nullptr) env = rocksdb::Env::Default();
+  if (!env->FileExists(directory).ok()) {
+    return Status::NotFound("log directory " + directory + " does not exist");
+  }
+  *out = LogSummary();
+  out->directory = directory;
+  std::vector<std::string> names;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env, directory, &names, &out->ignored_files));
+  rocksdb::EnvOptions env_options;
+  std::map<std::string, Partition> partitions;
+  for (const std::string& name : names) {
+    Partition& p = partitions[name];
+    p.name = name;
+    p.path = directory + "/" + name + kLogSuffix;
+    TornTail torn;
+    STATECHECK_RETURN_IF_ERROR(ScanPartitionFile(env, env_options, &p, &torn));
+    LogPartitionSummary summary;
+    summary.name = name;
+    summary.end_offset = p.end();
+    for (const Entry& e : p.entries) {
+      ++(e.type == RecordType::kData ? summary.data_records : summary.markers);
+    }
+    summary.valid_bytes = p.file_size;
+    summary.torn_tail_at = torn.at;
+    summary.torn_tail_bytes = torn.bytes;
+    out->partitions.push_back(std::move(summary));
+  }
+
+  // The last commit decision: the one transaction whose markers may be missing.
+  std::optional<int64_t> decided;
+  auto state = partitions.find(kTxnStatePartition);
+  if (state != partitions.end() && !state->second.entries.empty()) {
+    const Entry& d = state->second.entries.back();
+    for (const auto& [name, p] : partitions) {
+      if (name != kTxnStatePartition && p.open_txns.count(d.txn_id) != 0) decided = d.txn_id;
+    }
+  }
+  std::map<int64_t, LogOpenTransaction> open;
+  for (const auto& [name, p] : partitions) {
+    for (const auto& [txn, begin] : p.open_txns) {
+      LogOpenTransaction& t = open[txn];
+      t.txn_id = txn;
+      t.begin_offsets[name] = begin;
+      t.commit_decided = decided == txn;
+    }
+  }
+  for (auto& [txn, t] : open) out->open_transactions.push_back(std::move(t));
+
+  auto offsets = partitions.find(kOffsetsPartition);
+  if (offsets != partitions.end()) {
+    const Partition& p = offsets->second;
+    for (int64_t i = p.end() - 1; i >= 0; --i) {
+      const Entry& e = p.entries[static_cast<size_t>(i)];
+      const bool visible = e.type == RecordType::kData &&
+                           (e.state == TxnState::kNone || e.state == TxnState::kCommitted ||
+                            (e.state == TxnState::kOpen && decided == e.txn_id));
+      if (!visible || out->committed_offsets.count(e.key) != 0) continue;
+      CommittedOffsets& c = out->committed_offsets[e.key];
+      if (!e.value || !DecodeNamedOffsets(*e.value, &c.offsets, &c.metadata)) {
+        return Status::Corruption(p.path + ": committed offsets of group \"" + e.key +
+                                  "\" at offset " + std::to_string(i) + " cannot be decoded");
+      }
+    }
+  }
+  return Status::Ok();
+}
 
 Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log) {
   if (options.directory.empty()) return Status::InvalidArgument("log directory is empty");

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 namespace statecheck {
@@ -414,6 +415,90 @@ TEST_F(LogTest, FailedFsyncOfCommitDecisionLeavesTheOutcomeToRecovery) {
   ASSERT_OK(Open(&env));
   EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
   log_.reset();  // Before `env`.
+}
+
+// Every file in `dir` with its size and modification time.
+std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> FileStates(const fs::path& dir) {
+  std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file())
+      out[e.path().filename().string()] = {e.file_size(), e.last_write_time()};
+  }
+  return out;
+}
+
+TEST_F(LogTest, InspectIsReadOnly) {
+  ASSERT_OK(Open());
+  AppendOk("input-0", "a", "1");
+  AppendOk("input-0", "b", "2");
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "output-0", "o", "1");
+  ASSERT_OK(log_->AppendOffsetsTransactional(3, "app", CommittedOffsets{{{"input-0", 2}}, "m1"}));
+  ASSERT_OK(log_->CommitTransaction(3));
+  ASSERT_OK(log_->Sync());
+  log_.reset();
+  const auto before = FileStates(dir_);
+
+  LogSummary summary;
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  EXPECT_EQ(summary.directory, dir_.string());
+  std::map<std::string, LogPartitionSummary> parts;
+  for (const auto& p : summary.partitions) parts[p.name] = p;
+  ASSERT_EQ(parts.size(), 4u);  // input-0, output-0, __offsets, __txn_state.
+  EXPECT_EQ(parts["input-0"].end_offset, 2);
+  EXPECT_EQ(parts["input-0"].data_records, 2);
+  EXPECT_EQ(parts["input-0"].markers, 0);
+  EXPECT_EQ(parts["output-0"].end_offset, 3);  // Begin marker, data, commit marker.
+  EXPECT_EQ(parts["output-0"].data_records, 1);
+  EXPECT_EQ(parts["output-0"].markers, 2);
+  EXPECT_EQ(parts["__txn_state"].markers, 1);
+  EXPECT_EQ(parts["input-0"].valid_bytes, fs::file_size(FileOf("input-0")));
+  EXPECT_FALSE(parts["input-0"].torn_tail_at.has_value());
+  ASSERT_EQ(summary.committed_offsets.count("app"), 1u);
+  EXPECT_EQ(summary.committed_offsets["app"], (CommittedOffsets{{{"input-0", 2}}, "m1"}));
+  EXPECT_TRUE(summary.open_transactions.empty());
+  EXPECT_EQ(FileStates(dir_), before);
+
+  // A crash with transaction 4 open, and a torn tail: both reported, neither repaired.
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(4));
+  TxnAppendOk(4, "output-0", "p", "2");
+  ASSERT_OK(log_->AppendOffsetsTransactional(4, "app", CommittedOffsets{{{"input-0", 3}}, "m2"}));
+  ASSERT_OK(log_->Sync());
+  log_.reset();  // No commit, no abort.
+  const uintmax_t input_size = fs::file_size(FileOf("input-0"));
+  fs::resize_file(FileOf("input-0"), input_size + 7);
+  const auto crashed = FileStates(dir_);
+
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  ASSERT_EQ(summary.open_transactions.size(), 1u);
+  const LogOpenTransaction& t = summary.open_transactions[0];
+  EXPECT_EQ(t.txn_id, 4);
+  EXPECT_FALSE(t.commit_decided);
+  EXPECT_EQ(t.begin_offsets, (std::map<std::string, int64_t>{{"__offsets", 3}, {"output-0", 3}}));
+  // The open transaction's offsets are not committed: the last committed ones still count.
+  EXPECT_EQ(summary.committed_offsets["app"], (CommittedOffsets{{{"input-0", 2}}, "m1"}));
+  for (const auto& p : summary.partitions) {
+    if (p.name != "input-0") continue;
+    ASSERT_TRUE(p.torn_tail_at.has_value());
+    EXPECT_EQ(*p.torn_tail_at, input_size);
+    EXPECT_EQ(p.torn_tail_bytes, 7u);
+    EXPECT_EQ(p.end_offset, 2);
+  }
+  EXPECT_EQ(FileStates(dir_), crashed);
+
+  // Opening recovers: it aborts the transaction and truncates the tail; inspect then agrees.
+  ASSERT_OK(Open());
+  log_.reset();
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  EXPECT_TRUE(summary.open_transactions.empty());
+  for (const auto& p : summary.partitions) EXPECT_FALSE(p.torn_tail_at.has_value()) << p.name;
+}
+
+TEST_F(LogTest, InspectOfMissingDirectoryIsNotFoundAndCreatesNothing) {
+  LogSummary summary;
+  EXPECT_EQ(InspectLog(dir_.string(), nullptr, &summary).code(), Status::Code::kNotFound);
+  EXPECT_FALSE(fs::exists(dir_));
 }
 
 TEST_F(LogTest, BadInputIsRejectedWithClearErrors) {

@@ -4,6 +4,7 @@
 //   statecheck run --reproduce STRING
 //   statecheck replay TRACE [--against engine|model|both]
 //   statecheck list rules [--json | --checks] [--select SEL]
+//   statecheck inspect DIR [--json]
 //
 // Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
 // 2 a usage or input error (the message names it).
@@ -26,6 +27,7 @@
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
+#include "tools/inspect.h"
 
 #ifndef STATECHECK_GIT_COMMIT
 #define STATECHECK_GIT_COMMIT "unknown"
@@ -64,7 +66,7 @@ std::string Compact(double v) {
   return buf;
 }
 
-// SplitMix64: batch seeds derived from the run's seed, so one seed replays the whole run.
+// SplitMix64: batch seeds derived from the run's seed, so every batch replays from it.
 uint64_t Mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -130,6 +132,21 @@ int Replay(const std::string& path, const std::string& against) {
             << "\n  op:       " << out.op << "\n  expected: " << out.expected.dump()
             << "\n  actual:   " << out.actual.dump() << "\n";
   return kExitFailed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// inspect
+
+int InspectDir(const std::string& dir, bool json) {
+  tools::InspectReport report;
+  const Status s = tools::Inspect(dir, &report);
+  if (!s.ok()) return UsageError(s.message());
+  if (json) {
+    std::cout << tools::InspectJson(report).dump(2) << "\n";
+  } else {
+    std::cout << tools::FormatInspectText(report);
+  }
+  return kExitOk;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,6 +338,13 @@ int Main(int argc, char** argv) {
   replay->add_option("trace", trace_path, "The trace (JSON Lines)")->required();
   replay->add_option("--against", against, "engine, model or both (default both)");
 
+  auto* inspect = app.add_subcommand(
+      "inspect", "Show what a state directory or a log directory holds (read-only)");
+  std::string inspect_dir;
+  bool inspect_json = false;
+  inspect->add_option("dir", inspect_dir, "The state or log directory")->required();
+  inspect->add_flag("--json", inspect_json, "JSON instead of text");
+
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
   RunFlags flags;
   uint64_t seed = 0;
@@ -349,6 +373,7 @@ int Main(int argc, char** argv) {
     return ListRules(json, checks, list_select);
   }
   if (replay->parsed()) return Replay(trace_path, against);
+  if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
   if (*seed_opt) flags.seed = seed;
   std::string command = "statecheck";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];

@@ -184,6 +184,43 @@ class Log {
 // held by another open Log).
 Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log);
 
+// What a log directory holds, as InspectLog reads it without changing it.
+struct LogPartitionSummary {
+  std::string name;          // Internal partitions ("__txn_state", "__offsets") included.
+  int64_t end_offset = 0;    // The offset the next record would take (markers count).
+  int64_t data_records = 0;  // Data records (markers not counted).
+  int64_t markers = 0;       // Transaction begin, commit and abort markers (or decisions).
+  uint64_t valid_bytes = 0;  // Bytes of valid records in the file.
+  // A torn tail (a record cut short or failing its checksum, with no valid record after it):
+  // noted, not repaired. Recovery on open would truncate the file at `torn_tail_at`.
+  std::optional<uint64_t> torn_tail_at;
+  uint64_t torn_tail_bytes = 0;
+};
+
+// A transaction with a begin marker and no end marker in some partition.
+struct LogOpenTransaction {
+  int64_t txn_id = 0;
+  std::map<std::string, int64_t> begin_offsets;  // Partition → offset of its begin marker.
+  // True if the last commit decision names it (a crash between the decision and the markers):
+  // recovery would complete the commit. False = no decision: recovery would abort it.
+  bool commit_decided = false;
+};
+
+struct LogSummary {
+  std::string directory;
+  std::vector<LogPartitionSummary> partitions;  // Sorted by name.
+  // Each group's last committed offsets, as READ_COMMITTED readers would see them after
+  // recovery (open transactions without a decision counted as aborted).
+  std::map<std::string, CommittedOffsets> committed_offsets;
+  std::vector<LogOpenTransaction> open_transactions;  // Sorted by id.
+  std::vector<std::string> ignored_files;  // `.log` files whose name is not a partition name.
+};
+
+// Reads the log in `directory` without opening it: nothing is written, locked, truncated or
+// recovered. `env` null = the default. NotFound if the directory does not exist; Corruption (as
+// OpenLog) for damage that is not a torn tail; IOError from the Env.
+Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* out);
+
 }  // namespace statecheck
 
 #endif  // STATECHECK_LOG_H_

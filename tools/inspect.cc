@@ -1,0 +1,288 @@
+#include "tools/inspect.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <system_error>
+
+namespace statecheck::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMetaFamily[] = "statecheck.meta";
+constexpr char kOffsetPrefix[] = "offset/";
+constexpr char kPositionPrefix[] = "position/";
+constexpr char kFormatKey[] = "format";
+constexpr char kStatusKey[] = "status";
+
+// Discards RocksDB's info log, so that a read-only open writes no LOG file.
+class DiscardingInfoLog : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+bool IsStoreDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) && fs::is_regular_file(p / "CURRENT", ec);
+}
+
+std::vector<fs::path> SubDirs(const fs::path& p) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec2;
+    if (it->is_directory(ec2)) out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool HasLogFiles(const fs::path& p) {
+  std::error_code ec;
+  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec2;
+    if (it->is_regular_file(ec2) && it->path().extension() == ".log") return true;
+  }
+  return false;
+}
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::vector<std::string> FindStoreDirs(const std::string& dir) {
+  std::vector<std::string> out;
+  if (IsStoreDir(dir)) return {dir};
+  for (const fs::path& sub : SubDirs(dir)) {
+    if (IsStoreDir(sub)) {
+      out.push_back(sub.string());
+      continue;
+    }
+    for (const fs::path& subsub : SubDirs(sub)) {
+      if (IsStoreDir(subsub)) out.push_back(subsub.string());
+    }
+  }
+  return out;
+}
+
+StoreSummary InspectStore(const std::string& path) {
+  StoreSummary out;
+  out.path = path;
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = false;
+  db_options.info_log = std::make_shared<DiscardingInfoLog>();
+  rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &out.column_families);
+  if (!s.ok()) {
+    out.error = "cannot list column families: " + s.ToString();
+    return out;
+  }
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  int meta_index = -1, data_index = -1;
+  for (const std::string& name : out.column_families) {
+    if (name == kMetaFamily) meta_index = static_cast<int>(families.size());
+    if (name == rocksdb::kDefaultColumnFamilyName) data_index = static_cast<int>(families.size());
+    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  out.statecheck_store = meta_index >= 0;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  s = rocksdb::DB::OpenForReadOnly(db_options, path, families, &handles, &raw);
+  if (!s.ok()) {
+    out.error = "cannot open read-only: " + s.ToString();
+    return out;
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  auto scan = [&](int index, auto&& fn) {
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), handles[index]));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      fn(it->key().ToString(), it->value().ToString());
+    if (!it->status().ok() && out.error.empty()) out.error = it->status().ToString();
+  };
+  if (data_index >= 0)
+    scan(data_index, [&](const std::string&, const std::string&) { ++out.data_keys; });
+  if (meta_index >= 0) {
+    scan(meta_index, [&](const std::string& key, const std::string& value) {
+      if (StartsWith(key, kOffsetPrefix)) {
+        out.changelog_offsets[key.substr(sizeof(kOffsetPrefix) - 1)] = value;
+      } else if (StartsWith(key, kPositionPrefix)) {
+        out.positions[key.substr(sizeof(kPositionPrefix) - 1)] = value;
+      } else if (key == kFormatKey) {
+        out.format = value;
+      } else if (key == kStatusKey) {
+        out.open_marker = true;
+      } else {
+        out.other_meta[key] = value;
+      }
+    });
+  }
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  db->Close().PermitUncheckedError();
+  return out;
+}
+
+Status Inspect(const std::string& dir, InspectReport* report) {
+  *report = InspectReport();
+  report->directory = dir;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Status::InvalidArgument(dir + " does not exist");
+  if (!fs::is_directory(dir, ec)) return Status::InvalidArgument(dir + " is not a directory");
+  for (const std::string& store : FindStoreDirs(dir)) {
+    report->stores.push_back(InspectStore(store));
+  }
+  if (!IsStoreDir(dir) && HasLogFiles(dir)) {
+    LogSummary log;
+    STATECHECK_RETURN_IF_ERROR(InspectLog(dir, nullptr, &log));
+    report->log = std::move(log);
+  }
+  if (report->stores.empty() && !report->log) {
+    return Status::InvalidArgument(dir +
+                                   " is neither a state directory (no RocksDB store found) nor a "
+                                   "log directory (no .log files)");
+  }
+  return Status::Ok();
+}
+
+std::string FormatInspectText(const InspectReport& report) {
+  std::ostringstream o;
+  if (!report.stores.empty()) {
+    o << "state directory " << report.directory << ": " << report.stores.size()
+      << (report.stores.size() == 1 ? " store\n" : " stores\n");
+    for (const StoreSummary& s : report.stores) {
+      o << "\nstore " << s.path << "\n";
+      if (!s.error.empty()) {
+        o << "  error: " << s.error << "\n";
+        continue;
+      }
+      o << "  column families: ";
+      for (size_t i = 0; i < s.column_families.size(); ++i) {
+        o << (i ? ", " : "") << s.column_families[i];
+      }
+      o << "\n";
+      if (!s.statecheck_store) {
+        o << "  not a statecheck store (no \"" << kMetaFamily << "\" column family)\n";
+      }
+      o << "  format: " << s.format.value_or("(not recorded)") << "\n"
+        << "  status: "
+        << (s.open_marker ? "open marker set (not closed cleanly, or open now)"
+                          : "closed cleanly (no open marker)")
+        << "\n"
+        << "  data keys: " << s.data_keys << "\n";
+      o << "  committed changelog offsets:" << (s.changelog_offsets.empty() ? " none" : "") << "\n";
+      for (const auto& [p, v] : s.changelog_offsets) o << "    " << p << ": " << v << "\n";
+      o << "  committed position:" << (s.positions.empty() ? " none" : "") << "\n";
+      for (const auto& [p, v] : s.positions) o << "    " << p << ": " << v << "\n";
+      for (const auto& [k, v] : s.other_meta) o << "  other metadata " << k << " = " << v << "\n";
+    }
+  }
+  if (report.log) {
+    const LogSummary& log = *report.log;
+    if (!report.stores.empty()) o << "\n";
+    o << "log directory " << log.directory << ": " << log.partitions.size()
+      << (log.partitions.size() == 1 ? " partition\n" : " partitions\n");
+    o << "\npartition                          end offset   data records   markers   bytes\n";
+    for (const LogPartitionSummary& p : log.partitions) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%-32s %12lld %14lld %9lld %7llu", p.name.c_str(),
+                    static_cast<long long>(p.end_offset), static_cast<long long>(p.data_records),
+                    static_cast<long long>(p.markers),
+                    static_cast<unsigned long long>(p.valid_bytes));
+      o << line << "\n";
+    }
+    for (const LogPartitionSummary& p : log.partitions) {
+      if (p.torn_tail_at) {
+        o << "torn tail in " << p.name << ": " << p.torn_tail_bytes << " bytes at byte offset "
+          << *p.torn_tail_at << " (not repaired; opening the log truncates it)\n";
+      }
+    }
+    for (const std::string& f : log.ignored_files) {
+      o << "ignored file " << f << " (not a partition name)\n";
+    }
+    o << "\ncommitted input offsets:" << (log.committed_offsets.empty() ? " none" : "") << "\n";
+    for (const auto& [group, c] : log.committed_offsets) {
+      o << "  group " << group << " (metadata \"" << c.metadata << "\")\n";
+      for (const auto& [p, off] : c.offsets) o << "    " << p << ": " << off << "\n";
+    }
+    o << "\nopen transactions:" << (log.open_transactions.empty() ? " none" : "") << "\n";
+    for (const LogOpenTransaction& t : log.open_transactions) {
+      o << "  transaction " << t.txn_id << ": "
+        << (t.commit_decided ? "commit decided, markers missing (recovery completes it)"
+                             : "no decision (recovery aborts it)")
+        << "; begun in";
+      for (const auto& [p, begin] : t.begin_offsets) o << " " << p << "@" << begin;
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+nlohmann::ordered_json InspectJson(const InspectReport& report) {
+  using J = nlohmann::ordered_json;
+  J out = J::object();
+  out["directory"] = report.directory;
+  J stores = J::array();
+  for (const StoreSummary& s : report.stores) {
+    J j = J::object();
+    j["path"] = s.path;
+    if (!s.error.empty()) {
+      j["error"] = s.error;
+      stores.push_back(std::move(j));
+      continue;
+    }
+    j["column_families"] = s.column_families;
+    j["statecheck_store"] = s.statecheck_store;
+    j["format"] = s.format ? J(*s.format) : J(nullptr);
+    j["open_marker"] = s.open_marker;
+    j["data_keys"] = s.data_keys;
+    j["changelog_offsets"] = J(s.changelog_offsets);
+    j["positions"] = J(s.positions);
+    if (!s.other_meta.empty()) j["other_meta"] = J(s.other_meta);
+    stores.push_back(std::move(j));
+  }
+  out["stores"] = std::move(stores);
+  if (!report.log) {
+    out["log"] = nullptr;
+    return out;
+  }
+  const LogSummary& log = *report.log;
+  J l = J::object();
+  l["directory"] = log.directory;
+  J parts = J::array();
+  for (const LogPartitionSummary& p : log.partitions) {
+    J j = J::object();
+    j["name"] = p.name;
+    j["end_offset"] = p.end_offset;
+    j["data_records"] = p.data_records;
+    j["markers"] = p.markers;
+    j["valid_bytes"] = p.valid_bytes;
+    j["torn_tail"] = p.torn_tail_at
+                         ? J{{"byte_offset", *p.torn_tail_at}, {"bytes", p.torn_tail_bytes}}
+                         : J(nullptr);
+    parts.push_back(std::move(j));
+  }
+  l["partitions"] = std::move(parts);
+  J groups = J::object();
+  for (const auto& [group, c] : log.committed_offsets) {
+    groups[group] = J{{"offsets", J(c.offsets)}, {"metadata", c.metadata}};
+  }
+  l["committed_offsets"] = std::move(groups);
+  J txns = J::array();
+  for (const LogOpenTransaction& t : log.open_transactions) {
+    txns.push_back(J{{"txn_id", t.txn_id},
+                     {"commit_decided", t.commit_decided},
+                     {"begin_offsets", J(t.begin_offsets)}});
+  }
+  l["open_transactions"] = std::move(txns);
+  l["ignored_files"] = log.ignored_files;
+  out["log"] = std::move(l);
+  return out;
+}
+
+}  // namespace statecheck::tools
