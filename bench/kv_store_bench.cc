@@ -131,6 +131,7 @@
 #include <vector>
 
 #include "bench/heap_accounting.h"
+#include "bench/mean_reporter.h"
 #include "benchmark/benchmark.h"
 #include "statecheck/key_value_store.h"
 #include "statecheck/logger.h"
@@ -1066,27 +1067,8 @@ bool BuffersAgree(Fixtures& f) {
 // Summary --------------------------------------------------------------------------------------
 
 // The console table, then the SPEC T11 targets and other ratios.
-class SummaryReporter : public benchmark::ConsoleReporter {
+class SummaryReporter : public MeanReporter {
  public:
-  SummaryReporter() : ConsoleReporter(OO_None) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      // Repetitions: the "mean" aggregate when it is reported, else the mean of the runs.
-      const bool is_mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
-      if (run.run_type != Run::RT_Iteration && !is_mean) continue;
-      std::string name = run.run_name.function_name;
-      if (!run.run_name.args.empty()) name += "/" + run.run_name.args;
-      for (const auto& [counter_name, counter] : run.counters) {
-        Mean& mean = (is_mean ? aggregate_means_ : values_)[name][counter_name];
-        mean.sum += counter.value;
-        ++mean.count;
-      }
-    }
-  }
-
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::ostream& out = GetOutputStream();
@@ -1097,24 +1079,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  struct Mean {
-    double sum = 0;
-    int count = 0;
-  };
-
-  using Means = std::map<std::string, std::map<std::string, Mean>>;
-
-  // Whether a benchmark whose name starts with `prefix` reported.
-  bool Ran(std::string_view prefix) const {
-    for (const Means* means : {&values_, &aggregate_means_}) {
-      const auto it = means->lower_bound(std::string(prefix));
-      if (it != means->end() && std::string_view(it->first).substr(0, prefix.size()) == prefix) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   // BM_Buffer: map against wbwi, metric by metric.
   void BufferSummary(std::ostream& out) const {
     out << "\nBM_Buffer: std::map buffer (map) / WriteBatchWithIndex (wbwi); below 1x the map is "
@@ -1193,20 +1157,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     }
   }
 
-  static std::optional<double> Find(const Means& means, const std::string& benchmark,
-                                    const char* counter) {
-    const auto b = means.find(benchmark);
-    if (b == means.end()) return std::nullopt;
-    const auto c = b->second.find(counter);
-    if (c == b->second.end() || c->second.count == 0) return std::nullopt;
-    return c->second.sum / c->second.count;
-  }
-
-  std::optional<double> MeanOf(const std::string& benchmark, const char* counter) const {
-    const std::optional<double> aggregate = Find(aggregate_means_, benchmark, counter);
-    return aggregate ? aggregate : Find(values_, benchmark, counter);
-  }
-
   static void Verdict(std::ostream& out, bool met, const char* op, double target,
                       const char* unit) {
     char line[128];
@@ -1248,9 +1198,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     Verdict(out, *ms < target_ms, op, target_ms, " ms");
     out << "\n";
   }
-
-  Means values_;           // Per benchmark and counter, over the iteration runs.
-  Means aggregate_means_;  // The same from "mean" aggregates (--benchmark_repetitions).
 };
 
 void RegisterBenchmarks(Fixtures* f) {

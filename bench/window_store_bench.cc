@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "bench/heap_accounting.h"
+#include "bench/mean_reporter.h"
 #include "bench/seed_window_store.h"
 #include "benchmark/benchmark.h"
 #include "statecheck/in_memory_window_store.h"
@@ -416,25 +417,8 @@ bool StoresAgree() {
 }
 
 // The console table, then engine/baseline ratios against the targets.
-class SummaryReporter : public benchmark::ConsoleReporter {
+class SummaryReporter : public MeanReporter {
  public:
-  SummaryReporter() : ConsoleReporter(OO_None) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) continue;
-      // Repetitions: the "mean" aggregate when it is reported, else the mean of the runs.
-      const bool is_mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
-      if (run.run_type != Run::RT_Iteration && !is_mean) continue;
-      for (const auto& [name, counter] : run.counters) {
-        Mean& mean = (is_mean ? aggregate_means_ : values_)[run.run_name.function_name][name];
-        mean.sum += counter.value;
-        ++mean.count;
-      }
-    }
-  }
-
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::ostream& out = GetOutputStream();
@@ -449,27 +433,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  struct Mean {
-    double sum = 0;
-    int count = 0;
-  };
-
-  using Means = std::map<std::string, std::map<std::string, Mean>>;
-
-  static std::optional<double> Find(const Means& means, const std::string& benchmark,
-                                    const char* counter) {
-    const auto b = means.find(benchmark);
-    if (b == means.end()) return std::nullopt;
-    const auto c = b->second.find(counter);
-    if (c == b->second.end() || c->second.count == 0) return std::nullopt;
-    return c->second.sum / c->second.count;
-  }
-
-  std::optional<double> MeanOf(const std::string& benchmark, const char* counter) const {
-    const std::optional<double> aggregate = Find(aggregate_means_, benchmark, counter);
-    return aggregate ? aggregate : Find(values_, benchmark, counter);
-  }
-
   void Ratio(std::ostream& out, const std::string& benchmark, const char* counter, const char* what,
              const char* op, double target) const {
     const std::optional<double> engine = MeanOf(benchmark + "/" + EngineStore::kName, counter);
@@ -488,9 +451,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     }
     out << "\n";
   }
-
-  Means values_;           // Per benchmark and counter, over the iteration runs.
-  Means aggregate_means_;  // The same from "mean" aggregates (--benchmark_repetitions).
 };
 
 void NoConfiguration(benchmark::internal::Benchmark*) {}

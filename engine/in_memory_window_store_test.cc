@@ -9,27 +9,14 @@
 #include <vector>
 
 #include "engine/in_memory_window_store_internal.h"
+#include "engine/test_util.h"
 
 namespace statecheck {
 namespace {
 
+using testing::CapturingLogger;
+
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
-class CapturingLogger : public Logger {
- public:
-  void Log(LogLevel level, std::string_view message) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    lines_.emplace_back(message);
-  }
-  std::vector<std::string> lines() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return lines_;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> lines_;
-};
 
 struct Fixture {
   std::shared_ptr<CapturingLogger> logger = std::make_shared<CapturingLogger>();

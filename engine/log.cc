@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/crc32c.h"
+#include "engine/env_util.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -195,16 +196,6 @@ Status ValidateOffsets(std::string_view group, const CommittedOffsets& offsets) 
     }
   }
   return Status::Ok();
-}
-
-// Creates `path` and any missing parents through `env` (the faults layer sees every mkdir).
-rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    rocksdb::Status s = env->CreateDirIfMissing(path.substr(0, slash));
-    if (!s.ok()) return s;
-  }
-  return env->CreateDirIfMissing(path);
 }
 
 struct Partition {
@@ -728,7 +719,7 @@ Status LogImpl::AbortTransaction(int64_t txn_id) {
 }
 
 Status LogImpl::Open() {
-  rocksdb::Status s = CreateDirs(env_, dir_);
+  rocksdb::Status s = internal::CreateDirs(env_, dir_);
   if (s.ok()) s = env_->NewDirectory(dir_, &dir_handle_);
   if (!s.ok()) return Status::IOError("cannot create log directory " + dir_ + ": " + s.ToString());
   s = env_->LockFile(dir_ + "/LOCK", &lock_);

@@ -10,34 +10,13 @@
 #include <map>
 #include <mutex>
 
+#include "engine/test_util.h"
+
 namespace statecheck {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define ASSERT_OK(expr)                          \
-  do {                                           \
-    const Status _s = (expr);                    \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
-  } while (0)
-
-class CapturingLogger : public Logger {
- public:
-  void Log(LogLevel level, std::string_view message) override {
-    std::lock_guard<std::mutex> l(mu_);
-    lines_.push_back(std::string(LogLevelName(level)) + " " + std::string(message));
-  }
-  std::string All() {
-    std::lock_guard<std::mutex> l(mu_);
-    std::string out;
-    for (const auto& line : lines_) out += line + "\n";
-    return out;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> lines_;
-};
+using testing::CapturingLogger;
 
 // Fails the fsync of files whose name ends with `suffix` while `fail` is set.
 class FailingSyncEnv : public rocksdb::EnvWrapper {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/env_util.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -54,16 +55,6 @@ std::optional<std::string> PrefixEnd(std::string prefix) {
     prefix.pop_back();
   }
   return std::nullopt;
-}
-
-// Creates `path` and any missing parents through `env` (the faults layer sees every mkdir).
-rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    rocksdb::Status s = env->CreateDirIfMissing(path.substr(0, slash));
-    if (!s.ok()) return s;
-  }
-  return env->CreateDirIfMissing(path);
 }
 
 // The open database, shared by the store and every iterator over it, so that an iterator a
@@ -274,7 +265,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     db_options.avoid_flush_during_shutdown = true;
     if (options.env) db_options.env = options.env;
     if (options.write_buffer_size > 0) db_options.write_buffer_size = options.write_buffer_size;
-    rocksdb::Status s = CreateDirs(db_options.env, options.directory);
+    rocksdb::Status s = internal::CreateDirs(db_options.env, options.directory);
     if (!s.ok()) return FromRocksDB(s);
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options)},
@@ -459,42 +450,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
     return std::make_shared<QueryViewImpl>(shared_from_this());
   }
 
-  void Close() override {
-    std::unique_lock<std::shared_mutex> lock(commit_mu_);
-    if (!open_) return;
-    open_ = false;
-    buffer_.clear();
-    buffered_bytes_ = 0;
-    if (Buffered()) {
-      // The buffered writes are gone, and with them the position they had reached.
-      std::lock_guard<std::mutex> position_lock(position_mu_);
-      uncommitted_position_ = committed_position_;
-    }
-    rocksdb::WriteBatch batch;
-    batch.Delete(db_->meta(), kStatusKey);
-    lock.unlock();
-    const Status s = WriteDurably(&batch);
-    if (!s.ok()) {
-      logger_->Log(LogLevel::kError, "store " + name_ + ": could not clear its open-status " +
-                                         "marker on close: " + s.ToString());
-    }
-    db_->store_closed.store(true, std::memory_order_release);
-    db_.reset();  // Open iterators end at their next call, then let the database go.
-  }
-
-  void Abandon() override {
-    std::unique_lock<std::shared_mutex> lock(commit_mu_);
-    if (!open_) return;
-    open_ = false;
-    buffer_.clear();
-    buffered_bytes_ = 0;
-    if (Buffered()) {
-      std::lock_guard<std::mutex> position_lock(position_mu_);
-      uncommitted_position_ = committed_position_;
-    }
-    db_->store_closed.store(true, std::memory_order_release);
-    db_.reset();  // No marker cleared, no flush: the memtables (without the WAL) are lost.
-  }
+  void Close() override { ShutDown(/*clean=*/true); }
+  void Abandon() override { ShutDown(/*clean=*/false); }
 
   // For QueryViewImpl ----------------------------------------------------------------------------
 
@@ -511,6 +468,35 @@ class RocksDBStoreImpl final : public RocksDBStore,
   }
 
  private:
+  // Close (clean) or Abandon (a crash): either way the buffered writes and the position they
+  // had reached are gone and open iterators end. Only a clean shutdown clears the open-status
+  // marker, durably; an abandoned one flushes nothing, so without the WAL the memtables are
+  // lost as in a crash.
+  void ShutDown(bool clean) {
+    std::unique_lock<std::shared_mutex> lock(commit_mu_);
+    if (!open_) return;
+    open_ = false;
+    buffer_.clear();
+    buffered_bytes_ = 0;
+    if (Buffered()) {
+      std::lock_guard<std::mutex> position_lock(position_mu_);
+      uncommitted_position_ = committed_position_;
+    }
+    lock.unlock();
+    if (clean) {
+      rocksdb::WriteBatch batch;
+      batch.Delete(db_->meta(), kStatusKey);
+      const Status s = WriteDurably(&batch);
+      if (!s.ok()) {
+        logger_->Log(LogLevel::kError,
+                     "store " + name_ +
+                         ": could not clear its open-status marker on close: " + s.ToString());
+      }
+    }
+    db_->store_closed.store(true, std::memory_order_release);
+    db_.reset();  // Open iterators end at their next call, then let the database go.
+  }
+
   bool Buffered() const { return isolation_ == IsolationLevel::kReadCommitted; }
 
   Status ClosedError() const {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/test_util.h"
 #include "statecheck/log.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -14,12 +15,6 @@ namespace statecheck::tools {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define ASSERT_OK(expr)                          \
-  do {                                           \
-    const Status _s = (expr);                    \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
-  } while (0)
 
 // Every file under `dir` with its size and modification time.
 std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> Snapshot(const fs::path& dir) {

@@ -1,0 +1,17 @@
+// File-system helpers over a rocksdb::Env, so that every engine file operation goes through
+// the Env it is handed (the faults layer wraps it). Internal to the engine.
+#ifndef STATECHECK_ENGINE_ENV_UTIL_H_
+#define STATECHECK_ENGINE_ENV_UTIL_H_
+
+#include <rocksdb/env.h>
+
+#include <string>
+
+namespace statecheck::internal {
+
+// Creates `path` and any missing parents, each with env->CreateDirIfMissing.
+rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path);
+
+}  // namespace statecheck::internal
+
+#endif  // STATECHECK_ENGINE_ENV_UTIL_H_
