@@ -14,6 +14,8 @@
 #include <tuple>
 #include <utility>
 
+#include "properties/window_store_ops.h"
+
 namespace statecheck::properties {
 namespace {
 
@@ -169,20 +171,12 @@ Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
 // ---------------------------------------------------------------------------------------------
 // Describing.
 
+// The bytes as a quoted string in the trace escapes (EscapeBytes), with '"' escaped too.
 std::string Quote(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
-  for (unsigned char c : bytes) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
+  for (char c : EscapeBytes(bytes)) {
+    if (c == '"') out += '\\';
+    out += c;
   }
   return out + "\"";
 }
