@@ -743,4 +743,22 @@ Status OpenRocksDBStore(const RocksDBStoreOptions& options, std::unique_ptr<Rock
   return Status::Ok();
 }
 
+Status DestroyRocksDBStore(const std::string& directory, rocksdb::Env* env) {
+  if (directory.empty()) return Status::InvalidArgument("store directory cannot be empty");
+  rocksdb::Options options;
+  if (env) options.env = env;
+  if (options.env->FileExists(directory).IsNotFound()) return Status::Ok();
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options)},
+      {kMetaFamily, rocksdb::ColumnFamilyOptions(options)}};
+  rocksdb::Status s = rocksdb::DestroyDB(directory, options, families);
+  if (!s.ok()) return FromRocksDB(s);
+  // DestroyDB removes the directory too when it leaves nothing in it.
+  if (options.env->FileExists(directory).ok()) {
+    s = options.env->DeleteDir(directory);
+    if (!s.ok()) return FromRocksDB(s);
+  }
+  return Status::Ok();
+}
+
 }  // namespace statecheck

@@ -55,6 +55,10 @@ class RocksDBStore : public KeyValueStore {
 // Opens (creating if needed) the store. IOError/Corruption from RocksDB, converted.
 Status OpenRocksDBStore(const RocksDBStoreOptions& options, std::unique_ptr<RocksDBStore>* store);
 
+// Deletes the store in `directory` (which must not be open) and the directory: a wipe (T10).
+// OK if there is no such directory. `env` null = the default. IOError from RocksDB, converted.
+Status DestroyRocksDBStore(const std::string& directory, rocksdb::Env* env);
+
 }  // namespace statecheck
 
 #endif  // STATECHECK_ROCKSDB_STORE_H_

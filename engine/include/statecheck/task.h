@@ -1,0 +1,182 @@
+// Task: a stream task of the embedded runtime (SPEC C1–C6, T6, T7, T9, T10). It reads its input
+// partition from the Log, runs a Processor over each record, and keeps the Processor's state in
+// persistent transactional stores (RocksDBStore) whose writes are also appended to a changelog
+// partition per store; the Processor's output goes to an output partition.
+//
+// The commit protocol (C1). A commit makes durable:
+//   at_least_once:    (1) the changelog and output records (Log::Sync), (2) each store's data
+//                     with its changelog offset (KeyValueStore::Commit, T7), (3) the next input
+//                     offset with the processor's metadata (Log::CommitOffsets) — in this order,
+//                     so a crash anywhere leaves the input offset at or behind the data.
+//   exactly_once_v2:  (1) one log transaction holding the changelog records, the output records
+//                     and the next input offset commits (Log::CommitTransaction): all become
+//                     visible to committed readers together, or none do; (2) each store's data
+//                     with its changelog offset. A crash between (1) and (2) leaves a store
+//                     behind its changelog, which the next restore (C2) makes up.
+// A commit happens when the commit interval has passed (in processed records, or in ms of the
+// Clock the task is handed), before a record when the stores' uncommitted bytes exceed
+// statestore.uncommitted.max.bytes (T6), on an explicit Commit(), and on Close() — and only if a
+// record was processed since the last one (Kafka's "commit needed").
+//
+// Restore (C2). Opening a task opens each store; a store that was not closed cleanly is wiped
+// first where the T1 table says so (exactly_once_v2 with READ_UNCOMMITTED, T10). Each store is
+// then restored from its changelog, from its stored offset + 1 (from 0 after a wipe) to the
+// changelog's end: under exactly_once_v2 the last stable offset, reading committed records only
+// (aborted and open transactions skipped); under at_least_once every record written. A stored
+// offset past the changelog's end (the changelog lost records the store has) is logged and the
+// store wiped and restored from 0, as Kafka does for an out-of-range changelog offset. Then
+// processing resumes at the committed input offset.
+//
+// Failure (C6). When a write, a commit or a restore step fails, the task reports the error and
+// stops: every later call returns FailedPrecondition, and the caller Abandon()s it and opens a
+// new task on the same directories (Kafka's "task corrupted"). Nothing committed is lost — the
+// stores keep their last commit (T9), an unfinished transaction is aborted when the next task
+// fences it or the log recovers, and the next task restores and resumes from the committed
+// input offset.
+//
+// Crash. Abandon() drops the task as a crash would: no commit, stores abandoned with their
+// open-status markers set (T7), an open transaction left open.
+//
+// Thread safety: one thread drives a task; Store(name)->NewQueryView() readers may run on other
+// threads (T2).
+#ifndef STATECHECK_TASK_H_
+#define STATECHECK_TASK_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "statecheck/clock.h"
+#include "statecheck/key_value_store.h"
+#include "statecheck/log.h"
+#include "statecheck/logger.h"
+#include "statecheck/state_config.h"
+#include "statecheck/status.h"
+
+namespace rocksdb {
+class Env;
+}  // namespace rocksdb
+
+namespace statecheck {
+
+// What a Processor may do while processing one record.
+class ProcessorContext {
+ public:
+  virtual ~ProcessorContext() = default;
+  // The writer's read of `store` (read-your-writes, T5). InvalidArgument for an unknown store.
+  virtual Status Get(std::string_view store, std::string_view key,
+                     std::optional<std::string>* value) = 0;
+  // Writes `key` = `value` (std::nullopt deletes) to `store` and to its changelog, with the
+  // current input record as the write's context (T8).
+  virtual Status Put(std::string_view store, std::string_view key,
+                     std::optional<std::string_view> value) = 0;
+  // Appends an output record.
+  virtual Status Forward(std::string_view key, std::optional<std::string_view> value) = 0;
+};
+
+class Processor {
+ public:
+  virtual ~Processor() = default;
+  // The stores the processor uses: store names as Log partition names allow ([A-Za-z0-9._-]).
+  virtual std::vector<std::string> StoreNames() const = 0;
+  // Processes one input record. An error stops the task (C6).
+  virtual Status Process(const LogRecord& record, ProcessorContext* context) = 0;
+  // Metadata committed with the input offset (SPEC E10); empty by default.
+  virtual std::string CommitMetadata() const { return {}; }
+};
+
+// The key-value processor. Stores "kv" and "counts". For an input record (k, v):
+//   counts[k] := counts[k] + 1 (decimal; absent = 0);
+//   v present: kv[k] := v, output (k, v + "#" + counts[k]);
+//   v null:    kv[k] deleted, output (k, null).
+std::unique_ptr<Processor> NewKeyValueProcessor();
+
+struct TaskOptions {
+  std::string application_id;  // Names the changelogs and the offsets group; [A-Za-z0-9._-].
+  std::string task_id = "0_0";
+  std::string input_partition;
+  std::string output_partition;
+  // The task's stores live in `state_directory`/<store name>. Created if missing.
+  std::string state_directory;
+  Log* log = nullptr;  // Not owned; must outlive the task.
+  StateConfig config;  // From ResolveStateConfig (T1).
+  // Commit after this many processed records; 0 = no record-count trigger.
+  int64_t commit_interval_records = 0;
+  // Commit when this many ms of `clock` have passed since the last commit; -1 = Kafka's default
+  // commit.interval.ms for the guarantee (30000 at_least_once, 100 exactly_once_v2).
+  int64_t commit_interval_ms = -1;
+  std::shared_ptr<Clock> clock;         // Null = SystemClock().
+  rocksdb::Env* env = nullptr;          // For the stores; null = the default. Not owned.
+  bool store_use_wal = false;           // RocksDBStoreOptions::use_wal.
+  int64_t store_write_buffer_size = 0;  // RocksDBStoreOptions::write_buffer_size.
+  int restore_batch_records = 1000;     // Restored records per store commit.
+  std::shared_ptr<Logger> logger;       // Null = StderrLogger().
+};
+
+// How one store was restored when the task opened (C2, T10), as a restore listener sees it.
+struct StoreRestore {
+  std::string store;
+  std::string changelog;
+  bool was_closed_cleanly = true;        // The store's open-status marker was clear (T7).
+  bool wiped = false;                    // Wiped before restoring (T10, or an out-of-range offset).
+  std::optional<int64_t> stored_offset;  // The store's changelog offset before restoring.
+  int64_t start_offset = 0;              // Restore read from here ...
+  int64_t end_offset = 0;                // ... up to here (exclusive).
+  int64_t records_restored = 0;          // Data records applied.
+};
+
+enum class CommitReason { kInterval, kUncommittedBytes, kExplicit, kClose };
+std::string_view CommitReasonName(CommitReason reason);  // "interval", "uncommitted_bytes", ...
+
+struct TaskStats {
+  int64_t processed = 0;                        // Records processed by this task object.
+  int64_t commits = 0;                          // Commits that completed.
+  int64_t commits_by_reason[4] = {0, 0, 0, 0};  // Indexed by CommitReason.
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  // Processes up to `max_records` committed input records (fewer when the input has no more),
+  // committing whenever a trigger says so; `*processed` = records processed. On an error the
+  // task stops (see "Failure"); `*processed` counts the records processed before it.
+  virtual Status Process(int64_t max_records, int64_t* processed) = 0;
+  // Commits now if any record was processed since the last commit; OK without writing anything
+  // otherwise.
+  virtual Status Commit() = 0;
+  // Commits (reason kClose) and closes the stores cleanly. On a failed commit the task is
+  // abandoned instead and the commit's error returned. Idempotent.
+  virtual Status Close() = 0;
+  // A crash: see "Crash". Idempotent.
+  virtual void Abandon() = 0;
+
+  // The offset of the next input record to process.
+  virtual int64_t next_input_offset() const = 0;
+  // The store named `name`, for IQ views (NewQueryView) and metadata; null if unknown or the
+  // task is closed. Writing to it directly bypasses the changelog: don't.
+  virtual KeyValueStore* Store(std::string_view name) = 0;
+  // The changelog partition of store `name`: "<application_id>-<name>-changelog-<task_id>".
+  virtual std::string ChangelogPartition(std::string_view name) const = 0;
+  // The offsets group of this task in the log: "<application_id>-<task_id>".
+  virtual std::string OffsetsGroup() const = 0;
+  virtual const std::vector<StoreRestore>& restores() const = 0;
+  virtual const TaskStats& stats() const = 0;
+  // Whether the task stopped on an error (every call but Abandon then fails).
+  virtual bool failed() const = 0;
+};
+
+// Opens the task: opens, wipes and restores its stores and finds its committed input offset
+// (see "Restore"). InvalidArgument naming the option for a missing log, empty ids or partitions,
+// names the log rejects, or a non-positive restore batch; errors from the stores and the log
+// otherwise (every store already opened is abandoned again: a half-done restore is not a clean
+// state).
+Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor,
+                std::unique_ptr<Task>* task);
+
+}  // namespace statecheck
+
+#endif  // STATECHECK_TASK_H_

@@ -1,0 +1,475 @@
+#include "statecheck/task.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <utility>
+
+#include "rocksdb_status.h"
+#include "statecheck/rocksdb_store.h"
+
+namespace statecheck {
+
+std::shared_ptr<Clock> SystemClock() {
+  class Steady final : public Clock {
+   public:
+    int64_t NowMs() const override {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    }
+  };
+  static const auto clock = std::make_shared<Steady>();
+  return clock;
+}
+
+std::string_view CommitReasonName(CommitReason reason) {
+  switch (reason) {
+    case CommitReason::kInterval:
+      return "interval";
+    case CommitReason::kUncommittedBytes:
+      return "uncommitted_bytes";
+    case CommitReason::kExplicit:
+      return "explicit";
+    case CommitReason::kClose:
+      return "close";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr int64_t kAtLeastOnceCommitIntervalMs = 30000;  // Kafka's commit.interval.ms defaults.
+constexpr int64_t kExactlyOnceCommitIntervalMs = 100;
+constexpr int kInputBatch = 500;  // Input records fetched from the log at a time.
+
+// The key-value processor (task.h).
+class KeyValueProcessor final : public Processor {
+ public:
+  std::vector<std::string> StoreNames() const override { return {"kv", "counts"}; }
+
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    std::optional<std::string> count;
+    STATECHECK_RETURN_IF_ERROR(context->Get("counts", record.key, &count));
+    int64_t n = 0;
+    if (count) {
+      // The store holds what this processor wrote; anything else is damage.
+      char* end = nullptr;
+      n = std::strtoll(count->c_str(), &end, 10);
+      if (count->empty() || *end != '\0' || n < 0) {
+        return Status::Corruption("store counts: key holds \"" + *count + "\", not a count");
+      }
+    }
+    const std::string next = std::to_string(n + 1);
+    STATECHECK_RETURN_IF_ERROR(context->Put("counts", record.key, next));
+    STATECHECK_RETURN_IF_ERROR(context->Put("kv", record.key, record.value));
+    if (!record.value) return context->Forward(record.key, std::nullopt);
+    return context->Forward(record.key, *record.value + "#" + next);
+  }
+};
+
+// Positive, stable for a task: the log transaction id the task's transactions use. A new task
+// object of the same task aborts a transaction an older one left open (Kafka's fencing).
+int64_t TransactionId(const std::string& group) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : group) h = (h ^ c) * 1099511628211ULL;
+  return static_cast<int64_t>(h >> 2) + 1;
+}
+
+struct TaskStore {
+  std::string name;
+  std::string changelog;
+  std::unique_ptr<RocksDBStore> store;
+  std::optional<int64_t> last_changelog_offset;  // The last record appended since open.
+};
+
+class TaskImpl final : public Task, private ProcessorContext {
+ public:
+  TaskImpl(const TaskOptions& options, std::unique_ptr<Processor> processor)
+      : options_(options),
+        processor_(std::move(processor)),
+        clock_(options.clock ? options.clock : SystemClock()),
+        logger_(options.logger ? options.logger : StderrLogger()),
+        group_(options.application_id + "-" + options.task_id),
+        txn_id_(TransactionId(group_)),
+        eos_(options.config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+    commit_interval_ms_ = options.commit_interval_ms >= 0 ? options.commit_interval_ms
+                          : eos_                          ? kExactlyOnceCommitIntervalMs
+                                                          : kAtLeastOnceCommitIntervalMs;
+  }
+
+  ~TaskImpl() override { Abandon(); }
+
+  Status Open() {
+    Log* log = options_.log;
+    if (eos_) {
+      // Fence an older task object of this task: its transaction can never commit now.
+      Status s = log->AbortTransaction(txn_id_);
+      if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+    }
+    for (const std::string& name : processor_->StoreNames()) {
+      TaskStore ts;
+      ts.name = name;
+      ts.changelog = ChangelogPartition(name);
+      StoreRestore restore;
+      STATECHECK_RETURN_IF_ERROR(OpenAndRestore(&ts, &restore));
+      stores_.push_back(std::move(ts));
+      restores_.push_back(std::move(restore));
+    }
+    CommittedOffsets committed;
+    Status s = log->GetCommittedOffsets(group_, &committed);
+    if (s.ok()) {
+      auto it = committed.offsets.find(options_.input_partition);
+      if (it != committed.offsets.end()) next_offset_ = it->second;
+    } else if (s.code() != Status::Code::kNotFound) {
+      return s;
+    }
+    last_commit_ms_ = clock_->NowMs();
+    open_ = true;
+    return Status::Ok();
+  }
+
+  // Task ---------------------------------------------------------------------------------------
+  Status Process(int64_t max_records, int64_t* processed) override {
+    *processed = 0;
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    while (*processed < max_records) {
+      if (fetched_pos_ == fetched_.size()) {
+        fetched_.clear();
+        fetched_pos_ = 0;
+        int64_t end = 0;
+        STATECHECK_RETURN_IF_ERROR(
+            Fail(options_.log->CommittedEndOffset(options_.input_partition, &end)));
+        if (next_offset_ >= end) break;
+        STATECHECK_RETURN_IF_ERROR(
+            Fail(options_.log->Read(options_.input_partition, next_offset_, kInputBatch,
+                                    IsolationLevel::kReadCommitted, &fetched_)));
+        if (fetched_.empty()) break;
+      }
+      // T6: commit before the next record when the buffers hold too much.
+      if (options_.config.uncommitted_max_bytes >= 0 && records_since_commit_ > 0 &&
+          UncommittedBytes() > options_.config.uncommitted_max_bytes) {
+        STATECHECK_RETURN_IF_ERROR(DoCommit(CommitReason::kUncommittedBytes));
+      }
+      const LogRecord& record = fetched_[fetched_pos_++];
+      current_ = &record;
+      Status s = processor_->Process(record, this);
+      current_ = nullptr;
+      STATECHECK_RETURN_IF_ERROR(Fail(s));
+      next_offset_ = record.offset + 1;
+      ++records_since_commit_;
+      ++*processed;
+      ++stats_.processed;
+      if ((options_.commit_interval_records > 0 &&
+           records_since_commit_ >= options_.commit_interval_records) ||
+          clock_->NowMs() - last_commit_ms_ >= commit_interval_ms_) {
+        STATECHECK_RETURN_IF_ERROR(DoCommit(CommitReason::kInterval));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Commit() override {
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    return DoCommit(CommitReason::kExplicit);
+  }
+
+  Status Close() override {
+    if (!open_) return Status::Ok();
+    if (failed_) {
+      Abandon();
+      return Status::Ok();
+    }
+    Status s = DoCommit(CommitReason::kClose);
+    if (!s.ok()) {
+      Abandon();
+      return s;
+    }
+    for (TaskStore& ts : stores_) ts.store->Close();
+    stores_.clear();
+    open_ = false;
+    return Status::Ok();
+  }
+
+  void Abandon() override {
+    for (TaskStore& ts : stores_) ts.store->Abandon();
+    stores_.clear();
+    open_ = false;
+  }
+
+  int64_t next_input_offset() const override { return next_offset_; }
+
+  KeyValueStore* Store(std::string_view name) override {
+    TaskStore* ts = Find(name);
+    return ts ? ts->store.get() : nullptr;
+  }
+
+  std::string ChangelogPartition(std::string_view name) const override {
+    return options_.application_id + "-" + std::string(name) + "-changelog-" + options_.task_id;
+  }
+  std::string OffsetsGroup() const override { return group_; }
+  const std::vector<StoreRestore>& restores() const override { return restores_; }
+  const TaskStats& stats() const override { return stats_; }
+  bool failed() const override { return failed_; }
+
+ private:
+  // ProcessorContext -----------------------------------------------------------------------------
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    TaskStore* ts = Find(store);
+    if (!ts) return UnknownStore(store);
+    return ts->store->Get(key, value);
+  }
+
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    TaskStore* ts = Find(store);
+    if (!ts) return UnknownStore(store);
+    RecordContext context{options_.input_partition, current_ ? current_->offset : 0};
+    STATECHECK_RETURN_IF_ERROR(ts->store->Put(key, value, current_ ? &context : nullptr));
+    int64_t offset = 0;
+    STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, &offset));
+    ts->last_changelog_offset = offset;
+    return Status::Ok();
+  }
+
+  Status Forward(std::string_view key, std::optional<std::string_view> value) override {
+    int64_t offset = 0;
+    return Append(options_.output_partition, key, value, &offset);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  Status Append(std::string_view partition, std::string_view key,
+                std::optional<std::string_view> value, int64_t* offset) {
+    Log* log = options_.log;
+    if (!eos_) return log->Append(partition, key, value, offset);
+    if (!txn_open_) {
+      STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
+      txn_open_ = true;
+    }
+    return log->AppendTransactional(txn_id_, partition, key, value, offset);
+  }
+
+  // The commit protocol (task.h, C1).
+  Status DoCommit(CommitReason reason) {
+    if (records_since_commit_ == 0) return Status::Ok();
+    Log* log = options_.log;
+    CommittedOffsets offsets;
+    offsets.offsets[options_.input_partition] = next_offset_;
+    offsets.metadata = processor_->CommitMetadata();
+    if (eos_) {
+      if (!txn_open_) {
+        STATECHECK_RETURN_IF_ERROR(Fail(log->BeginTransaction(txn_id_)));
+        txn_open_ = true;
+      }
+      STATECHECK_RETURN_IF_ERROR(Fail(log->AppendOffsetsTransactional(txn_id_, group_, offsets)));
+      STATECHECK_RETURN_IF_ERROR(Fail(log->CommitTransaction(txn_id_)));
+      txn_open_ = false;
+      STATECHECK_RETURN_IF_ERROR(CommitStores());
+    } else {
+      STATECHECK_RETURN_IF_ERROR(Fail(log->Sync()));
+      STATECHECK_RETURN_IF_ERROR(CommitStores());
+      STATECHECK_RETURN_IF_ERROR(Fail(log->CommitOffsets(group_, offsets)));
+    }
+    records_since_commit_ = 0;
+    last_commit_ms_ = clock_->NowMs();
+    ++stats_.commits;
+    ++stats_.commits_by_reason[static_cast<int>(reason)];
+    return Status::Ok();
+  }
+
+  Status CommitStores() {
+    for (TaskStore& ts : stores_) {
+      ChangelogOffsets offsets;
+      if (ts.last_changelog_offset)
+        offsets[ts.changelog] = *ts.last_changelog_offset;
+      else if (auto stored = ts.store->CommittedOffset(ts.changelog))
+        offsets[ts.changelog] = *stored;
+      STATECHECK_RETURN_IF_ERROR(Fail(ts.store->Commit(offsets)));
+    }
+    return Status::Ok();
+  }
+
+  // Opens the store of `ts`, wipes it where T10 says, and restores it from its changelog (C2).
+  Status OpenAndRestore(TaskStore* ts, StoreRestore* restore) {
+    restore->store = ts->name;
+    restore->changelog = ts->changelog;
+    const std::string directory = options_.state_directory + "/" + ts->name;
+    STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store));
+    restore->was_closed_cleanly = ts->store->was_closed_cleanly();
+    if (!restore->was_closed_cleanly && options_.config.wipe_on_unclean_shutdown) {
+      logger_->Log(LogLevel::kWarn,
+                   "Store " + ts->name + " of task " + options_.task_id +
+                       " was not closed cleanly: wiping it and restoring it from changelog " +
+                       ts->changelog +
+                       ". Didn't find a valid state, since under EOS it has the "
+                       "risk of getting uncommitted data in stores.");
+      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
+      restore->wiped = true;
+    }
+    Log* log = options_.log;
+    const IsolationLevel isolation =
+        eos_ ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted;
+    int64_t end = 0;
+    STATECHECK_RETURN_IF_ERROR(eos_ ? log->CommittedEndOffset(ts->changelog, &end)
+                                    : log->EndOffset(ts->changelog, &end));
+    restore->stored_offset = ts->store->CommittedOffset(ts->changelog);
+    if (restore->stored_offset && *restore->stored_offset >= end) {
+      logger_->Log(LogLevel::kWarn, "Store " + ts->name + " has changelog offset " +
+                                        std::to_string(*restore->stored_offset) +
+                                        " but changelog " + ts->changelog + " ends at " +
+                                        std::to_string(end) +
+                                        ": wiping the store and restoring it from the beginning.");
+      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
+      restore->wiped = true;
+    }
+    std::optional<int64_t> stored = ts->store->CommittedOffset(ts->changelog);
+    int64_t from = stored ? *stored + 1 : 0;
+    restore->start_offset = from;
+    restore->end_offset = end;
+    std::vector<LogRecord> records;
+    while (from < end) {
+      records.clear();
+      STATECHECK_RETURN_IF_ERROR(
+          log->Read(ts->changelog, from, options_.restore_batch_records, isolation, &records));
+      std::optional<int64_t> applied;  // The last data record of the batch below `end`.
+      for (const LogRecord& r : records) {
+        if (r.offset >= end) break;
+        STATECHECK_RETURN_IF_ERROR(ts->store->Put(r.key, r.value));
+        ++restore->records_restored;
+        applied = r.offset;
+      }
+      if (!applied) break;
+      // Each batch is committed with the offset of its last record (T7), bounding the buffer.
+      STATECHECK_RETURN_IF_ERROR(ts->store->Commit({{ts->changelog, *applied}}));
+      from = *applied + 1;
+    }
+    return Status::Ok();
+  }
+
+  Status OpenStore(const std::string& name, const std::string& directory,
+                   std::unique_ptr<RocksDBStore>* store) {
+    RocksDBStoreOptions so;
+    so.name = name;
+    so.directory = directory;
+    so.isolation = options_.config.isolation;
+    so.env = options_.env;
+    so.use_wal = options_.store_use_wal;
+    so.write_buffer_size = options_.store_write_buffer_size;
+    so.logger = logger_;
+    return OpenRocksDBStore(so, store);
+  }
+
+  Status Wipe(TaskStore* ts, const std::string& directory) {
+    ts->store->Close();
+    ts->store.reset();
+    STATECHECK_RETURN_IF_ERROR(DestroyRocksDBStore(directory, options_.env));
+    return OpenStore(ts->name, directory, &ts->store);
+  }
+
+  int64_t UncommittedBytes() const {
+    int64_t sum = 0;
+    for (const TaskStore& ts : stores_) sum += ts.store->ApproximateNumUncommittedBytes();
+    return sum;
+  }
+
+  TaskStore* Find(std::string_view name) {
+    for (TaskStore& ts : stores_) {
+      if (ts.name == name) return &ts;
+    }
+    return nullptr;
+  }
+
+  Status UnknownStore(std::string_view name) const {
+    return Status::InvalidArgument("task " + options_.task_id + " has no store named \"" +
+                                   std::string(name) + "\"");
+  }
+
+  Status CheckUsable() const {
+    if (failed_) {
+      return Status::FailedPrecondition("task " + options_.task_id +
+                                        " stopped on an error: abandon it and open it again");
+    }
+    if (!open_) return Status::FailedPrecondition("task " + options_.task_id + " is closed");
+    return Status::Ok();
+  }
+
+  // Marks the task failed when `s` is an error (C6) and returns `s`.
+  Status Fail(Status s) {
+    if (!s.ok()) failed_ = true;
+    return s;
+  }
+
+  const TaskOptions options_;
+  const std::unique_ptr<Processor> processor_;
+  const std::shared_ptr<Clock> clock_;
+  const std::shared_ptr<Logger> logger_;
+  const std::string group_;
+  const int64_t txn_id_;
+  const bool eos_;
+  int64_t commit_interval_ms_ = 0;
+
+  std::vector<TaskStore> stores_;
+  std::vector<StoreRestore> restores_;
+  TaskStats stats_;
+  bool open_ = false;
+  bool failed_ = false;
+  bool txn_open_ = false;
+  int64_t next_offset_ = 0;
+  int64_t records_since_commit_ = 0;
+  int64_t last_commit_ms_ = 0;
+  std::vector<LogRecord> fetched_;
+  size_t fetched_pos_ = 0;
+  const LogRecord* current_ = nullptr;
+};
+
+Status CheckName(std::string_view option, const std::string& value) {
+  if (value.empty()) {
+    return Status::InvalidArgument(std::string("task option ") + std::string(option) +
+                                   " cannot be empty");
+  }
+  for (unsigned char c : value) {
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) {
+      return Status::InvalidArgument(std::string("task option ") + std::string(option) + " = \"" +
+                                     value + "\": use only [A-Za-z0-9._-]");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::unique_ptr<Processor> NewKeyValueProcessor() { return std::make_unique<KeyValueProcessor>(); }
+
+Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor,
+                std::unique_ptr<Task>* task) {
+  task->reset();
+  if (!options.log) return Status::InvalidArgument("task option log cannot be null");
+  if (!processor) return Status::InvalidArgument("OpenTask needs a processor");
+  STATECHECK_RETURN_IF_ERROR(CheckName("application_id", options.application_id));
+  STATECHECK_RETURN_IF_ERROR(CheckName("task_id", options.task_id));
+  STATECHECK_RETURN_IF_ERROR(CheckName("input_partition", options.input_partition));
+  STATECHECK_RETURN_IF_ERROR(CheckName("output_partition", options.output_partition));
+  if (options.state_directory.empty()) {
+    return Status::InvalidArgument("task option state_directory cannot be empty");
+  }
+  if (options.restore_batch_records < 1) {
+    return Status::InvalidArgument("task option restore_batch_records must be at least 1, got " +
+                                   std::to_string(options.restore_batch_records));
+  }
+  for (const std::string& name : processor->StoreNames()) {
+    STATECHECK_RETURN_IF_ERROR(CheckName("store name", name));
+  }
+  auto impl = std::make_unique<TaskImpl>(options, std::move(processor));
+  Status s = impl->Open();
+  if (!s.ok()) {
+    impl->Abandon();
+    return s;
+  }
+  *task = std::move(impl);
+  return Status::Ok();
+}
+
+}  // namespace statecheck

@@ -1,0 +1,315 @@
+#include "statecheck/task.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "engine/test_util.h"
+#include "statecheck/rocksdb_store.h"
+
+namespace statecheck {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CapturingLogger;
+
+StateConfig Config(std::map<std::string, std::string> props) {
+  StateConfig c;
+  Status s = ResolveStateConfig(props, &c);
+  EXPECT_TRUE(s.ok()) << s;
+  return c;
+}
+
+const std::map<std::string, std::string> kAlos = {};
+const std::map<std::string, std::string> kEos = {{"processing.guarantee", "exactly_once_v2"}};
+const std::map<std::string, std::string> kEosRu = {
+    {"processing.guarantee", "exactly_once_v2"},
+    {"default.state.isolation.level", "READ_UNCOMMITTED"}};
+const std::map<std::string, std::string> kAlosRc = {
+    {"default.state.isolation.level", "READ_COMMITTED"}};
+
+class TaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("statecheck_task_" + std::to_string(::getpid())) /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    logger_ = std::make_shared<CapturingLogger>();
+    OpenTheLog();
+  }
+  void TearDown() override {
+    task_.reset();
+    log_.reset();
+    fs::remove_all(dir_.parent_path());
+  }
+
+  void OpenTheLog() {
+    log_.reset();
+    LogOptions o;
+    o.directory = (dir_ / "log").string();
+    o.logger = logger_;
+    ASSERT_OK(OpenLog(o, &log_));
+  }
+
+  TaskOptions Options(const std::map<std::string, std::string>& props) {
+    TaskOptions o;
+    o.application_id = "app";
+    o.input_partition = "input";
+    o.output_partition = "output";
+    o.state_directory = (dir_ / "state").string();
+    o.log = log_.get();
+    o.config = Config(props);
+    o.clock = clock_;
+    o.logger = logger_;
+    return o;
+  }
+
+  Status Open(const TaskOptions& o) {
+    task_.reset();
+    return OpenTask(o, NewKeyValueProcessor(), &task_);
+  }
+
+  void Input(std::string_view key, std::optional<std::string_view> value) {
+    int64_t offset = 0;
+    ASSERT_OK(log_->Append("input", key, value, &offset));
+    ASSERT_OK(log_->Sync());
+  }
+
+  int64_t ProcessAll() {
+    int64_t n = 0;
+    Status s = task_->Process(1000, &n);
+    EXPECT_TRUE(s.ok()) << s;
+    return n;
+  }
+
+  // What a committed reader of `partition` sees, as "key=value" ("key=null" for a tombstone).
+  std::vector<std::string> Committed(std::string_view partition) {
+    std::vector<LogRecord> records;
+    Status s = log_->Read(partition, 0, 100000, IsolationLevel::kReadCommitted, &records);
+    if (s.code() == Status::Code::kOutOfRange) return {};
+    EXPECT_TRUE(s.ok()) << s;
+    std::vector<std::string> out;
+    for (const LogRecord& r : records) out.push_back(r.key + "=" + r.value.value_or("null"));
+    return out;
+  }
+
+  // Every key=value of `store` as a committed IQ reader sees it.
+  std::map<std::string, std::string> View(std::string_view store) {
+    std::map<std::string, std::string> out;
+    std::unique_ptr<KeyValueIterator> it;
+    Status s = task_->Store(store)->NewQueryView()->All(&it);
+    EXPECT_TRUE(s.ok()) << s;
+    KeyValue kv;
+    while (it->HasNext() && it->Next(&kv).ok()) out[kv.key] = kv.value;
+    return out;
+  }
+
+  int64_t CommittedInput() {
+    CommittedOffsets c;
+    if (!log_->GetCommittedOffsets("app-0_0", &c).ok()) return 0;
+    return c.offsets["input"];
+  }
+
+  fs::path dir_;
+  std::shared_ptr<CapturingLogger> logger_;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::unique_ptr<Log> log_;
+  std::unique_ptr<Task> task_;
+};
+
+TEST_F(TaskTest, ProcessesRecordsIntoStoresChangelogsAndOutput) {
+  ASSERT_OK(Open(Options(kAlos)));
+  Input("a", "1");
+  Input("b", "2");
+  Input("a", std::nullopt);
+  EXPECT_EQ(ProcessAll(), 3);
+  EXPECT_EQ(task_->next_input_offset(), 3);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"b", "2"}}));
+  EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}, {"b", "1"}}));
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "b=2#1", "a=null"}));
+  EXPECT_EQ(Committed("app-kv-changelog-0_0"), (std::vector<std::string>{"a=1", "b=2", "a=null"}));
+  EXPECT_EQ(CommittedInput(), 3);
+  EXPECT_EQ(task_->stats().commits, 1);
+  EXPECT_EQ(task_->stats().commits_by_reason[static_cast<int>(CommitReason::kExplicit)], 1);
+  // Nothing processed since: no second commit.
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(task_->stats().commits, 1);
+}
+
+TEST_F(TaskTest, ExactlyOnceOutputIsInvisibleUntilCommit) {
+  ASSERT_OK(Open(Options(kEos)));
+  Input("a", "1");
+  EXPECT_EQ(ProcessAll(), 1);
+  EXPECT_TRUE(Committed("output").empty());
+  EXPECT_TRUE(View("kv").empty());  // READ_COMMITTED IQ (T4).
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1"}));
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}}));
+  EXPECT_EQ(CommittedInput(), 1);
+}
+
+TEST_F(TaskTest, CleanRestartResumesAtTheCommittedOffsetWithoutRestoring) {
+  for (const auto& props : {kAlos, kEos, kEosRu, kAlosRc}) {
+    SCOPED_TRACE(Config(props).isolation == IsolationLevel::kReadCommitted ? "RC" : "RU");
+    fs::remove_all(dir_);
+    OpenTheLog();
+    ASSERT_OK(Open(Options(props)));
+    Input("a", "1");
+    Input("b", "2");
+    EXPECT_EQ(ProcessAll(), 2);
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(Open(Options(props)));
+    EXPECT_EQ(task_->next_input_offset(), 2);
+    for (const StoreRestore& r : task_->restores()) {
+      EXPECT_TRUE(r.was_closed_cleanly) << r.store;
+      EXPECT_FALSE(r.wiped) << r.store;
+      EXPECT_EQ(r.records_restored, 0) << r.store;
+      EXPECT_EQ(r.start_offset, *r.stored_offset + 1) << r.store;
+    }
+    EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}, {"b", "1"}}));
+    task_.reset();
+  }
+}
+
+TEST_F(TaskTest, ExactlyOnceCrashLosesTheOpenTransactionAndNothingCommitted) {
+  ASSERT_OK(Open(Options(kEos)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("a", "2");
+  ProcessAll();
+  task_->Abandon();
+  OpenTheLog();  // The process died: the log recovers and aborts the open transaction.
+  ASSERT_OK(Open(Options(kEos)));
+  EXPECT_EQ(task_->next_input_offset(), 1);
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}}));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.was_closed_cleanly);
+    EXPECT_FALSE(r.wiped);  // READ_COMMITTED: not wiped (T9).
+    EXPECT_EQ(r.records_restored, 0);
+  }
+  EXPECT_EQ(ProcessAll(), 1);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "a=2#2"}));
+  EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}}));
+}
+
+TEST_F(TaskTest, ANewTaskFencesTheTransactionOfAnAbandonedOne) {
+  ASSERT_OK(Open(Options(kEos)));
+  Input("a", "1");
+  ProcessAll();
+  task_->Abandon();  // The log stays open: only the task died.
+  ASSERT_OK(Open(Options(kEos)));
+  EXPECT_EQ(ProcessAll(), 1);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1"}));
+}
+
+TEST_F(TaskTest, ExactlyOnceReadUncommittedWipesAfterAnUncleanShutdown) {
+  ASSERT_OK(Open(Options(kEosRu)));
+  Input("a", "1");
+  Input("b", "2");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("c", "3");
+  ProcessAll();  // Written straight into the store (READ_UNCOMMITTED), never committed.
+  task_->Abandon();
+  OpenTheLog();
+  ASSERT_OK(Open(Options(kEosRu)));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.was_closed_cleanly);
+    EXPECT_TRUE(r.wiped) << r.store;  // T10.
+    EXPECT_EQ(r.start_offset, 0);
+    EXPECT_EQ(r.records_restored, 2) << r.store;
+  }
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_NE(logger_->All().find("under EOS it has the risk of getting uncommitted data"),
+            std::string::npos);
+}
+
+TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
+  ASSERT_OK(Open(Options(kAlosRc)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("a", "2");
+  ProcessAll();
+  task_->Abandon();
+  OpenTheLog();  // A process crash keeps the written (unsynced) changelog records.
+  ASSERT_OK(Open(Options(kAlosRc)));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped);  // Never under at-least-once (T10).
+    EXPECT_EQ(r.start_offset, *r.stored_offset + 1);
+    EXPECT_EQ(r.records_restored, 1) << r.store;
+  }
+  EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}}));
+  EXPECT_EQ(task_->next_input_offset(), 1);
+  EXPECT_EQ(ProcessAll(), 1);  // Processed again: at least once (C4).
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "3"}}));
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "a=2#2", "a=2#3"}));
+}
+
+TEST_F(TaskTest, CommitTriggers) {
+  TaskOptions o = Options(kAlosRc);
+  o.commit_interval_records = 2;
+  o.commit_interval_ms = 1000;
+  ASSERT_OK(Open(o));
+  for (int i = 0; i < 5; ++i) Input("k" + std::to_string(i), "v");
+  EXPECT_EQ(ProcessAll(), 5);
+  EXPECT_EQ(task_->stats().commits_by_reason[static_cast<int>(CommitReason::kInterval)], 2);
+  EXPECT_EQ(CommittedInput(), 4);
+  // Time: the next record after 1000 ms commits.
+  clock_->Advance(1000);
+  Input("k5", "v");
+  EXPECT_EQ(ProcessAll(), 1);
+  EXPECT_EQ(task_->stats().commits_by_reason[static_cast<int>(CommitReason::kInterval)], 3);
+  EXPECT_EQ(CommittedInput(), 6);
+}
+
+TEST_F(TaskTest, UncommittedBytesForceACommitBeforeTheNextRecord) {
+  TaskOptions o = Options(kAlosRc);
+  o.config.uncommitted_max_bytes = 10;
+  ASSERT_OK(Open(o));
+  Input("key", "value");  // kv: 3 + 5 bytes, counts: 3 + 1 byte = 12 > 10.
+  Input("x", "y");
+  EXPECT_EQ(ProcessAll(), 2);
+  EXPECT_EQ(task_->stats().commits_by_reason[static_cast<int>(CommitReason::kUncommittedBytes)], 1);
+  EXPECT_EQ(CommittedInput(), 1);
+}
+
+TEST_F(TaskTest, BadOptionsAreClearErrors) {
+  TaskOptions o = Options(kAlos);
+  o.input_partition = "in put";
+  Status s = Open(o);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("input_partition"), std::string::npos) << s;
+  o = Options(kAlos);
+  o.log = nullptr;
+  EXPECT_EQ(Open(o).code(), Status::Code::kInvalidArgument);
+  o = Options(kAlos);
+  o.restore_batch_records = 0;
+  EXPECT_EQ(Open(o).code(), Status::Code::kInvalidArgument);
+}
+
+TEST_F(TaskTest, RestoreInSmallBatchesSkipsAbortedTransactions) {
+  TaskOptions o = Options(kEosRu);
+  o.restore_batch_records = 2;
+  ASSERT_OK(Open(o));
+  for (int i = 0; i < 5; ++i) Input("k" + std::to_string(i), std::to_string(i));
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("k9", "aborted");
+  ProcessAll();
+  task_->Abandon();
+  OpenTheLog();
+  ASSERT_OK(Open(o));
+  EXPECT_EQ(View("kv").size(), 5u);
+  EXPECT_EQ(View("kv").count("k9"), 0u);
+}
+
+}  // namespace
+}  // namespace statecheck
