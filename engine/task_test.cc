@@ -45,10 +45,11 @@ class TaskTest : public ::testing::Test {
     fs::remove_all(dir_.parent_path());
   }
 
-  void OpenTheLog() {
+  void OpenTheLog(rocksdb::Env* env = nullptr) {
     log_.reset();
     LogOptions o;
     o.directory = (dir_ / "log").string();
+    o.env = env;
     o.logger = logger_;
     ASSERT_OK(OpenLog(o, &log_));
   }
@@ -279,6 +280,45 @@ TEST_F(TaskTest, UncommittedBytesForceACommitBeforeTheNextRecord) {
   EXPECT_EQ(ProcessAll(), 2);
   EXPECT_EQ(task_->stats().commits_by_reason[static_cast<int>(CommitReason::kUncommittedBytes)], 1);
   EXPECT_EQ(CommittedInput(), 1);
+}
+
+TEST_F(TaskTest, AFailedCommitStopsTheTaskAndKeepsTheLastCommit) {
+  for (const auto& props : {kAlosRc, kEos}) {
+    const bool eos = props.count("processing.guarantee") > 0;
+    SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
+    task_.reset();
+    fs::remove_all(dir_);
+    testing::FailingSyncEnv env("output.log");
+    OpenTheLog(&env);
+    ASSERT_OK(Open(Options(props)));
+    Input("a", "1");
+    ProcessAll();
+    ASSERT_OK(task_->Commit());
+    Input("a", "2");
+    ProcessAll();
+    env.fail = true;
+    const Status failed = task_->Commit();
+    EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;  // C6: reported.
+    EXPECT_TRUE(task_->failed());
+    int64_t n = 0;
+    EXPECT_EQ(task_->Process(1, &n).code(), Status::Code::kFailedPrecondition);
+    EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
+    task_->Abandon();
+    env.fail = false;
+    OpenTheLog(&env);
+    ASSERT_OK(Open(Options(props)));
+    EXPECT_EQ(CommittedInput(), 1);  // Nothing committed lost, nothing uncommitted committed.
+    EXPECT_EQ(task_->next_input_offset(), 1);
+    if (eos) {
+      EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
+      EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1"}));
+    }
+    EXPECT_EQ(ProcessAll(), 1);
+    ASSERT_OK(task_->Commit());
+    EXPECT_EQ(CommittedInput(), 2);
+    task_.reset();
+    log_.reset();
+  }
 }
 
 TEST_F(TaskTest, BadOptionsAreClearErrors) {

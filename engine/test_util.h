@@ -3,7 +3,10 @@
 #define STATECHECK_ENGINE_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+#include <rocksdb/env.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -48,6 +51,43 @@ class CapturingLogger : public Logger {
  private:
   std::mutex mu_;
   std::vector<std::pair<LogLevel, std::string>> lines_;
+};
+
+// Fails the fsync of files whose name ends with `suffix` while `fail` is set.
+class FailingSyncEnv : public rocksdb::EnvWrapper {
+ public:
+  explicit FailingSyncEnv(std::string suffix)
+      : EnvWrapper(rocksdb::Env::Default()), suffix_(std::move(suffix)) {}
+
+  rocksdb::Status ReopenWritableFile(const std::string& fname,
+                                     std::unique_ptr<rocksdb::WritableFile>* result,
+                                     const rocksdb::EnvOptions& options) override {
+    rocksdb::Status s = target()->ReopenWritableFile(fname, result, options);
+    if (s.ok() && fname.size() >= suffix_.size() &&
+        fname.compare(fname.size() - suffix_.size(), suffix_.size(), suffix_) == 0) {
+      *result = std::make_unique<File>(std::move(*result), &fail);
+    }
+    return s;
+  }
+
+  std::atomic<bool> fail{false};
+
+ private:
+  class File : public rocksdb::WritableFileWrapper {
+   public:
+    File(std::unique_ptr<rocksdb::WritableFile> target, std::atomic<bool>* fail)
+        : WritableFileWrapper(target.get()), owned_(std::move(target)), fail_(fail) {}
+    rocksdb::Status Sync() override {
+      if (*fail_) return rocksdb::Status::IOError("injected fsync failure");
+      return WritableFileWrapper::Sync();
+    }
+
+   private:
+    std::unique_ptr<rocksdb::WritableFile> owned_;
+    std::atomic<bool>* fail_;
+  };
+
+  std::string suffix_;
 };
 
 }  // namespace statecheck::testing

@@ -9,6 +9,7 @@
 
 #include "properties/kv_history.h"
 #include "properties/kv_store_property.h"
+#include "properties/task_property.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace rc::detail {
@@ -34,6 +35,10 @@ std::vector<PropertySpec> AllProperties() {
                    "KvStoreProperty.MatchesModel", [config](const PropertyParams& p) {
                      return CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
                    }});
+  }
+  for (const TaskConfig& config : TaskOptionMatrix()) {
+    out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
+                   [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); }});
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
   // history judged afterwards. Not a rapidcheck property: a batch runs `max_success` workloads,

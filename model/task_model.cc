@@ -1,0 +1,216 @@
+#include "model/task_model.h"
+
+#include <sstream>
+
+namespace statecheck::model {
+namespace {
+
+std::string Show(const StoreState& s) {
+  std::ostringstream out;
+  out << "{";
+  for (const auto& [k, v] : s) out << (out.tellp() > 1 ? ", " : "") << k << "=" << v;
+  out << "}";
+  return out.str();
+}
+
+std::string Show(const std::vector<OutputRecord>& records) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < records.size(); ++i) {
+    out << (i ? ", " : "") << records[i].key << "=" << records[i].value.value_or("null");
+  }
+  out << "]";
+  return out.str();
+}
+
+bool IsReadCommitted(const TaskModelConfig& c) {
+  return c.isolation == IsolationLevel::kReadCommitted;
+}
+
+}  // namespace
+
+TaskModel::TaskModel(TaskModelConfig config, int64_t now_ms)
+    : config_(config), last_commit_ms_(now_ms) {
+  for (const std::string& name : StoreNames()) stores_[name];
+}
+
+void TaskModel::AppendInput(std::string key, std::optional<std::string> value) {
+  input_.emplace_back(std::move(key), std::move(value));
+}
+
+StoreState TaskModel::Apply(
+    StoreState state, const std::vector<std::pair<std::string, std::optional<std::string>>>& writes,
+    size_t n) {
+  for (size_t i = 0; i < n && i < writes.size(); ++i) {
+    const auto& [k, v] = writes[i];
+    if (v) {
+      state[k] = *v;
+    } else {
+      state.erase(k);
+    }
+  }
+  return state;
+}
+
+StoreState TaskModel::Current(const std::string& store) const {
+  const Store& s = stores_.at(store);
+  return Apply(s.committed, s.pending, s.pending.size());
+}
+
+StoreState TaskModel::QueryView(const std::string& store) const {
+  return IsReadCommitted(config_) ? stores_.at(store).committed : Current(store);
+}
+
+int64_t TaskModel::UncommittedBytes() const {
+  if (!IsReadCommitted(config_)) return 0;
+  int64_t sum = 0;
+  for (const auto& [name, s] : stores_) {
+    std::map<std::string, std::optional<std::string>> last;
+    for (const auto& [k, v] : s.pending) last[k] = v;
+    for (const auto& [k, v] : last) sum += k.size() + (v ? v->size() : 0);
+  }
+  return sum;
+}
+
+void TaskModel::Write(const std::string& store, const std::string& key,
+                      std::optional<std::string> value) {
+  stores_.at(store).pending.emplace_back(key, std::move(value));
+}
+
+int64_t TaskModel::Process(int64_t max_records, int64_t now_ms) {
+  int64_t processed = 0;
+  while (processed < max_records && next_ < static_cast<int64_t>(input_.size())) {
+    if (config_.uncommitted_max_bytes >= 0 && since_commit_ > 0 &&
+        UncommittedBytes() > config_.uncommitted_max_bytes) {
+      DoCommit(1, now_ms);
+    }
+    const auto& [key, value] = input_[next_];
+    const StoreState counts = Current("counts");
+    auto it = counts.find(key);
+    const std::string count = std::to_string((it == counts.end() ? 0 : std::stoll(it->second)) + 1);
+    Write("counts", key, count);
+    Write("kv", key, value);
+    pending_output_.push_back(
+        {key, value ? std::optional<std::string>(*value + "#" + count) : std::nullopt});
+    ++next_;
+    ++since_commit_;
+    ++processed;
+    if ((config_.commit_interval_records > 0 && since_commit_ >= config_.commit_interval_records) ||
+        now_ms - last_commit_ms_ >= config_.commit_interval_ms) {
+      DoCommit(0, now_ms);
+    }
+  }
+  return processed;
+}
+
+void TaskModel::Commit(int64_t now_ms) { DoCommit(2, now_ms); }
+
+void TaskModel::Close(int64_t now_ms) { DoCommit(3, now_ms); }
+
+void TaskModel::DoCommit(int reason, int64_t now_ms) {
+  if (since_commit_ == 0) return;
+  for (auto& [name, s] : stores_) {
+    s.committed = Apply(s.committed, s.pending, s.pending.size());
+    s.changelog_committed += s.pending.size();
+    s.pending.clear();
+  }
+  committed_output_.insert(committed_output_.end(), pending_output_.begin(), pending_output_.end());
+  pending_output_.clear();
+  committed_input_ = next_;
+  since_commit_ = 0;
+  last_commit_ms_ = now_ms;
+  ++commits_by_reason_[reason];
+}
+
+std::string TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& observed) const {
+  if (config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+    if (observed == committed_output_) return "";
+    return "C3: committed output " + Show(observed) + ", expected " + Show(committed_output_);
+  }
+  const size_t base = committed_output_.size();
+  bool ok = observed.size() >= base && observed.size() <= base + pending_output_.size();
+  for (size_t i = 0; ok && i < observed.size(); ++i) {
+    ok = observed[i] == (i < base ? committed_output_[i] : pending_output_[i - base]);
+  }
+  if (ok) return "";
+  return "C4: committed output " + Show(observed) + " is not the last commit's " +
+         Show(committed_output_) + " followed by a prefix of the records produced since " +
+         Show(pending_output_);
+}
+
+std::string TaskModel::Restart(bool clean, const RestartObservation& o, int64_t now_ms) {
+  const bool eos = config_.guarantee == ProcessingGuarantee::kExactlyOnceV2;
+  if (clean && since_commit_ != 0) return "model: a clean restart needs Close() first";
+  if (o.committed_input != committed_input_) {
+    return "C1: committed input offset is " + std::to_string(o.committed_input) +
+           ", the last commit wrote " + std::to_string(committed_input_);
+  }
+  // Output (C3 / C4).
+  if (std::string why = CheckCommittedOutput(o.committed_output); !why.empty()) return why;
+  // Stores (C2, C3, C4, T9, T10), checked on a copy: a rejected observation changes nothing.
+  std::map<std::string, Store> stores = stores_;
+  for (auto& [name, s] : stores) {
+    const bool wiped = o.wiped.count(name) ? o.wiped.at(name) : false;
+    const int64_t restored = o.restored.count(name) ? o.restored.at(name) : 0;
+    const bool expect_wipe = !clean && config_.wipe_on_unclean_shutdown;
+    if (wiped != expect_wipe) {
+      return "T10: store " + name + (wiped ? " was wiped" : " was not wiped") + " after a" +
+             (clean ? " clean" : "n unclean") + " shutdown under " +
+             (eos ? "exactly_once_v2" : "at_least_once") + " with " +
+             (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED");
+    }
+    auto it = o.stores.find(name);
+    const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
+    if (eos || clean) {
+      const int64_t expect_restored = wiped ? s.changelog_committed : 0;
+      if (restored != expect_restored) {
+        return "C2: store " + name + " restored " + std::to_string(restored) +
+               " changelog records, expected " + std::to_string(expect_restored) +
+               (wiped ? " (every committed one, after the wipe)"
+                      : " (its stored offset is the changelog's committed end)");
+      }
+      if (observed != s.committed) {
+        return std::string(eos ? "C3" : "C4") + ": store " + name + " after restart is " +
+               Show(observed) + ", the last commit left " + Show(s.committed);
+      }
+    } else {
+      if (restored < 0 || restored > static_cast<int64_t>(s.pending.size())) {
+        return "C2: store " + name + " restored " + std::to_string(restored) +
+               " changelog records, but only " + std::to_string(s.pending.size()) +
+               " were written after its last commit";
+      }
+      // The store held its last commit with the first j later writes (j = 0 under
+      // READ_COMMITTED, where writes wait in the buffer), and the restore applied the first r.
+      const size_t k = s.pending.size();
+      const size_t max_j = IsReadCommitted(config_) ? 0 : k;
+      bool found = false;
+      for (size_t j = 0; j <= max_j && !found; ++j) {
+        found = Apply(Apply(s.committed, s.pending, j), s.pending, restored) == observed;
+      }
+      if (!found) {
+        return "C4: store " + name + " after restart is " + Show(observed) +
+               ", not its last commit " + Show(s.committed) + " with the first " +
+               std::to_string(restored) + " of its " + std::to_string(k) +
+               " later writes re-applied (on top of any prefix of them, under "
+               "READ_UNCOMMITTED)";
+      }
+      s.changelog_committed += restored;
+    }
+    s.committed = observed;
+    s.pending.clear();
+  }
+  stores_ = std::move(stores);
+  committed_output_ = o.committed_output;
+  pending_output_.clear();
+  ResetAfterRestart(now_ms);
+  return "";
+}
+
+void TaskModel::ResetAfterRestart(int64_t now_ms) {
+  next_ = committed_input_;
+  since_commit_ = 0;
+  last_commit_ms_ = now_ms;
+  for (int64_t& c : commits_by_reason_) c = 0;
+}
+
+}  // namespace statecheck::model

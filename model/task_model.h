@@ -1,0 +1,134 @@
+// TaskModel: the reference model of a task running the key-value processor (SPEC C1–C6, T6,
+// T9, T10; engine: statecheck/task.h).
+//
+// How it differs from the engine: there is no log, no disk and no offset arithmetic. The model
+// keeps the input as a list, each store as a std::map, and, since the last commit, the list of
+// writes each store received and the output records produced. It decides when commits happen
+// with the same triggers as the engine (C5, T6), so its commit points are the engine's.
+//
+// What it allows after a restart:
+//   * exactly_once_v2 (C3): the committed input offset, the committed output and every store
+//     are exactly those of the last commit. A store is restored from no changelog record at all
+//     unless it was wiped (T10: not closed cleanly under READ_UNCOMMITTED), and then from every
+//     committed changelog record of the store.
+//   * at_least_once (C4): the committed input offset is that of the last commit (C1's order:
+//     it is written last). The committed output is the last commit's followed by the first m
+//     output records produced since, for some m (nothing lost, no holes). A store that restored
+//     r changelog records equals its last commit with the first r of its writes since applied —
+//     under READ_UNCOMMITTED, where writes reach the store directly, applied on top of its last
+//     commit with any first j of them. Nothing is ever wiped (T10).
+// Restart() checks an observation against these and, when it is allowed, adopts it: at-least-once
+// processing after a crash continues from the state the engine actually restored.
+//
+// The key-value processor, exactly (as task.h's NewKeyValueProcessor): for input (k, v),
+// counts[k] := counts[k] + 1 in decimal; v present: kv[k] := v and output (k, v#count);
+// v null: kv[k] erased and output (k, null).
+#ifndef STATECHECK_MODEL_TASK_MODEL_H_
+#define STATECHECK_MODEL_TASK_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "statecheck/state_config.h"
+
+namespace statecheck::model {
+
+struct TaskModelConfig {
+  ProcessingGuarantee guarantee = ProcessingGuarantee::kAtLeastOnce;
+  IsolationLevel isolation = IsolationLevel::kReadUncommitted;  // Effective (T1).
+  bool wipe_on_unclean_shutdown = false;                        // T1's last column.
+  int64_t uncommitted_max_bytes = -1;                           // T6; -1 = unlimited.
+  int64_t commit_interval_records = 0;                          // 0 = no record trigger.
+  int64_t commit_interval_ms = 0;                               // Resolved (never -1).
+};
+
+using StoreState = std::map<std::string, std::string>;
+
+struct OutputRecord {
+  std::string key;
+  std::optional<std::string> value;
+  friend bool operator==(const OutputRecord&, const OutputRecord&) = default;
+};
+
+// What the harness observed of the engine right after a restart.
+struct RestartObservation {
+  int64_t committed_input = 0;                 // The committed input offset in the log.
+  std::vector<OutputRecord> committed_output;  // The output partition, committed readers' view.
+  std::map<std::string, StoreState> stores;    // Each store as the writer reads it.
+  std::map<std::string, bool> wiped;           // Per store: wiped before the restore.
+  std::map<std::string, int64_t> restored;     // Per store: changelog records restored.
+};
+
+class TaskModel {
+ public:
+  static constexpr int kReasons = 4;  // As statecheck::CommitReason: interval, bytes, explicit,
+                                      // close.
+
+  TaskModel(TaskModelConfig config, int64_t now_ms);
+
+  void AppendInput(std::string key, std::optional<std::string> value);
+  // Processes up to `max_records` input records, committing where the triggers say; returns
+  // how many were processed.
+  int64_t Process(int64_t max_records, int64_t now_ms);
+  // An explicit commit (reason 2); a no-op when nothing was processed since the last commit.
+  void Commit(int64_t now_ms);
+  // A clean close: a commit (reason 3), then a clean restart must observe exactly that commit.
+  void Close(int64_t now_ms);
+
+  // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
+  // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
+  // naming the rule.
+  std::string Restart(bool clean, const RestartObservation& observed, int64_t now_ms);
+
+  // Checks the output partition as committed readers see it: exactly the last commit's output
+  // under exactly_once_v2 (C3); under at_least_once, where output is visible once the log syncs
+  // it, the last commit's followed by a prefix of the records produced since (C4). "" or why not.
+  std::string CheckCommittedOutput(const std::vector<OutputRecord>& observed) const;
+
+  // What an IQ reader sees of `store`: the last commit under READ_COMMITTED (T4), every write
+  // under READ_UNCOMMITTED (T3).
+  StoreState QueryView(const std::string& store) const;
+  // The writer's view of `store` (read-your-writes, T5).
+  StoreState Current(const std::string& store) const;
+  // The sum of the stores' uncommitted bytes (T6), as the engine reports it.
+  int64_t UncommittedBytes() const;
+
+  int64_t next_input_offset() const { return next_; }
+  int64_t committed_input_offset() const { return committed_input_; }
+  const std::vector<OutputRecord>& committed_output() const { return committed_output_; }
+  // Commits since the last restart, by reason.
+  const int64_t* commits_by_reason() const { return commits_by_reason_; }
+  static std::vector<std::string> StoreNames() { return {"kv", "counts"}; }
+
+ private:
+  struct Store {
+    StoreState committed;
+    std::vector<std::pair<std::string, std::optional<std::string>>> pending;  // Since commit.
+    int64_t changelog_committed = 0;  // Changelog records of this store in committed commits.
+  };
+  static StoreState Apply(
+      StoreState state,
+      const std::vector<std::pair<std::string, std::optional<std::string>>>& writes, size_t n);
+  void Write(const std::string& store, const std::string& key, std::optional<std::string> value);
+  void DoCommit(int reason, int64_t now_ms);
+  void ResetAfterRestart(int64_t now_ms);
+
+  const TaskModelConfig config_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> input_;
+  std::map<std::string, Store> stores_;
+  std::vector<OutputRecord> committed_output_;
+  std::vector<OutputRecord> pending_output_;
+  int64_t next_ = 0;
+  int64_t committed_input_ = 0;
+  int64_t since_commit_ = 0;
+  int64_t last_commit_ms_ = 0;
+  int64_t commits_by_reason_[kReasons] = {0, 0, 0, 0};
+};
+
+}  // namespace statecheck::model
+
+#endif  // STATECHECK_MODEL_TASK_MODEL_H_

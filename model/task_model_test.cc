@@ -1,0 +1,102 @@
+#include "model/task_model.h"
+
+#include <gtest/gtest.h>
+
+namespace statecheck::model {
+namespace {
+
+TaskModelConfig Config(ProcessingGuarantee g, IsolationLevel l) {
+  TaskModelConfig c;
+  c.guarantee = g;
+  c.isolation = l;
+  c.wipe_on_unclean_shutdown =
+      g == ProcessingGuarantee::kExactlyOnceV2 && l == IsolationLevel::kReadUncommitted;
+  c.commit_interval_ms = 1000000;
+  return c;
+}
+
+RestartObservation Observe(const TaskModel& m, std::map<std::string, StoreState> stores) {
+  RestartObservation o;
+  o.committed_input = m.committed_input_offset();
+  o.committed_output = m.committed_output();
+  o.stores = std::move(stores);
+  return o;
+}
+
+TEST(TaskModel, ProcessesTheKeyValueProcessor) {
+  TaskModel m(Config(ProcessingGuarantee::kAtLeastOnce, IsolationLevel::kReadCommitted), 0);
+  m.AppendInput("a", "1");
+  m.AppendInput("a", std::nullopt);
+  EXPECT_EQ(m.Process(10, 0), 2);
+  EXPECT_EQ(m.Current("counts"), (StoreState{{"a", "2"}}));
+  EXPECT_TRUE(m.Current("kv").empty());
+  EXPECT_TRUE(m.QueryView("counts").empty());  // Not committed yet (T4).
+  EXPECT_EQ(m.UncommittedBytes(), 2 + 1);  // counts: a=2; kv: a deleted.
+  m.Commit(0);
+  EXPECT_EQ(m.committed_output(),
+            (std::vector<OutputRecord>{{"a", "1#1"}, {"a", std::nullopt}}));
+  EXPECT_EQ(m.committed_input_offset(), 2);
+  EXPECT_EQ(m.commits_by_reason()[2], 1);
+}
+
+TEST(TaskModel, ExactlyOnceAllowsOnlyTheLastCommit) {
+  TaskModel m(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadCommitted), 0);
+  m.AppendInput("a", "1");
+  m.Process(1, 0);
+  m.Commit(0);
+  m.AppendInput("a", "2");
+  m.Process(1, 0);
+  RestartObservation bad = Observe(m, {{"kv", {{"a", "2"}}}, {"counts", {{"a", "2"}}}});
+  EXPECT_NE(m.Restart(false, bad, 0).find("C3"), std::string::npos);
+  RestartObservation good = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
+  EXPECT_EQ(m.Restart(false, good, 0), "");
+  EXPECT_EQ(m.next_input_offset(), 1);
+}
+
+TEST(TaskModel, ExactlyOnceReadUncommittedMustWipe) {
+  TaskModel m(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadUncommitted), 0);
+  RestartObservation o = Observe(m, {});
+  EXPECT_NE(m.Restart(false, o, 0).find("T10"), std::string::npos);
+  o.wiped = {{"kv", true}, {"counts", true}};
+  EXPECT_EQ(m.Restart(false, o, 0), "");
+}
+
+TEST(TaskModel, AtLeastOnceAllowsAPrefixButNoHole) {
+  TaskModel m(Config(ProcessingGuarantee::kAtLeastOnce, IsolationLevel::kReadCommitted), 0);
+  m.AppendInput("a", "1");
+  m.AppendInput("b", "2");
+  m.Process(2, 0);
+  // Output: only the second record survived: a hole.
+  RestartObservation o = Observe(m, {});
+  o.committed_output = {{"b", "2#1"}};
+  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  // Store: restored one changelog record, but holds the second write without the first.
+  o = Observe(m, {{"kv", {{"b", "2"}}}, {"counts", {}}});
+  o.restored = {{"kv", 1}, {"counts", 0}};
+  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  // A prefix everywhere is allowed, and adopted.
+  o = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
+  o.committed_output = {{"a", "1#1"}};
+  o.restored = {{"kv", 1}, {"counts", 1}};
+  EXPECT_EQ(m.Restart(false, o, 0), "");
+  EXPECT_EQ(m.next_input_offset(), 0);
+  EXPECT_EQ(m.Process(2, 0), 2);  // Reprocessed on top of what was restored.
+  EXPECT_EQ(m.Current("counts"), (StoreState{{"a", "2"}, {"b", "1"}}));
+}
+
+TEST(TaskModel, CommitTriggers) {
+  TaskModelConfig c = Config(ProcessingGuarantee::kAtLeastOnce, IsolationLevel::kReadCommitted);
+  c.commit_interval_records = 2;
+  c.uncommitted_max_bytes = 3;
+  TaskModel m(c, 0);
+  for (int i = 0; i < 3; ++i) m.AppendInput("k", "v");
+  m.Process(3, 0);
+  // Record 1 leaves 4 bytes (kv k=v, counts k=1) > 3: a commit before record 2 (reason 1);
+  // record 3 too (reason 1); the record interval never reaches 2.
+  EXPECT_EQ(m.commits_by_reason()[1], 2);
+  EXPECT_EQ(m.commits_by_reason()[0], 0);
+  EXPECT_EQ(m.committed_input_offset(), 2);
+}
+
+}  // namespace
+}  // namespace statecheck::model

@@ -1,0 +1,440 @@
+#include "properties/task_property.h"
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <sstream>
+#include <utility>
+
+#include "model/task_model.h"
+#include "properties/generators.h"
+#include "properties/rapidcheck_runner.h"
+#include "properties/window_store_ops.h"
+#include "statecheck/log.h"
+#include "statecheck/rocksdb_store.h"
+#include "statecheck/task.h"
+
+namespace statecheck::properties {
+namespace {
+
+constexpr char kInput[] = "input";
+constexpr char kOutput[] = "output";
+
+enum class TaskOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
+constexpr const char* kTaskOpNames[] = {"append", "process", "advanceClock",
+                                        "commit", "crash",   "restart"};
+
+struct TaskOp {
+  TaskOpType type = TaskOpType::kCommit;
+  std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
+  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms.
+};
+
+std::string TaskOpToString(const TaskOp& op) {
+  Json j;
+  j["op"] = kTaskOpNames[static_cast<int>(op.type)];
+  if (op.type == TaskOpType::kAppend) {
+    Json records = Json::array();
+    for (const auto& [k, v] : op.records) {
+      records.push_back(Json::array({EscapeBytes(k), v ? Json(EscapeBytes(*v)) : Json(nullptr)}));
+    }
+    j["records"] = std::move(records);
+  }
+  if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
+  if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
+  return j.dump();
+}
+
+// The task settings a case runs with, generated once per case (they shrink too).
+struct TaskSetup {
+  int64_t commit_interval_records = 0;
+  int64_t commit_interval_ms = -1;
+  int64_t uncommitted_max_bytes = kDefaultUncommittedMaxBytes;
+  std::string ToString() const {
+    return "commit_interval_records=" + std::to_string(commit_interval_records) +
+           " commit_interval_ms=" + std::to_string(commit_interval_ms) +
+           " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes);
+  }
+};
+
+// The engine side and the model side of one case.
+class TaskSut {
+ public:
+  TaskSut(std::string dir, const TaskConfig& config, const StateConfig& resolved,
+          const TaskSetup& setup, int64_t* operations)
+      : dir_(std::move(dir)), config_(config), setup_(setup), operations_(operations) {
+    options_.application_id = "app";
+    options_.input_partition = kInput;
+    options_.output_partition = kOutput;
+    options_.state_directory = dir_ + "/state";
+    options_.config = resolved;
+    options_.config.uncommitted_max_bytes = setup.uncommitted_max_bytes;
+    options_.commit_interval_records = setup.commit_interval_records;
+    options_.commit_interval_ms = setup.commit_interval_ms;
+    options_.clock = clock_;
+    options_.store_use_wal = config.use_wal;
+    options_.logger = NullLogger();
+    model::TaskModelConfig mc;
+    mc.guarantee = resolved.guarantee;
+    mc.isolation = resolved.isolation;
+    mc.wipe_on_unclean_shutdown = resolved.wipe_on_unclean_shutdown;
+    mc.uncommitted_max_bytes = setup.uncommitted_max_bytes;
+    mc.commit_interval_records = setup.commit_interval_records;
+    mc.commit_interval_ms = setup.commit_interval_ms >= 0 ? setup.commit_interval_ms
+                            : resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2 ? 100
+                                                                                        : 30000;
+    model_ = std::make_unique<model::TaskModel>(mc, clock_->NowMs());
+    eos_ = resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2;
+  }
+
+  ~TaskSut() {
+    task_.reset();
+    log_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Opens the log and the task; "" or what went wrong.
+  std::string Start() {
+    LogOptions lo;
+    lo.directory = dir_ + "/log";
+    lo.logger = NullLogger();
+    Status s = OpenLog(lo, &log_);
+    if (!s.ok()) return "opening the log: " + s.ToString();
+    options_.log = log_.get();
+    s = OpenTask(options_, NewKeyValueProcessor(), &task_);
+    if (!s.ok()) return "opening the task: " + s.ToString();
+    return "";
+  }
+
+  // Runs `op` on both sides and checks them; "" or the failure.
+  std::string Step(const TaskOp& op) {
+    ++*operations_;
+    ++steps_;
+    std::string why = Apply(op);
+    if (why.empty()) why = CheckLive();
+    if (why.empty()) return "";
+    return "step " + std::to_string(steps_) + ": " + TaskOpToString(op) + " (" + setup_.ToString() +
+           ")\n  " + why;
+  }
+
+ private:
+  std::string Apply(const TaskOp& op) {
+    switch (op.type) {
+      case TaskOpType::kAppend: {
+        for (const auto& [k, v] : op.records) {
+          int64_t offset = 0;
+          const Status s = log_->Append(
+              kInput, k, v ? std::optional<std::string_view>(*v) : std::nullopt, &offset);
+          if (!s.ok()) return "appending input: " + s.ToString();
+          model_->AppendInput(k, v);
+        }
+        const Status s = log_->Sync();
+        return s.ok() ? "" : "syncing input: " + s.ToString();
+      }
+      case TaskOpType::kProcess: {
+        int64_t processed = 0;
+        const Status s = task_->Process(op.n, &processed);
+        if (!s.ok()) return "Process: " + s.ToString();
+        const int64_t expected = model_->Process(op.n, clock_->NowMs());
+        if (processed != expected) {
+          return "processed " + std::to_string(processed) + " records, the model " +
+                 std::to_string(expected);
+        }
+        return "";
+      }
+      case TaskOpType::kAdvanceClock:
+        clock_->Advance(op.n);
+        return "";
+      case TaskOpType::kCommit: {
+        const Status s = task_->Commit();
+        if (!s.ok()) return "Commit: " + s.ToString();
+        model_->Commit(clock_->NowMs());
+        return "";
+      }
+      case TaskOpType::kCrash:
+        task_->Abandon();
+        return Restart(/*clean=*/false);
+      case TaskOpType::kRestart: {
+        const Status s = task_->Close();
+        if (!s.ok()) return "Close: " + s.ToString();
+        model_->Close(clock_->NowMs());
+        return Restart(/*clean=*/true);
+      }
+    }
+    return "unknown op";
+  }
+
+  // Drops the task and the log (both already closed or abandoned), opens them again and checks
+  // the restart against the model.
+  std::string Restart(bool clean) {
+    task_.reset();
+    log_.reset();
+    if (std::string why = Start(); !why.empty()) return why;
+    model::RestartObservation o;
+    if (std::string why = ReadCommitted(&o.committed_input, &o.committed_output); !why.empty()) {
+      return why;
+    }
+    for (const StoreRestore& r : task_->restores()) {
+      // C2: where the restore read from and to, and how much it applied.
+      const int64_t expected_start = r.wiped || !r.stored_offset ? 0 : *r.stored_offset + 1;
+      if (r.start_offset != expected_start) {
+        return "C2: store " + r.store + " restored from changelog offset " +
+               std::to_string(r.start_offset) + ", its stored offset + 1 is " +
+               std::to_string(expected_start);
+      }
+      int64_t end = 0;
+      const Status s =
+          eos_ ? log_->CommittedEndOffset(r.changelog, &end) : log_->EndOffset(r.changelog, &end);
+      if (!s.ok()) return "reading the end of " + r.changelog + ": " + s.ToString();
+      if (r.end_offset != end) {
+        return "C2: store " + r.store + " restored up to " + std::to_string(r.end_offset) +
+               ", the changelog ends at " + std::to_string(end);
+      }
+      int64_t records = 0;
+      if (std::string why = CountRecords(r.changelog, r.start_offset, end, &records);
+          !why.empty()) {
+        return why;
+      }
+      if (r.records_restored != records) {
+        return "C2: store " + r.store + " applied " + std::to_string(r.records_restored) +
+               " records restoring [" + std::to_string(r.start_offset) + ", " +
+               std::to_string(end) + "), where the changelog holds " + std::to_string(records) +
+               (eos_ ? " committed ones" : "");
+      }
+      // T7: the open-status marker tells a crash from a clean close.
+      if (r.was_closed_cleanly != clean) {
+        return "T7: store " + r.store + " reports " +
+               (r.was_closed_cleanly ? "a clean" : "an unclean") + " shutdown after a " +
+               (clean ? "clean close" : "crash");
+      }
+      o.wiped[r.store] = r.wiped;
+      o.restored[r.store] = r.records_restored;
+      if (std::string why = ReadAll(task_->Store(r.store), /*view=*/false, &o.stores[r.store]);
+          !why.empty()) {
+        return why;
+      }
+    }
+    return model_->Restart(clean, o, clock_->NowMs());
+  }
+
+  // The checks after every step.
+  std::string CheckLive() {
+    int64_t committed_input = 0;
+    std::vector<model::OutputRecord> output;
+    if (std::string why = ReadCommitted(&committed_input, &output); !why.empty()) return why;
+    if (committed_input != model_->committed_input_offset()) {
+      return "C1: the committed input offset is " + std::to_string(committed_input) +
+             ", the model's last commit wrote " + std::to_string(model_->committed_input_offset());
+    }
+    if (std::string why = model_->CheckCommittedOutput(output); !why.empty()) return why;
+    if (task_->next_input_offset() != model_->next_input_offset()) {
+      return "C1: the task resumes at input offset " + std::to_string(task_->next_input_offset()) +
+             ", the model at " + std::to_string(model_->next_input_offset());
+    }
+    int64_t bytes = 0;
+    for (const std::string& name : model::TaskModel::StoreNames()) {
+      KeyValueStore* store = task_->Store(name);
+      if (!store) return "the task has no store " + name;
+      bytes += store->ApproximateNumUncommittedBytes();
+      model::StoreState view;
+      if (std::string why = ReadAll(store, /*view=*/true, &view); !why.empty()) return why;
+      if (view != model_->QueryView(name)) {
+        return std::string(store->isolation() == IsolationLevel::kReadCommitted ? "T4" : "T3") +
+               ": an IQ reader of store " + name + " sees " + Show(view) + ", the model " +
+               Show(model_->QueryView(name));
+      }
+      model::StoreState writer;
+      if (std::string why = ReadAll(store, /*view=*/false, &writer); !why.empty()) return why;
+      if (writer != model_->Current(name)) {
+        return "T5: the writer reads store " + name + " as " + Show(writer) + ", the model " +
+               Show(model_->Current(name));
+      }
+    }
+    if (bytes != model_->UncommittedBytes()) {
+      return "T6: the stores report " + std::to_string(bytes) + " uncommitted bytes, the model " +
+             std::to_string(model_->UncommittedBytes());
+    }
+    for (int r = 0; r < model::TaskModel::kReasons; ++r) {
+      if (task_->stats().commits_by_reason[r] != model_->commits_by_reason()[r]) {
+        return "C5: " + std::to_string(task_->stats().commits_by_reason[r]) + " commits for " +
+               std::string(CommitReasonName(static_cast<CommitReason>(r))) + ", the model " +
+               std::to_string(model_->commits_by_reason()[r]);
+      }
+    }
+    return "";
+  }
+
+  std::string ReadCommitted(int64_t* input, std::vector<model::OutputRecord>* output) {
+    CommittedOffsets c;
+    Status s = log_->GetCommittedOffsets(task_->OffsetsGroup(), &c);
+    *input = 0;
+    if (s.ok()) {
+      *input = c.offsets.count(kInput) ? c.offsets.at(kInput) : 0;
+    } else if (s.code() != Status::Code::kNotFound) {
+      return "reading committed offsets: " + s.ToString();
+    }
+    std::vector<LogRecord> records;
+    s = log_->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &records);
+    if (!s.ok()) return "reading the output: " + s.ToString();
+    output->clear();
+    for (LogRecord& r : records) output->push_back({std::move(r.key), std::move(r.value)});
+    return "";
+  }
+
+  std::string CountRecords(const std::string& partition, int64_t from, int64_t end,
+                           int64_t* count) {
+    *count = 0;
+    if (from >= end) return "";
+    std::vector<LogRecord> records;
+    const Status s = log_->Read(
+        partition, from, 1 << 30,
+        eos_ ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted, &records);
+    if (!s.ok()) return "reading " + partition + ": " + s.ToString();
+    for (const LogRecord& r : records) *count += r.offset < end;
+    return "";
+  }
+
+  static std::string ReadAll(KeyValueStore* store, bool view, model::StoreState* out) {
+    std::unique_ptr<KeyValueIterator> it;
+    const Status s = view ? store->NewQueryView()->All(&it) : store->All(&it);
+    if (!s.ok()) return "reading store " + store->name() + ": " + s.ToString();
+    KeyValue kv;
+    out->clear();
+    while (it->HasNext()) {
+      const Status n = it->Next(&kv);
+      if (!n.ok()) return "iterating store " + store->name() + ": " + n.ToString();
+      (*out)[kv.key] = kv.value;
+    }
+    return "";
+  }
+
+  static std::string Show(const model::StoreState& s) {
+    Json j = Json::object();
+    for (const auto& [k, v] : s) j[EscapeBytes(k)] = EscapeBytes(v);
+    return j.dump();
+  }
+
+  const std::string dir_;
+  const TaskConfig config_;
+  const TaskSetup setup_;
+  int64_t* operations_;
+  int steps_ = 0;
+  bool eos_ = false;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  TaskOptions options_;
+  std::unique_ptr<Log> log_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<model::TaskModel> model_;
+};
+
+struct GenState {};
+using Command = rc::state::Command<GenState, TaskSut>;
+
+class TaskCommand final : public Command {
+ public:
+  explicit TaskCommand(TaskOp op) : op_(std::move(op)) {}
+  void run(const GenState&, TaskSut& sut) const override {
+    const std::string why = sut.Step(op_);
+    if (!why.empty()) throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, why);
+  }
+  void show(std::ostream& os) const override { os << TaskOpToString(op_); }
+
+ private:
+  TaskOp op_;
+};
+
+rc::Gen<TaskOp> GenTaskOp() {
+  return rc::gen::exec([] {
+    TaskOp op;
+    op.type = PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
+                                        {5, TaskOpType::kProcess},
+                                        {1, TaskOpType::kAdvanceClock},
+                                        {2, TaskOpType::kCommit},
+                                        {2, TaskOpType::kCrash},
+                                        {1, TaskOpType::kRestart}});
+    switch (op.type) {
+      case TaskOpType::kAppend: {
+        const int n = *UniformInRange<int>(1, 4);
+        for (int i = 0; i < n; ++i) {
+          std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "b", "ab", "c"});
+          std::optional<std::string> value;
+          if (*UniformInRange<int>(0, 5) > 0) {
+            value = *rc::gen::elementOf(std::vector<std::string>{"1", "22", "x"});
+          }
+          op.records.emplace_back(std::move(key), std::move(value));
+        }
+        break;
+      }
+      case TaskOpType::kProcess:
+        op.n = *UniformInRange<int64_t>(1, 8);
+        break;
+      case TaskOpType::kAdvanceClock:
+        op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
+        break;
+      default:
+        break;
+    }
+    return op;
+  });
+}
+
+std::string ScratchDirectory() {
+  static std::atomic<uint64_t> counter{0};
+  return (std::filesystem::temp_directory_path() /
+          ("statecheck-task-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+      .string();
+}
+
+}  // namespace
+
+std::vector<TaskConfig> TaskOptionMatrix() {
+  return {
+      {"alos_unset", {}, false},
+      {"alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true},
+      {"alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}, false},
+      {"eos_unset", {{"processing.guarantee", "exactly_once_v2"}}, false},
+      {"eos_ru",
+       {{"processing.guarantee", "exactly_once_v2"},
+        {"default.state.isolation.level", "READ_UNCOMMITTED"}},
+       false},
+      {"eos_rc",
+       {{"processing.guarantee", "exactly_once_v2"},
+        {"default.state.isolation.level", "READ_COMMITTED"}},
+       true},
+  };
+}
+
+PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "task/MatchesModel/" + config.label;
+  StateConfig resolved;
+  const Status r = ResolveStateConfig(config.streams_config, &resolved);
+  if (!r.ok()) {
+    out.message = "configuration: " + r.ToString();
+    return out;
+  }
+  auto property = [&] {
+    TaskSetup setup;
+    setup.commit_interval_records = *rc::gen::elementOf(std::vector<int64_t>{0, 1, 2, 5});
+    setup.commit_interval_ms = *rc::gen::elementOf(std::vector<int64_t>{-1, 50});
+    setup.uncommitted_max_bytes =
+        *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12});
+    const std::string dir = ScratchDirectory();
+    std::filesystem::remove_all(dir);
+    TaskSut sut(dir, config, resolved, setup, &out.operations);
+    const std::string started = sut.Start();
+    RC_ASSERT(started.empty());
+    rc::state::check(GenState{}, sut, [](const GenState&) {
+      return rc::gen::map(GenTaskOp(), [](TaskOp op) {
+        return std::shared_ptr<const Command>(std::make_shared<TaskCommand>(std::move(op)));
+      });
+    });
+  };
+  RunProperty(property, params, &out);
+  return out;
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,39 @@
+// The task property (SPEC C1–C6, T6, T7, T9, T10): random sequences of input appends,
+// processing, clock advances, explicit commits, crashes and clean restarts run a task of the
+// key-value processor (statecheck/task.h) on a real log and real RocksDB stores, in lockstep
+// with the task model (model/task_model.h).
+//
+// After every step: the committed input offset and the committed output in the log equal the
+// model's last commit (C1), each store as an IQ reader sees it equals the model's view (T3, T4),
+// the uncommitted bytes equal the model's (T6), and the commits so far, by reason, equal the
+// model's (C5). After every restart: how each store was wiped and restored (C2, T10), and the
+// committed output and stores against what the model allows (C3 under exactly_once_v2, C4 under
+// at_least_once, T9).
+//
+// A crash abandons the task (no commit, stores dropped with their open markers set) and the
+// log, as the death of the process would, then opens both again on the same directories.
+#ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
+#define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "properties/window_store_property.h"
+
+namespace statecheck::properties {
+
+struct TaskConfig {
+  std::string label;                                  // e.g. "eos_rc": test and report ids.
+  std::map<std::string, std::string> streams_config;  // The T1 keys.
+  bool use_wal = false;                               // The stores' RocksDB WAL.
+};
+
+// The T1 matrix: processing guarantee × isolation setting (6 rows).
+std::vector<TaskConfig> TaskOptionMatrix();
+
+PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params);
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_TASK_PROPERTY_H_

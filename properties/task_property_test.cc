@@ -1,0 +1,38 @@
+// The task property over the T1 matrix (SPEC C1–C6, T6, T7, T9, T10).
+#include "properties/task_property.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace statecheck::properties {
+
+void PrintTo(const TaskConfig& config, std::ostream* os) { *os << config.label; }
+
+namespace {
+
+class TaskProperty : public ::testing::TestWithParam<TaskConfig> {};
+
+TEST_P(TaskProperty, MatchesModel) {
+  PropertyParams p;
+  p.seed = 20261130;
+  p.max_success = 40;
+  p.max_size = 60;
+  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
+  if (const char* cases = std::getenv("STATECHECK_TASK_PROPERTY_CASES")) {
+    p.max_success = std::atoi(cases);
+  }
+  const PropertyOutcome out = CheckTaskMatchesModel(GetParam(), p);
+  EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
+                          << p.seed << "):\n"
+                          << out.message << "\nshrunk:\n  "
+                          << ::testing::PrintToString(out.counterexample)
+                          << "\nreproduce: statecheck run --reproduce '" << out.reproduce << "'";
+  EXPECT_EQ(out.cases, p.max_success);
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(TaskOptionMatrix()),
+                         [](const auto& info) { return info.param.label; });
+
+}  // namespace
+}  // namespace statecheck::properties
