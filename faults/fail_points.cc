@@ -111,11 +111,16 @@ std::vector<std::pair<std::string, FailPointCounts>> FailPoints::Counts() {
 
 void FailPoints::Reset() {
   Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  for (const auto& [name, p] : r.points) {
-    if (p.enabled) fiu_disable(name.c_str());
+  std::vector<std::string> enabled;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& [name, p] : r.points) {
+      if (p.enabled) enabled.push_back(name);
+    }
+    r.points.clear();
   }
-  r.points.clear();
+  // Not under r.mu: libfiu holds its own lock while it calls Decide, which takes r.mu.
+  for (const std::string& name : enabled) fiu_disable(name.c_str());
 }
 
 }  // namespace statecheck::faults

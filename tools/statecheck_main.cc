@@ -5,6 +5,7 @@
 //   statecheck replay TRACE [--against engine|model|both]
 //   statecheck list rules [--json | --checks] [--select SEL]
 //   statecheck inspect DIR [--json]
+//   statecheck crash [--cycles 60] [--seed N] [--config LABEL|all] [--dir DIR] [--keep]
 //
 // Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
 // 2 a usage or input error (the message names it).
@@ -17,12 +18,15 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "properties/crash_runner.h"
 #include "properties/property_registry.h"
+#include "properties/task_property.h"
 #include "properties/window_store_trace.h"
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
@@ -320,6 +324,86 @@ int Run(const RunFlags& flags, const std::string& command) {
   return findings ? kExitFailed : kExitOk;
 }
 
+struct CrashFlags {
+  int cycles = 60;
+  std::optional<uint64_t> seed;
+  std::string config = "all";
+  std::string dir;
+  bool keep = false;
+  int records_per_cycle = 40;
+};
+
+// Kill-and-recover cycles (properties/crash_runner.h) for one configuration or all of them.
+int Crash(const CrashFlags& flags) {
+  std::vector<properties::TaskConfig> configs;
+  std::string labels;
+  for (const properties::TaskConfig& c : properties::TaskOptionMatrix()) {
+    labels += (labels.empty() ? "" : ", ") + c.label;
+    if (flags.config == "all" || flags.config == c.label) configs.push_back(c);
+  }
+  if (configs.empty()) {
+    return UsageError("--config " + flags.config + " is not a configuration: use all or one of " +
+                      labels);
+  }
+  const uint64_t seed = flags.seed ? *flags.seed : std::random_device{}();
+  const std::string base = flags.dir.empty() ? (std::filesystem::temp_directory_path() /
+                                                ("statecheck-crash-" + std::to_string(::getpid())))
+                                                   .string()
+                                             : flags.dir;
+  std::cout << "crash runner: seed " << seed << ", " << flags.cycles << " cycles per configuration"
+            << ", directories under " << base << "\n";
+  int failed = 0;
+  int total_cycles = 0, total_kills = 0;
+  const auto start = Clock::now();
+  for (const properties::TaskConfig& c : configs) {
+    properties::CrashRunOptions o;
+    o.seed = seed;
+    o.cycles = flags.cycles;
+    o.label = c.label;
+    o.streams_config = c.streams_config;
+    o.directory = base + "/" + c.label;
+    o.keep = flags.keep;
+    o.records_per_cycle = flags.records_per_cycle;
+    properties::CrashRunResult r;
+    const int step = std::max(1, flags.cycles / 4);
+    const Status s = properties::RunCrashCycles(
+        o,
+        [&](const properties::CrashCycleReport& cycle) {
+          if ((cycle.cycle + 1) % step == 0 && cycle.cycle + 1 < flags.cycles) {
+            std::cout << "  " << c.label << ": " << cycle.cycle + 1 << "/" << flags.cycles
+                      << " cycles, committed input " << cycle.committed_input << "\n"
+                      << std::flush;
+          }
+        },
+        &r);
+    if (!s.ok()) return UsageError(s.ToString());
+    total_cycles += r.cycles;
+    total_kills += r.kills;
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.1f", r.seconds);
+    if (r.passed) {
+      std::cout << "  " << c.label << ": OK, " << r.cycles << " cycles (" << r.kills
+                << " killed by SIGKILL) in " << secs << " s; committed input "
+                << r.final_committed_input << " of " << r.input_records
+                << " records, nothing lost\n";
+    } else {
+      ++failed;
+      std::cout << "  " << c.label << ": FAILED at cycle " << r.failed_cycle << ": " << r.failure
+                << "\n    replay: statecheck crash --config " << c.label << " --seed " << seed
+                << " --cycles " << r.failed_cycle + 1 << "\n    directories kept: " << o.directory
+                << " (statecheck inspect " << o.directory << "/state/kv)\n";
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", seconds);
+  std::cout << (failed ? "FAILED: " : "OK: ") << total_cycles << " kill-and-recover cycles, "
+            << total_kills << " kills, " << configs.size() - failed << "/" << configs.size()
+            << " configurations passed, in " << secs << " s\n";
+  if (!failed && !flags.keep && flags.dir.empty()) std::filesystem::remove_all(base);
+  return failed ? kExitFailed : kExitOk;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"statecheck: conformance checks for Kafka Streams state stores", "statecheck"};
   app.require_subcommand(1);
@@ -360,6 +444,26 @@ int Main(int argc, char** argv) {
   run->add_option("--max-size", flags.max_size, "Longest operation sequence")
       ->check(CLI::PositiveNumber);
 
+  auto* crash = app.add_subcommand(
+      "crash", "Kill-and-recover cycles: a task in a child process killed by SIGKILL, checked");
+  CrashFlags crash_flags;
+  uint64_t crash_seed = 0;
+  crash
+      ->add_option("--cycles", crash_flags.cycles,
+                   "Cycles per configuration (default 60: 360 in all)")
+      ->check(CLI::PositiveNumber);
+  auto* crash_seed_opt =
+      crash->add_option("--seed", crash_seed, "The run's seed (default: a new one, printed)");
+  crash->add_option("--config", crash_flags.config,
+                    "A T1 configuration (alos_unset, alos_ru, alos_rc, eos_unset, eos_ru, "
+                    "eos_rc) or all (default)");
+  crash->add_option("--dir", crash_flags.dir, "Where the runs live (default: a temp directory)");
+  crash->add_flag("--keep", crash_flags.keep, "Keep the directories after a passing run");
+  crash
+      ->add_option("--records-per-cycle", crash_flags.records_per_cycle,
+                   "Input records each cycle appends (default 40)")
+      ->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -374,6 +478,10 @@ int Main(int argc, char** argv) {
   }
   if (replay->parsed()) return Replay(trace_path, against);
   if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
+  if (crash->parsed()) {
+    if (*crash_seed_opt) crash_flags.seed = crash_seed;
+    return Crash(crash_flags);
+  }
   if (*seed_opt) flags.seed = seed;
   std::string command = "statecheck";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];

@@ -1,0 +1,251 @@
+// FaultFileSystem: a rocksdb::FileSystem that forwards to a real one (the disk or RocksDB's
+// in-memory file system) and can lose power, be shut down, and fail any operation on any kind
+// of file by name (SPEC F1, F3, F4).
+//
+// Hand it to RocksDB as `rocksdb::NewCompositeEnv(fs)` (or take NewFaultEnv's env) and the same
+// Env to the engine's log (LogOptions::env): both then do all their file I/O through it.
+//
+// A crash, then a restart:
+//   fs->SetActive(false);         // Nothing more reaches the disk; writes in flight finish.
+//   db.reset(); log.reset();      // The crashed instances go; their last writes fail.
+//   fs->SimulatePowerLoss(opts);  // Power loss only. A process crash loses nothing written:
+//                                 // for one, skip this call.
+//   fs->SetActive(true);          // Reopen and recover.
+// (RocksDB sleeps a second after a background flush or compaction fails, and its close waits
+// for that: a DB crashed mid-compaction, or flushing on close, takes a second to go. Set
+// avoid_flush_during_shutdown, as the engine's stores do.)
+//
+// How it differs from a real disk:
+//   * Durability is modelled, not left to the kernel. A file's contents are durable up to the
+//     size it had at its last successful Sync/Fsync (RangeSync and Close make nothing durable).
+//     A create, rename or delete is durable once the directory holding the name (both
+//     directories, for a rename) has been fsynced (FSDirectory::Fsync or FsyncWithDirOptions)
+//     after it. SimulatePowerLoss() throws away everything else: newest first, it undoes each
+//     create (the file vanishes, even if its contents were synced), rename (the old name comes
+//     back, and the overwritten target's durable contents) and delete (the file comes back with
+//     its durable contents) not covered by a directory fsync; then it truncates every file to
+//     its durable size or, with torn writes, to its durable size plus a random prefix of its
+//     unsynced tail (the last write torn part-way, SPEC F4).
+//   * Simplifications, pessimistic or neutral for the code under test: a truncation (Truncate,
+//     or NewWritableFile over an existing file) is durable at once, and so are overwrites of
+//     durable bytes through a RandomRWFile; directories are durable as soon as they are created
+//     or deleted; files the FS did not see written (present before it was made, or before the
+//     last power loss) are durable as they are; lock files (LockFile) are not tracked (they
+//     survive a power loss); RocksDB's info log (NewLogger) is passed straight through and never
+//     fails. LinkFile is NotSupported (RocksDB then copies). Preallocation (PrepareWrite,
+//     Allocate) is a no-op, so that a handle closed after a power loss cannot re-extend a file
+//     it had preallocated.
+//   * SetActive(false) shuts the file system down as a crash would: from then on every write,
+//     flush, sync, truncate, create, rename, delete, lock and directory fsync fails with an
+//     injected IOError; reads, listings, directory handles, Close and UnlockFile still work.
+//     SetActive(false) returns once the writes in flight are done, so none lands after it.
+//     Handles opened before a power loss stay dead (their writes fail) even after
+//     SetActive(true): the crashed instance cannot write into the recovered one's files.
+//   * Fail points: every operation evaluates the libfiu point `statecheck/fs/<op>/<kind>`
+//     (FailPoints::Enable turns one on; see FsFailPointCatalogue) before it reaches the real
+//     file system; a firing point makes it do nothing and return an IOError that
+//     IsInjectedFault() recognizes (a failed append or positioned write writes no byte).
+//
+// Thread safety: every method may be called from any thread (RocksDB calls from its background
+// threads); file handles may be used concurrently as far as RocksDB's own allow.
+#ifndef STATECHECK_FAULTS_FAULT_FS_H_
+#define STATECHECK_FAULTS_FAULT_FS_H_
+
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "statecheck/status.h"
+
+namespace statecheck::faults {
+
+namespace internal {
+class FaultFsState;
+}  // namespace internal
+
+// Every injected error's message starts with this, followed by the fail point's name
+// ("injected fault: statecheck/fs/sync/wal (/db/000004.log)"); errors from a shut-down file
+// system name "statecheck/fs/down".
+inline constexpr std::string_view kInjectedFaultMarker = "injected fault: ";
+
+// True if `message` carries an injected fault's marker anywhere (RocksDB and the engine prefix
+// messages with context, e.g. "rocksdb: IO error: While appending to file: ..."). This is the
+// one predicate that tells an injected fault from real damage.
+bool IsInjectedFault(std::string_view message);
+// Whether a RocksDB status's message carries an injected fault, whatever its code.
+bool IsInjectedFault(const rocksdb::Status& status);
+// Whether an engine status's message carries an injected fault.
+bool IsInjectedFault(const Status& status);
+
+// The operation classes that have fail points.
+enum class FsOp : uint8_t {
+  kOpen,       // Opening a file (any mode), a directory handle, or a lock file.
+  kAppend,     // FSWritableFile::Append.
+  kPwrite,     // FSWritableFile::PositionedAppend, FSRandomRWFile::Write.
+  kSync,       // Sync / Fsync of a file.
+  kRangeSync,  // FSWritableFile::RangeSync.
+  kRename,     // FileSystem::RenameFile (the kind is the target's).
+  kDelete,     // FileSystem::DeleteFile.
+  kRead,       // Reads from a sequential, random-access or random-RW file.
+  kDirFsync,   // FSDirectory::Fsync / FsyncWithDirOptions.
+  kTruncate,   // FileSystem::Truncate, FSWritableFile::Truncate.
+};
+inline constexpr int kNumFsOps = 10;
+
+// What a file is, from its path. For a directory fsync the kind is kLog for a registered log
+// directory, else that of DirFsyncOptions::renamed_new_name when RocksDB names one (e.g. CURRENT),
+// else kOther.
+enum class FileKind : uint8_t {
+  kWal,         // RocksDB write-ahead log: <digits>.log outside any registered log directory.
+  kSst,         // *.sst
+  kManifest,    // MANIFEST-*
+  kCurrent,     // CURRENT, and the <digits>.dbtmp temp files RocksDB writes it through.
+  kOptions,     // OPTIONS-* (its temp file too).
+  kLog,         // Any file under a directory passed to RegisterLogDirectory (the embedded log).
+  kCheckpoint,  // .checkpoint* and *.position files.
+  kOther,       // Everything else (IDENTITY, LOCK, LOG, ...).
+};
+inline constexpr int kNumFileKinds = 8;
+
+// "statecheck/fs/<op>/<kind>", e.g. "statecheck/fs/sync/wal".
+const std::string& FsFailPointName(FsOp op, FileKind kind);
+
+// One fail point and what firing it does, for a catalogue printout.
+struct FailPointInfo {
+  std::string name;
+  std::string description;  // One line.
+};
+
+// Every file-system fail point, op-major (kNumFsOps x kNumFileKinds entries).
+std::vector<FailPointInfo> FsFailPointCatalogue();
+// The names of FsFailPointCatalogue(), in the same order.
+std::vector<std::string> AllFailPointNames();
+
+// The file systems a FaultFileSystem can sit on.
+enum class BaseFileSystem {
+  kDisk,      // rocksdb::FileSystem::Default(): real files.
+  kInMemory,  // RocksDB's MemEnv file system: nothing touches the disk; paths are names only.
+};
+
+// A new base file system (the disk one is shared, the in-memory one is new and empty).
+std::shared_ptr<rocksdb::FileSystem> NewBaseFileSystem(BaseFileSystem base);
+
+struct PowerLossOptions {
+  // False: every file keeps exactly its durable size. True: each file with an unsynced tail
+  // keeps its durable bytes plus a prefix of that tail of random length (0 to all of it), drawn
+  // from `seed` — the last write may be torn part-way.
+  bool torn_writes = false;
+  uint64_t seed = 0;
+};
+
+// What the last SimulatePowerLoss threw away.
+struct PowerLossStats {
+  uint64_t bytes_dropped = 0;     // Unsynced bytes cut off files that survived.
+  uint64_t files_truncated = 0;   // Files that lost bytes.
+  uint64_t files_deleted = 0;     // Files whose creation was not durable, removed.
+  uint64_t renames_reverted = 0;  // Renames not durable, undone.
+  uint64_t deletes_restored = 0;  // Deleted files brought back (deletion not durable).
+};
+
+class FaultFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  // Wraps `base` (not null). The file system starts active, tracking nothing.
+  explicit FaultFileSystem(std::shared_ptr<rocksdb::FileSystem> base);
+  ~FaultFileSystem() override;
+
+  static const char* kClassName() { return "StatecheckFaultFileSystem"; }
+  const char* Name() const override { return kClassName(); }
+
+  // Files under `path` (and `path` itself, for directory fsyncs) are of kind kLog: the
+  // embedded log's partitions are also named *.log. Call before the log is opened.
+  void RegisterLogDirectory(const std::string& path);
+  // The fail-point kind of the file at `path`.
+  FileKind KindOf(const std::string& path) const;
+
+  // Shuts the file system down (false: every mutating call fails, after the ones in flight
+  // finish) or brings it back up (true).
+  void SetActive(bool active);
+  bool IsActive() const;
+
+  // Loses power: throws away everything not durable (see the file comment), then treats
+  // everything left as durable and kills every handle opened so far. REQUIRES: the file system
+  // is inactive (FailedPrecondition otherwise); call SetActive(true) afterwards. Best done
+  // after the crashed DB and log objects are destroyed. IOError if the base file system fails
+  // (the tracking is reset anyway). Not an injected fault: the base is expected to work.
+  Status SimulatePowerLoss(const PowerLossOptions& options = {});
+  // What the last SimulatePowerLoss threw away (zeros before the first).
+  PowerLossStats LastPowerLoss() const;
+
+  // rocksdb::FileSystem. Each mutating call fails while inactive; each call evaluates its
+  // fail point (see FsOp) before reaching the base file system.
+  rocksdb::IOStatus NewSequentialFile(const std::string& fname,
+                                      const rocksdb::FileOptions& file_opts,
+                                      std::unique_ptr<rocksdb::FSSequentialFile>* result,
+                                      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewRandomAccessFile(const std::string& fname,
+                                        const rocksdb::FileOptions& file_opts,
+                                        std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
+                                        rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& file_opts,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReopenWritableFile(const std::string& fname,
+                                       const rocksdb::FileOptions& file_opts,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override;
+  // A rename of `old_fname` to `fname`, then NewWritableFile(fname).
+  rocksdb::IOStatus ReuseWritableFile(const std::string& fname, const std::string& old_fname,
+                                      const rocksdb::FileOptions& file_opts,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                      rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewRandomRWFile(const std::string& fname, const rocksdb::FileOptions& file_opts,
+                                    std::unique_ptr<rocksdb::FSRandomRWFile>* result,
+                                    rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus NewDirectory(const std::string& name, const rocksdb::IOOptions& io_opts,
+                                 std::unique_ptr<rocksdb::FSDirectory>* result,
+                                 rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus DeleteFile(const std::string& fname, const rocksdb::IOOptions& options,
+                               rocksdb::IODebugContext* dbg) override;
+  // Works on both bases (RocksDB 7.8's disk file system does not implement it by name).
+  rocksdb::IOStatus Truncate(const std::string& fname, size_t size,
+                             const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus CreateDir(const std::string& dirname, const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus CreateDirIfMissing(const std::string& dirname,
+                                       const rocksdb::IOOptions& options,
+                                       rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus DeleteDir(const std::string& dirname, const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus RenameFile(const std::string& src, const std::string& target,
+                               const rocksdb::IOOptions& options,
+                               rocksdb::IODebugContext* dbg) override;
+  // NotSupported: a hard link would share contents the model tracks per name.
+  rocksdb::IOStatus LinkFile(const std::string& src, const std::string& target,
+                             const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus LockFile(const std::string& fname, const rocksdb::IOOptions& options,
+                             rocksdb::FileLock** lock, rocksdb::IODebugContext* dbg) override;
+
+ private:
+  std::shared_ptr<internal::FaultFsState> state_;
+};
+
+// A FaultFileSystem and an Env over it (rocksdb::NewCompositeEnv), for RocksDB's
+// DBOptions::env and LogOptions::env. The env holds a reference to the file system.
+struct FaultEnv {
+  std::shared_ptr<FaultFileSystem> fs;
+  std::unique_ptr<rocksdb::Env> env;
+};
+
+// A FaultFileSystem over a new base of kind `base`, with its Env.
+FaultEnv NewFaultEnv(BaseFileSystem base);
+
+}  // namespace statecheck::faults
+
+#endif  // STATECHECK_FAULTS_FAULT_FS_H_

@@ -1,0 +1,393 @@
+#include "properties/crash_runner.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "model/task_model.h"
+#include "statecheck/log.h"
+#include "statecheck/task.h"
+
+namespace statecheck::properties {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kInput[] = "input";
+constexpr char kOutput[] = "output";
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+using Record = std::pair<std::string, std::optional<std::string>>;
+
+// Cycle `cycle`'s input records.
+std::vector<Record> CycleInput(const CrashRunOptions& o, int cycle) {
+  std::mt19937_64 rng(Mix(o.seed ^ Mix(2 * static_cast<uint64_t>(cycle) + 1)));
+  std::vector<Record> out;
+  for (int i = 0; i < o.records_per_cycle; ++i) {
+    std::string key = "k" + std::to_string(rng() % o.keys);
+    std::optional<std::string> value;
+    if (rng() % 8 != 0) value = "v" + std::to_string(rng() % 1000);
+    out.emplace_back(std::move(key), std::move(value));
+  }
+  return out;
+}
+
+// What cycle `cycle` does beyond appending its input, from the seed.
+struct CyclePlan {
+  int64_t commit_interval_records = 0;
+  int64_t kill_at = 0;  // The processor-operation tick it dies at; 0 = none.
+  bool clean_close = false;
+};
+
+CyclePlan Plan(const CrashRunOptions& o, int cycle) {
+  std::mt19937_64 rng(Mix(o.seed ^ Mix(2 * static_cast<uint64_t>(cycle) + 2)));
+  CyclePlan p;
+  const int64_t intervals[] = {1, 3, 10, 50};
+  p.commit_interval_records = intervals[rng() % 4];
+  // Each record makes 4 processor operations, each ticked before and after: 8 ticks. On
+  // average a cycle then processes about as many records as it appends; one cycle in 8 has no
+  // kill point and works through the whole backlog.
+  p.kill_at = rng() % 8 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % (8 * o.records_per_cycle * 2));
+  p.clean_close = rng() % 2 == 0;
+  return p;
+}
+
+// Dies by SIGKILL at the `kill_at`-th tick.
+class KillSwitch {
+ public:
+  explicit KillSwitch(int64_t kill_at) : remaining_(kill_at) {}
+  void Tick() {
+    if (remaining_ > 0 && --remaining_ == 0) ::raise(SIGKILL);
+  }
+
+ private:
+  int64_t remaining_;
+};
+
+class KillingContext final : public ProcessorContext {
+ public:
+  KillingContext(ProcessorContext* inner, KillSwitch* kill) : inner_(inner), kill_(kill) {}
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    kill_->Tick();
+    Status s = inner_->Get(store, key, value);
+    kill_->Tick();
+    return s;
+  }
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    kill_->Tick();
+    Status s = inner_->Put(store, key, value);
+    kill_->Tick();
+    return s;
+  }
+  Status Forward(std::string_view key, std::optional<std::string_view> value) override {
+    kill_->Tick();
+    Status s = inner_->Forward(key, value);
+    kill_->Tick();
+    return s;
+  }
+
+ private:
+  ProcessorContext* inner_;
+  KillSwitch* kill_;
+};
+
+class KillingProcessor final : public Processor {
+ public:
+  KillingProcessor(std::unique_ptr<Processor> inner, KillSwitch* kill)
+      : inner_(std::move(inner)), kill_(kill) {}
+  std::vector<std::string> StoreNames() const override { return inner_->StoreNames(); }
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    KillingContext k(context, kill_);
+    return inner_->Process(record, &k);
+  }
+
+ private:
+  std::unique_ptr<Processor> inner_;
+  KillSwitch* kill_;
+};
+
+std::string StripCount(const std::optional<std::string>& v) {
+  if (!v) return "<null>";
+  return v->substr(0, v->rfind('#'));
+}
+
+std::string Show(const model::StoreState& s) {
+  std::ostringstream out;
+  out << "{";
+  bool first = true;
+  for (const auto& [k, v] : s) {
+    out << (first ? "" : ", ") << k << "=" << v;
+    first = false;
+  }
+  return out.str() + "}";
+}
+
+Status ReadStore(KeyValueStore* store, model::StoreState* out) {
+  std::unique_ptr<KeyValueIterator> it;
+  STATECHECK_RETURN_IF_ERROR(store->All(&it));
+  KeyValue kv;
+  while (it->HasNext()) {
+    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+    (*out)[kv.key] = kv.value;
+  }
+  return Status::Ok();
+}
+
+// The recovering child's checks (see the header); "" or what failed.
+std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
+                   const std::vector<Record>& input, int64_t previous_committed,
+                   int64_t* committed) {
+  CommittedOffsets offsets;
+  Status s = log->GetCommittedOffsets(task->OffsetsGroup(), &offsets);
+  if (!s.ok() && s.code() != Status::Code::kNotFound) return "committed offsets: " + s.ToString();
+  *committed = offsets.offsets.count(kInput) ? offsets.offsets[kInput] : 0;
+  if (*committed < previous_committed) {
+    return "C1: the committed input offset went back from " + std::to_string(previous_committed) +
+           " to " + std::to_string(*committed);
+  }
+  if (*committed != task->next_input_offset()) {
+    return "C1: the task resumes at " + std::to_string(task->next_input_offset()) +
+           ", the committed input offset is " + std::to_string(*committed);
+  }
+  if (*committed > static_cast<int64_t>(input.size())) {
+    return "C1: committed input offset " + std::to_string(*committed) + " is past the input (" +
+           std::to_string(input.size()) + " records)";
+  }
+  // The exactly-once truth: input[0, c) processed once.
+  model::TaskModelConfig mc;
+  mc.guarantee = ProcessingGuarantee::kExactlyOnceV2;
+  mc.isolation = IsolationLevel::kReadCommitted;
+  mc.commit_interval_ms = int64_t{1} << 60;
+  model::TaskModel truth(mc, 0);
+  for (const Record& r : input) truth.AppendInput(r.first, r.second);
+  truth.Process(*committed, 0);
+  truth.Commit(0);
+
+  model::StoreState kv, counts;
+  s = ReadStore(task->Store("kv"), &kv);
+  if (s.ok()) s = ReadStore(task->Store("counts"), &counts);
+  if (!s.ok()) return "reading the stores: " + s.ToString();
+  std::vector<LogRecord> out;
+  s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);
+  if (!s.ok()) return "reading the output: " + s.ToString();
+
+  if (config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+    if (kv != truth.Current("kv")) {
+      return "C3: store kv is " + Show(kv) + ", processing input[0, " + std::to_string(*committed) +
+             ") once gives " + Show(truth.Current("kv"));
+    }
+    if (counts != truth.Current("counts")) {
+      return "C3: store counts is " + Show(counts) + ", processing input[0, " +
+             std::to_string(*committed) + ") once gives " + Show(truth.Current("counts"));
+    }
+    const auto& expected = truth.committed_output();
+    bool same = out.size() == expected.size();
+    for (size_t i = 0; same && i < out.size(); ++i) {
+      same = out[i].key == expected[i].key && out[i].value == expected[i].value;
+    }
+    if (!same) {
+      return "C3: the committed output has " + std::to_string(out.size()) + " records, not the " +
+             std::to_string(expected.size()) + " of processing input[0, " +
+             std::to_string(*committed) + ") once";
+    }
+    return "";
+  }
+  // at_least_once (C4). Per key, store kv holds the effect of its last record before c or of
+  // a later one: re-processing after a crash may have applied later records (and re-applied
+  // some) but never loses a committed one.
+  std::map<std::string, int64_t> last_before;  // Key → index of its last record in [0, c).
+  for (int64_t i = 0; i < *committed; ++i) last_before[input[i].first] = i;
+  std::set<std::string> keys;
+  for (const Record& r : input) keys.insert(r.first);
+  for (const auto& [key, value] : kv) keys.insert(key);
+  for (const std::string& key : keys) {
+    auto it = kv.find(key);
+    const std::optional<std::string> held =
+        it == kv.end() ? std::nullopt : std::optional<std::string>(it->second);
+    auto lb = last_before.find(key);
+    bool allowed = lb == last_before.end() && !held;
+    for (int64_t i = lb == last_before.end() ? *committed : lb->second;
+         !allowed && i < static_cast<int64_t>(input.size()); ++i) {
+      allowed = input[i].first == key && input[i].second == held &&
+                (i >= *committed || (lb != last_before.end() && i == lb->second));
+    }
+    if (!allowed) {
+      return "C4: store kv holds " + key + "=" + held.value_or("<none>") +
+             ", the effect of no record of " + key + " from its last one before input offset " +
+             std::to_string(*committed) + " on";
+    }
+  }
+  for (const auto& [key, n] : truth.Current("counts")) {
+    auto it = counts.find(key);
+    if (it == counts.end() || std::stoll(it->second) < std::stoll(n)) {
+      return "C4: store counts has " + key + "=" + (it == counts.end() ? "none" : it->second) +
+             ", fewer than the " + n + " records of input[0, " + std::to_string(*committed) + ")";
+    }
+  }
+  size_t matched = 0;
+  const auto& expected = truth.committed_output();
+  for (size_t i = 0; i < out.size() && matched < expected.size(); ++i) {
+    if (out[i].key == expected[matched].key &&
+        StripCount(out[i].value) == StripCount(expected[matched].value)) {
+      ++matched;
+    }
+  }
+  if (matched != expected.size()) {
+    return "C4: the committed output lacks record " + std::to_string(matched) + " (" +
+           expected[matched].key + "=" + StripCount(expected[matched].value) +
+           ") of processing input[0, " + std::to_string(*committed) + ")";
+  }
+  return "";
+}
+
+// The child: one cycle. Never returns. Exit 0 = verified (and finished without a kill), exit 3 =
+// a check failed (the message is in `verdict_path`), exit 4 = an engine call failed.
+[[noreturn]] void RunChild(const CrashRunOptions& o, const StateConfig& config, int cycle,
+                           bool final_check, int64_t previous_committed,
+                           const std::string& verdict_path) {
+  auto finish = [&](int code, const std::string& message) {
+    std::ofstream(verdict_path) << message;
+    ::_exit(code);
+  };
+  LogOptions lo;
+  lo.directory = o.directory + "/log";
+  lo.logger = NullLogger();
+  std::unique_ptr<Log> log;
+  Status s = OpenLog(lo, &log);
+  if (!s.ok()) finish(4, "opening the log: " + s.ToString());
+  std::vector<Record> input;
+  const int appended_cycles = final_check ? cycle : cycle + 1;
+  for (int c = 0; c < appended_cycles; ++c) {
+    for (Record& r : CycleInput(o, c)) input.push_back(std::move(r));
+  }
+  if (!final_check) {
+    int64_t end = 0;
+    s = log->EndOffset(kInput, &end);
+    // A cycle may have died after appending: append only what is missing.
+    for (int64_t i = end; s.ok() && i < static_cast<int64_t>(input.size()); ++i) {
+      int64_t offset = 0;
+      const auto& [k, v] = input[i];
+      s = log->Append(kInput, k, v ? std::optional<std::string_view>(*v) : std::nullopt, &offset);
+    }
+    if (s.ok()) s = log->Sync();
+    if (!s.ok()) finish(4, "appending input: " + s.ToString());
+  }
+  const CyclePlan plan = Plan(o, cycle);
+  KillSwitch kill(final_check ? 0 : plan.kill_at);  // 0: never fires.
+  TaskOptions to;
+  to.application_id = "crash";
+  to.input_partition = kInput;
+  to.output_partition = kOutput;
+  to.state_directory = o.directory + "/state";
+  to.log = log.get();
+  to.config = config;
+  to.commit_interval_records = plan.commit_interval_records;
+  to.clock = std::make_shared<ManualClock>();
+  to.logger = NullLogger();
+  std::unique_ptr<Task> task;
+  s = OpenTask(to, std::make_unique<KillingProcessor>(NewKeyValueProcessor(), &kill), &task);
+  if (!s.ok()) finish(4, "opening the task: " + s.ToString());
+  int64_t committed = 0;
+  const std::string why =
+      Verify(o, config, log.get(), task.get(), input, previous_committed, &committed);
+  if (!why.empty()) finish(3, why);
+  std::ofstream(verdict_path) << "verified " << committed;
+  if (final_check) {
+    task->Abandon();
+    ::_exit(0);
+  }
+  for (int64_t n = 1; n > 0;) {
+    s = task->Process(o.records_per_cycle, &n);
+    if (!s.ok()) finish(4, "processing: " + s.ToString());
+  }
+  if (plan.clean_close) {
+    s = task->Close();
+    if (!s.ok()) finish(4, "closing: " + s.ToString());
+  }
+  ::_exit(0);  // Without a clean close: destructors and flushes never run.
+}
+
+}  // namespace
+
+Status RunCrashCycles(const CrashRunOptions& o,
+                      const std::function<void(const CrashCycleReport&)>& progress,
+                      CrashRunResult* result) {
+  *result = CrashRunResult();
+  if (o.cycles < 1) return Status::InvalidArgument("cycles must be at least 1");
+  if (o.records_per_cycle < 1 || o.keys < 1) {
+    return Status::InvalidArgument("records per cycle and keys must be at least 1");
+  }
+  if (o.directory.empty()) return Status::InvalidArgument("the crash runner needs a directory");
+  std::error_code ec;
+  if (fs::exists(o.directory, ec) && !fs::is_empty(o.directory, ec)) {
+    return Status::InvalidArgument("crash directory " + o.directory +
+                                   " is not empty: give a new or empty directory");
+  }
+  fs::create_directories(o.directory, ec);
+  if (ec) return Status::IOError("cannot create " + o.directory + ": " + ec.message());
+  StateConfig config;
+  STATECHECK_RETURN_IF_ERROR(ResolveStateConfig(o.streams_config, &config));
+  const std::string verdict_path = o.directory + "/verdict";
+  const auto start = std::chrono::steady_clock::now();
+  int64_t committed = 0;
+  for (int cycle = 0; cycle <= o.cycles; ++cycle) {
+    const bool final_check = cycle == o.cycles;
+    fs::remove(verdict_path, ec);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) return Status::IOError(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) RunChild(o, config, cycle, final_check, committed, verdict_path);
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid) {
+      return Status::IOError(std::string("waitpid failed: ") + std::strerror(errno));
+    }
+    std::string verdict;
+    {
+      std::ifstream in(verdict_path);
+      std::getline(in, verdict, '\0');
+    }
+    const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    const bool exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (verdict.rfind("verified ", 0) != 0 || (!killed && !exited_ok)) {
+      result->failed_cycle = cycle;
+      if (verdict.rfind("verified ", 0) == 0) {
+        verdict = WIFSIGNALED(status)
+                      ? "the child died of signal " + std::to_string(WTERMSIG(status))
+                      : "the child exited with " + std::to_string(WEXITSTATUS(status));
+      }
+      result->failure = verdict.empty() ? "the child died before its verdict" : verdict;
+      break;
+    }
+    committed = std::stoll(verdict.substr(9));
+    ++result->cycles;
+    result->kills += killed;
+    if (progress && !final_check) progress({cycle, killed, committed});
+  }
+  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result->final_committed_input = committed;
+  result->input_records = static_cast<int64_t>(o.cycles) * o.records_per_cycle;
+  result->passed = result->failed_cycle < 0;
+  if (result->cycles > o.cycles) result->cycles = o.cycles;  // The final check is not a cycle.
+  if (result->passed && !o.keep) fs::remove_all(o.directory, ec);
+  return Status::Ok();
+}
+
+}  // namespace statecheck::properties
