@@ -358,6 +358,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     so.env = options_.env;
     so.use_wal = options_.store_use_wal;
     so.write_buffer_size = options_.store_write_buffer_size;
+    so.disable_auto_compactions = options_.store_disable_auto_compactions;
     so.logger = logger_;
     return OpenRocksDBStore(so, store);
   }

@@ -1,6 +1,7 @@
 #include "faults/fault_fs.h"
 
 #include <fiu.h>
+#include <rocksdb/system_clock.h>
 
 #include <algorithm>
 #include <array>
@@ -994,10 +995,39 @@ IOStatus FaultFileSystem::LockFile(const std::string& fname, const IOOptions& op
   return s;
 }
 
+namespace {
+
+// The system clock with sleeps capped at 1 ms. RocksDB sleeps 1 s after a failed background
+// flush or compaction (and closing the database waits for it): with faults injected on purpose
+// that second is pure waiting, many times per property run.
+class ShortSleepClock final : public rocksdb::SystemClockWrapper {
+ public:
+  explicit ShortSleepClock(const std::shared_ptr<rocksdb::SystemClock>& target)
+      : SystemClockWrapper(target) {}
+  static const char* kClassName() { return "StatecheckShortSleepClock"; }
+  const char* Name() const override { return kClassName(); }
+  void SleepForMicroseconds(int micros) override {
+    SystemClockWrapper::SleepForMicroseconds(std::min(micros, 1000));
+  }
+};
+
+// An Env over the fault file system whose clock is a ShortSleepClock.
+class FaultEnvImpl final : public rocksdb::EnvWrapper {
+ public:
+  explicit FaultEnvImpl(std::unique_ptr<rocksdb::Env> composite)
+      : EnvWrapper(std::move(composite)) {
+    system_clock_ = std::make_shared<ShortSleepClock>(system_clock_);
+  }
+  static const char* kClassName() { return "StatecheckFaultEnv"; }
+  const char* Name() const override { return kClassName(); }
+};
+
+}  // namespace
+
 FaultEnv NewFaultEnv(BaseFileSystem base) {
   FaultEnv out;
   out.fs = std::make_shared<FaultFileSystem>(NewBaseFileSystem(base));
-  out.env = rocksdb::NewCompositeEnv(out.fs);
+  out.env = std::make_unique<FaultEnvImpl>(rocksdb::NewCompositeEnv(out.fs));
   return out;
 }
 

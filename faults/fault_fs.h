@@ -237,7 +237,9 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
 };
 
 // A FaultFileSystem and an Env over it (rocksdb::NewCompositeEnv), for RocksDB's
-// DBOptions::env and LogOptions::env. The env holds a reference to the file system.
+// DBOptions::env and LogOptions::env. The env holds a reference to the file system. Its clock
+// caps sleeps at 1 ms: RocksDB sleeps 1 s after each failed background flush or compaction,
+// which with faults injected on purpose is only waiting.
 struct FaultEnv {
   std::shared_ptr<FaultFileSystem> fs;
   std::unique_ptr<rocksdb::Env> env;

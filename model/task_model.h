@@ -79,6 +79,13 @@ class TaskModel {
   // A clean close: a commit (reason 3), then a clean restart must observe exactly that commit.
   void Close(int64_t now_ms);
 
+  // The engine's commit failed (C6): whether it took effect is unknown until the next restart,
+  // which must follow (the task stops on a failed commit) and may observe either outcome. A
+  // failed exactly-once commit may also have committed its log transaction and not the stores
+  // (they then restore that commit from the changelog); a failed at-least-once commit may have
+  // committed the stores and not the input offset.
+  void CommitFailed();
+
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
   // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
   // naming the rule.
@@ -100,6 +107,7 @@ class TaskModel {
   int64_t next_input_offset() const { return next_; }
   int64_t committed_input_offset() const { return committed_input_; }
   const std::vector<OutputRecord>& committed_output() const { return committed_output_; }
+  bool commit_uncertain() const { return commit_uncertain_; }
   // Commits since the last restart, by reason.
   const int64_t* commits_by_reason() const { return commits_by_reason_; }
   static std::vector<std::string> StoreNames() { return {"kv", "counts"}; }
@@ -109,7 +117,12 @@ class TaskModel {
     StoreState committed;
     std::vector<std::pair<std::string, std::optional<std::string>>> pending;  // Since commit.
     int64_t changelog_committed = 0;  // Changelog records of this store in committed commits.
+    int64_t last_commit_writes = 0;   // Of which in the last commit.
   };
+  // What a failed commit may have left besides exactly one of its two outcomes.
+  enum class Slack { kNone, kStoresMayLag, kStoresMayLead };
+  std::string CheckAndAdopt(bool clean, const RestartObservation& observed, Slack slack,
+                            int64_t now_ms);
   static StoreState Apply(
       StoreState state,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& writes, size_t n);
@@ -117,7 +130,7 @@ class TaskModel {
   void DoCommit(int reason, int64_t now_ms);
   void ResetAfterRestart(int64_t now_ms);
 
-  const TaskModelConfig config_;
+  TaskModelConfig config_;
   std::vector<std::pair<std::string, std::optional<std::string>>> input_;
   std::map<std::string, Store> stores_;
   std::vector<OutputRecord> committed_output_;
@@ -127,6 +140,7 @@ class TaskModel {
   int64_t since_commit_ = 0;
   int64_t last_commit_ms_ = 0;
   int64_t commits_by_reason_[kReasons] = {0, 0, 0, 0};
+  bool commit_uncertain_ = false;
 };
 
 }  // namespace statecheck::model

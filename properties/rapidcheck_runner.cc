@@ -16,11 +16,22 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 namespace statecheck::properties {
 namespace {
 
-class SilentListener final : public rc::detail::TestListener {
+// Prints nothing; keeps the first failure and the last accepted shrink, whose messages are lost
+// when re-running the final counterexample does not fail again (a nondeterministic failure).
+class RecordingListener final : public rc::detail::TestListener {
  public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestCaseFinished(const rc::detail::CaseDescription& d) override {
+    if (d.result.type == rc::detail::CaseResult::Type::Failure && first_failure.empty()) {
+      first_failure = d.result.description;
+    }
+  }
+  void onShrinkTried(const rc::detail::CaseDescription& d, bool accepted) override {
+    if (accepted) last_shrink = d.result.description;
+  }
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+
+  std::string first_failure;
+  std::string last_shrink;
 };
 
 }  // namespace
@@ -55,7 +66,7 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
       return;
     }
   }
-  SilentListener listener;
+  RecordingListener listener;
   const rc::detail::TestResult result =
       rc::detail::checkTestable(property, metadata, test_params, listener, reproduce);
 
@@ -74,6 +85,17 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
   } else if (result.match(failure)) {
     out->cases = failure.numSuccess;
     out->message = failure.description;
+    // rapidcheck re-runs the final counterexample to describe it; a run that then passes says
+    // "no exceptions thrown". Say what happened instead, with the messages it did fail with.
+    if (!listener.first_failure.empty() && failure.description == "no exceptions thrown") {
+      out->message =
+          "NONDETERMINISTIC: the counterexample passed when re-run. It failed first "
+          "with:\n  " +
+          listener.first_failure;
+      if (!listener.last_shrink.empty() && listener.last_shrink != listener.first_failure) {
+        out->message += "\nand its last failing shrink with:\n  " + listener.last_shrink;
+      }
+    }
     out->reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
     for (const auto& [type, value] : failure.counterExample) {
       std::istringstream lines(value);

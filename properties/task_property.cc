@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "faults/fail_points.h"
+#include "faults/fault_fs.h"
 #include "model/task_model.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
@@ -23,15 +25,27 @@ namespace {
 constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
 
-enum class TaskOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
-constexpr const char* kTaskOpNames[] = {"append", "process", "advanceClock",
-                                        "commit", "crash",   "restart"};
+enum class TaskOpType {
+  kAppend,
+  kProcess,
+  kAdvanceClock,
+  kCommit,
+  kCrash,
+  kRestart,
+  kFaultyCommit,  // Power-loss configurations only.
+};
+constexpr const char* kTaskOpNames[] = {"append", "process", "advanceClock", "commit",
+                                        "crash",  "restart", "faultyCommit"};
 
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
-  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms.
+  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
+  uint64_t tear_seed = 0;  // kCrash, kFaultyCommit under power loss: where unsynced tails tear.
 };
+
+// The fail points a faulty commit arms: every fsync and directory fsync of every file kind.
+constexpr const char* kSyncFamilies[] = {"statecheck/fs/sync/*", "statecheck/fs/dir_fsync/*"};
 
 std::string TaskOpToString(const TaskOp& op) {
   Json j;
@@ -45,6 +59,10 @@ std::string TaskOpToString(const TaskOp& op) {
   }
   if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
   if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
+  if (op.type == TaskOpType::kFaultyCommit) j["failing_fsync"] = op.n;
+  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit) {
+    j["tear_seed"] = op.tear_seed;
+  }
   return j.dump();
 }
 
@@ -88,11 +106,19 @@ class TaskSut {
                                                                                         : 30000;
     model_ = std::make_unique<model::TaskModel>(mc, clock_->NowMs());
     eos_ = resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2;
+    if (config.power_loss) {
+      fault_env_ = faults::NewFaultEnv(faults::BaseFileSystem::kInMemory);
+      fault_env_.fs->RegisterLogDirectory(dir_ + "/log");
+      options_.env = fault_env_.env.get();
+      // Deterministic fault schedules: no file write happens on a background schedule.
+      options_.store_disable_auto_compactions = true;
+    }
   }
 
   ~TaskSut() {
     task_.reset();
     log_.reset();
+    faults::FailPoints::Reset();
     std::filesystem::remove_all(dir_);
   }
 
@@ -100,6 +126,7 @@ class TaskSut {
   std::string Start() {
     LogOptions lo;
     lo.directory = dir_ + "/log";
+    lo.env = options_.env;
     lo.logger = NullLogger();
     Status s = OpenLog(lo, &log_);
     if (!s.ok()) return "opening the log: " + s.ToString();
@@ -155,8 +182,28 @@ class TaskSut {
         return "";
       }
       case TaskOpType::kCrash:
-        task_->Abandon();
-        return Restart(/*clean=*/false);
+        return Crash(op.tear_seed);
+      case TaskOpType::kFaultyCommit: {
+        for (const char* family : kSyncFamilies) {
+          const Status s = faults::FailPoints::Enable(
+              family, {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0}, 0);
+          if (!s.ok()) return "arming " + std::string(family) + ": " + s.ToString();
+        }
+        const Status s = task_->Commit();
+        uint64_t fired = 0;
+        for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
+        faults::FailPoints::Reset();
+        if (s.ok()) {
+          model_->Commit(clock_->NowMs());
+          // The fsync failed in work the commit did not wait for: the machine dies there too.
+          return fired > 0 ? Crash(op.tear_seed) : "";
+        }
+        // F1: the error is the one injected, said clearly, and the task stops (C6).
+        if (!faults::IsInjectedFault(s)) return "F1: the failed commit reported " + s.ToString();
+        if (!task_->failed()) return "C6: the task carries on after a failed commit";
+        model_->CommitFailed();
+        return Crash(op.tear_seed);
+      }
       case TaskOpType::kRestart: {
         const Status s = task_->Close();
         if (!s.ok()) return "Close: " + s.ToString();
@@ -165,6 +212,20 @@ class TaskSut {
       }
     }
     return "unknown op";
+  }
+
+  // A crash: the process dies (and under power loss the machine too), then restarts.
+  std::string Crash(uint64_t tear_seed) {
+    if (fault_env_.fs) fault_env_.fs->SetActive(false);  // Nothing written after the crash.
+    task_->Abandon();
+    task_.reset();
+    log_.reset();
+    if (fault_env_.fs) {
+      const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
+      fault_env_.fs->SetActive(true);
+      if (!s.ok()) return "power loss: " + s.ToString();
+    }
+    return Restart(/*clean=*/false);
   }
 
   // Drops the task and the log (both already closed or abandoned), opens them again and checks
@@ -324,13 +385,16 @@ class TaskSut {
   int steps_ = 0;
   bool eos_ = false;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  faults::FaultEnv fault_env_;  // Power-loss configurations only.
   TaskOptions options_;
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
   std::unique_ptr<model::TaskModel> model_;
 };
 
-struct GenState {};
+struct GenState {
+  bool power_loss = false;
+};
 using Command = rc::state::Command<GenState, TaskSut>;
 
 class TaskCommand final : public Command {
@@ -346,15 +410,16 @@ class TaskCommand final : public Command {
   TaskOp op_;
 };
 
-rc::Gen<TaskOp> GenTaskOp() {
-  return rc::gen::exec([] {
+rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
+  return rc::gen::exec([power_loss] {
     TaskOp op;
     op.type = PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
                                         {5, TaskOpType::kProcess},
                                         {1, TaskOpType::kAdvanceClock},
                                         {2, TaskOpType::kCommit},
                                         {2, TaskOpType::kCrash},
-                                        {1, TaskOpType::kRestart}});
+                                        {1, TaskOpType::kRestart},
+                                        {power_loss ? 2 : 0, TaskOpType::kFaultyCommit}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -374,6 +439,15 @@ rc::Gen<TaskOp> GenTaskOp() {
       case TaskOpType::kAdvanceClock:
         op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
         break;
+      case TaskOpType::kFaultyCommit:
+        // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
+        // store's flush); a larger n lets the commit succeed.
+        op.n = *UniformInRange<int64_t>(1, 16);
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kCrash:
+        if (power_loss) op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
       default:
         break;
     }
@@ -390,7 +464,7 @@ std::string ScratchDirectory() {
 
 }  // namespace
 
-std::vector<TaskConfig> TaskOptionMatrix() {
+std::vector<TaskConfig> TaskT1Rows() {
   return {
       {"alos_unset", {}, false},
       {"alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true},
@@ -405,6 +479,16 @@ std::vector<TaskConfig> TaskOptionMatrix() {
         {"default.state.isolation.level", "READ_COMMITTED"}},
        true},
   };
+}
+
+std::vector<TaskConfig> TaskOptionMatrix() {
+  std::vector<TaskConfig> out = TaskT1Rows();
+  for (TaskConfig row : TaskT1Rows()) {
+    row.label += "_powerloss";
+    row.power_loss = true;
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params) {
@@ -427,8 +511,8 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     TaskSut sut(dir, config, resolved, setup, &out.operations);
     const std::string started = sut.Start();
     RC_ASSERT(started.empty());
-    rc::state::check(GenState{}, sut, [](const GenState&) {
-      return rc::gen::map(GenTaskOp(), [](TaskOp op) {
+    rc::state::check(GenState{config.power_loss}, sut, [](const GenState& state) {
+      return rc::gen::map(GenTaskOp(state.power_loss), [](TaskOp op) {
         return std::shared_ptr<const Command>(std::make_shared<TaskCommand>(std::move(op)));
       });
     });

@@ -11,7 +11,13 @@
 // at_least_once, T9).
 //
 // A crash abandons the task (no commit, stores dropped with their open markers set) and the
-// log, as the death of the process would, then opens both again on the same directories.
+// log, as the death of the process would, then opens both again on the same directories. In the
+// power-loss configurations everything runs on the fault-injecting file system
+// (faults/fault_fs.h, in memory): a crash also loses every byte and directory entry not yet
+// made durable, tearing unsynced tails at seeded points (F3, F4), and a "faultyCommit" step
+// fails the n-th fsync of an explicit commit — the commit must report an injected error, stop
+// the task, and after a power loss the task must restart in one of the commit's two outcomes,
+// never in between (C6, F1).
 #ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 #define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 
@@ -27,9 +33,14 @@ struct TaskConfig {
   std::string label;                                  // e.g. "eos_rc": test and report ids.
   std::map<std::string, std::string> streams_config;  // The T1 keys.
   bool use_wal = false;                               // The stores' RocksDB WAL.
+  bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
 };
 
-// The T1 matrix: processing guarantee × isolation setting (6 rows).
+// The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
+std::vector<TaskConfig> TaskT1Rows();
+
+// The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes
+// and with power loss (label suffix "_powerloss").
 std::vector<TaskConfig> TaskOptionMatrix();
 
 PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params);

@@ -22,6 +22,7 @@ TEST_P(TaskProperty, MatchesModel) {
   if (const char* cases = std::getenv("STATECHECK_TASK_PROPERTY_CASES")) {
     p.max_success = std::atoi(cases);
   }
+  if (std::getenv("STATECHECK_NO_SHRINK")) p.shrink = false;
   const PropertyOutcome out = CheckTaskMatchesModel(GetParam(), p);
   EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
                           << p.seed << "):\n"

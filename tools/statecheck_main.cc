@@ -337,7 +337,7 @@ struct CrashFlags {
 int Crash(const CrashFlags& flags) {
   std::vector<properties::TaskConfig> configs;
   std::string labels;
-  for (const properties::TaskConfig& c : properties::TaskOptionMatrix()) {
+  for (const properties::TaskConfig& c : properties::TaskT1Rows()) {
     labels += (labels.empty() ? "" : ", ") + c.label;
     if (flags.config == "all" || flags.config == c.label) configs.push_back(c);
   }

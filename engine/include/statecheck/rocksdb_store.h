@@ -43,6 +43,9 @@ struct RocksDBStoreOptions {
   rocksdb::Env* env = nullptr;
   bool use_wal = false;           // Kafka Streams disables RocksDB's WAL: the changelog is the log.
   int64_t write_buffer_size = 0;  // RocksDB's memtable size; 0 = RocksDB's default.
+  // No background compactions: every file write then happens in a call the writer made, so a
+  // fault schedule ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0.
+  bool disable_auto_compactions = false;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
 };
 

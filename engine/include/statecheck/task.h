@@ -108,12 +108,13 @@ struct TaskOptions {
   // Commit when this many ms of `clock` have passed since the last commit; -1 = Kafka's default
   // commit.interval.ms for the guarantee (30000 at_least_once, 100 exactly_once_v2).
   int64_t commit_interval_ms = -1;
-  std::shared_ptr<Clock> clock;         // Null = SystemClock().
-  rocksdb::Env* env = nullptr;          // For the stores; null = the default. Not owned.
-  bool store_use_wal = false;           // RocksDBStoreOptions::use_wal.
-  int64_t store_write_buffer_size = 0;  // RocksDBStoreOptions::write_buffer_size.
-  int restore_batch_records = 1000;     // Restored records per store commit.
-  std::shared_ptr<Logger> logger;       // Null = StderrLogger().
+  std::shared_ptr<Clock> clock;                 // Null = SystemClock().
+  rocksdb::Env* env = nullptr;                  // For the stores; null = the default. Not owned.
+  bool store_use_wal = false;                   // RocksDBStoreOptions::use_wal.
+  int64_t store_write_buffer_size = 0;          // RocksDBStoreOptions::write_buffer_size.
+  bool store_disable_auto_compactions = false;  // RocksDBStoreOptions::disable_auto_compactions.
+  int restore_batch_records = 1000;             // Restored records per store commit.
+  std::shared_ptr<Logger> logger;               // Null = StderrLogger().
 };
 
 // How one store was restored when the task opened (C2, T10), as a restore listener sees it.
