@@ -846,13 +846,24 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
     out->partitions.push_back(std::move(summary));
   }
 
-  // The last commit decision: the one transaction whose markers may be missing.
+  // The last commit decision: the one transaction whose markers may be missing — missing where
+  // the decision names the partition's end and the transaction is open there, as Recover sees
+  // it. (A transaction id may be reused: an open transaction of the id of an earlier, completed
+  // decision is undecided.)
   std::optional<int64_t> decided;
   auto state = partitions.find(kTxnStatePartition);
   if (state != partitions.end() && !state->second.entries.empty()) {
     const Entry& d = state->second.entries.back();
-    for (const auto& [name, p] : partitions) {
-      if (name != kTxnStatePartition && p.open_txns.count(d.txn_id) != 0) decided = d.txn_id;
+    std::map<std::string, int64_t> markers;
+    std::string unused;
+    if (d.value && DecodeNamedOffsets(*d.value, &markers, &unused)) {
+      for (const auto& [name, marker] : markers) {
+        auto p = partitions.find(name);
+        if (p != partitions.end() && marker == p->second.end() &&
+            p->second.open_txns.count(d.txn_id) != 0) {
+          decided = d.txn_id;
+        }
+      }
     }
   }
   std::map<int64_t, LogOpenTransaction> open;

@@ -438,6 +438,27 @@ TEST_F(LogTest, InspectIsReadOnly) {
   for (const auto& p : summary.partitions) EXPECT_FALSE(p.torn_tail_at.has_value()) << p.name;
 }
 
+TEST_F(LogTest, InspectTellsAReusedTransactionIdFromTheLastDecision) {
+  // A task reuses its transaction id for every commit (task.h). The last decision names id 3;
+  // a new, undecided transaction 3 is open after it: recovery would abort it, not complete it.
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "output-0", "o", "1");
+  ASSERT_OK(log_->CommitTransaction(3));
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "output-0", "o", "2");
+  log_.reset();
+  LogSummary summary;
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  ASSERT_EQ(summary.open_transactions.size(), 1u);
+  EXPECT_FALSE(summary.open_transactions[0].commit_decided);
+  ASSERT_OK(Open());
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("output-0", 0, 10, IsolationLevel::kReadCommitted, &records));
+  ASSERT_EQ(records.size(), 1u);  // Recovery agrees: the second transaction is aborted.
+  EXPECT_EQ(records[0].value, "1");
+}
+
 TEST_F(LogTest, InspectOfMissingDirectoryIsNotFoundAndCreatesNothing) {
   LogSummary summary;
   EXPECT_EQ(InspectLog(dir_.string(), nullptr, &summary).code(), Status::Code::kNotFound);

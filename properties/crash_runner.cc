@@ -348,13 +348,31 @@ Status RunCrashCycles(const CrashRunOptions& o,
   const std::string verdict_path = o.directory + "/verdict";
   const auto start = std::chrono::steady_clock::now();
   int64_t committed = 0;
+  // With `keep`, the final check runs on a copy, so the directories stay as the last cycle
+  // left them (for statecheck inspect).
+  CrashRunOptions final_options = o;
+  if (o.keep) final_options.directory = o.directory + ".final-check";
   for (int cycle = 0; cycle <= o.cycles; ++cycle) {
     const bool final_check = cycle == o.cycles;
+    if (final_check && o.keep) {
+      fs::remove_all(final_options.directory, ec);
+      fs::create_directories(final_options.directory, ec);
+      for (const char* sub : {"log", "state"}) {
+        if (fs::exists(o.directory + "/" + sub)) {
+          fs::copy(o.directory + "/" + sub, final_options.directory + "/" + sub,
+                   fs::copy_options::recursive, ec);
+        }
+        if (ec) return Status::IOError("copying " + o.directory + ": " + ec.message());
+      }
+    }
     fs::remove(verdict_path, ec);
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) return Status::IOError(std::string("fork failed: ") + std::strerror(errno));
-    if (pid == 0) RunChild(o, config, cycle, final_check, committed, verdict_path);
+    if (pid == 0) {
+      RunChild(final_check ? final_options : o, config, cycle, final_check, committed,
+               verdict_path);
+    }
     int status = 0;
     if (::waitpid(pid, &status, 0) != pid) {
       return Status::IOError(std::string("waitpid failed: ") + std::strerror(errno));
@@ -386,6 +404,7 @@ Status RunCrashCycles(const CrashRunOptions& o,
   result->input_records = static_cast<int64_t>(o.cycles) * o.records_per_cycle;
   result->passed = result->failed_cycle < 0;
   if (result->cycles > o.cycles) result->cycles = o.cycles;  // The final check is not a cycle.
+  if (o.keep) fs::remove_all(final_options.directory, ec);
   if (result->passed && !o.keep) fs::remove_all(o.directory, ec);
   return Status::Ok();
 }

@@ -43,6 +43,8 @@ struct CrashRunOptions {
   // Where the log and the state live (created; must not exist or be empty). Removed after a
   // passing run unless `keep`.
   std::string directory;
+  // Keep the directories as the last cycle left them — killed, usually — for statecheck
+  // inspect: the final check then runs on a copy.
   bool keep = false;
   int records_per_cycle = 40;  // Input appended by each cycle.
   int keys = 12;               // Distinct input keys.

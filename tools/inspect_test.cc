@@ -10,6 +10,7 @@
 #include "engine/test_util.h"
 #include "statecheck/log.h"
 #include "statecheck/rocksdb_store.h"
+#include "statecheck/task.h"
 
 namespace statecheck::tools {
 namespace {
@@ -123,6 +124,52 @@ TEST_F(InspectTest, InspectLogDirectory) {
   EXPECT_EQ(report.log->committed_offsets.at("app").metadata, "meta");
   const std::string text = FormatInspectText(report);
   EXPECT_NE(text.find("input-0"), std::string::npos) << text;
+}
+
+// The directories of a task that crashed mid-transaction (exactly_once_v2): the stores show
+// their open-status markers, the log its unfinished transaction.
+TEST_F(InspectTest, CrashedTaskShowsOpenMarkersAndTheUnfinishedTransaction) {
+  std::unique_ptr<Log> log;
+  LogOptions lo;
+  lo.directory = (dir_ / "log").string();
+  lo.logger = NullLogger();
+  ASSERT_OK(OpenLog(lo, &log));
+  int64_t offset = 0;
+  ASSERT_OK(log->Append("input", "k", "v", &offset));
+  ASSERT_OK(log->Sync());
+  TaskOptions to;
+  to.application_id = "app";
+  to.input_partition = "input";
+  to.output_partition = "output";
+  to.state_directory = (dir_ / "state").string();
+  to.log = log.get();
+  ASSERT_OK(ResolveStateConfig({{"processing.guarantee", "exactly_once_v2"}}, &to.config));
+  to.clock = std::make_shared<ManualClock>();
+  to.logger = NullLogger();
+  std::unique_ptr<Task> task;
+  ASSERT_OK(OpenTask(to, NewKeyValueProcessor(), &task));
+  int64_t processed = 0;
+  ASSERT_OK(task->Process(1, &processed));
+  task->Abandon();  // The crash: no commit, no clean close.
+  log.reset();
+
+  InspectReport state;
+  ASSERT_OK(Inspect((dir_ / "state").string(), &state));
+  ASSERT_EQ(state.stores.size(), 2u);
+  for (const StoreSummary& s : state.stores) EXPECT_TRUE(s.open_marker) << s.path;
+  const std::string state_text = FormatInspectText(state);
+  EXPECT_NE(state_text.find("open marker set"), std::string::npos) << state_text;
+
+  InspectReport log_report;
+  ASSERT_OK(Inspect((dir_ / "log").string(), &log_report));
+  ASSERT_TRUE(log_report.log.has_value());
+  ASSERT_EQ(log_report.log->open_transactions.size(), 1u);
+  const LogOpenTransaction& t = log_report.log->open_transactions[0];
+  EXPECT_FALSE(t.commit_decided);
+  EXPECT_EQ(t.begin_offsets.count("output"), 1u);
+  EXPECT_EQ(t.begin_offsets.count("app-kv-changelog-0_0"), 1u);
+  const std::string log_text = FormatInspectText(log_report);
+  EXPECT_NE(log_text.find("no decision (recovery aborts it)"), std::string::npos) << log_text;
 }
 
 TEST_F(InspectTest, NeitherStateNorLogIsAClearError) {
