@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/crc32c.h"
+#include "engine/fail_point.h"
 #include "engine/env_util.h"
 #include "engine/rocksdb_status.h"
 
@@ -686,6 +687,11 @@ Status LogImpl::CommitTransaction(int64_t txn_id) {
     return s;
   }
   // (3) The markers. Past the commit point every failure leaves completion to recovery.
+  if (internal::FailPointFires(kFailLogAfterDecision)) {
+    Poison(what + " is committed but its markers were not written (" +
+           internal::InjectedFault(kFailLogAfterDecision).ToString() + ")");
+    return internal::InjectedFault(kFailLogAfterDecision);
+  }
   for (Partition* p : touched) {
     s = WriteRecord(p, MakeMarker(RecordType::kTxnCommit, txn_id), &ignored);
     if (s.ok()) s = SyncPartition(p);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/env_util.h"
+#include "engine/fail_point.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -410,6 +411,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     committed_offsets_ = std::move(new_offsets);
     if (!use_wal_) {
       // Without the WAL the batch is only in the memtables: flush to make it durable.
+      STATECHECK_FAIL_POINT(kFailStoreBeforeFlush);
       rocksdb::FlushOptions fo;
       fo.wait = true;
       rocksdb::Status s = db_->db->Flush(fo, db_->handles);

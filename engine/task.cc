@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "engine/fail_point.h"
 #include "rocksdb_status.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -114,7 +115,11 @@ class TaskImpl final : public Task, private ProcessorContext {
       ts.name = name;
       ts.changelog = ChangelogPartition(name);
       StoreRestore restore;
-      STATECHECK_RETURN_IF_ERROR(OpenAndRestore(&ts, &restore));
+      if (Status s = OpenAndRestore(&ts, &restore); !s.ok()) {
+        // A half-done restore is not a clean state: keep the open-status marker set (T7).
+        if (ts.store) ts.store->Abandon();
+        return s;
+      }
       stores_.push_back(std::move(ts));
       restores_.push_back(std::move(restore));
     }
@@ -267,10 +272,13 @@ class TaskImpl final : public Task, private ProcessorContext {
       STATECHECK_RETURN_IF_ERROR(Fail(log->AppendOffsetsTransactional(txn_id_, group_, offsets)));
       STATECHECK_RETURN_IF_ERROR(Fail(log->CommitTransaction(txn_id_)));
       txn_open_ = false;
+      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskAfterLog)));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
     } else {
       STATECHECK_RETURN_IF_ERROR(Fail(log->Sync()));
+      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskAfterLog)));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
+      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskBeforeOffsets)));
       STATECHECK_RETURN_IF_ERROR(Fail(log->CommitOffsets(group_, offsets)));
     }
     records_since_commit_ = 0;
@@ -342,6 +350,7 @@ class TaskImpl final : public Task, private ProcessorContext {
         applied = r.offset;
       }
       if (!applied) break;
+      STATECHECK_FAIL_POINT(kFailTaskRestoreBatch);
       // Each batch is committed with the offset of its last record (T7), bounding the buffer.
       STATECHECK_RETURN_IF_ERROR(ts->store->Commit({{ts->changelog, *applied}}));
       from = *applied + 1;
@@ -395,6 +404,11 @@ class TaskImpl final : public Task, private ProcessorContext {
     }
     if (!open_) return Status::FailedPrecondition("task " + options_.task_id + " is closed");
     return Status::Ok();
+  }
+
+  // OK, or the injected error of fail point `name` when it fires.
+  static Status FailPoint(std::string_view name) {
+    return internal::FailPointFires(name) ? internal::InjectedFault(name) : Status::Ok();
   }
 
   // Marks the task failed when `s` is an error (C6) and returns `s`.

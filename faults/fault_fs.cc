@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -158,6 +159,16 @@ struct PendingOp {
   std::vector<std::string> dirs;     // Directories whose fsync is still needed.
 };
 
+// Per fail point (op × kind): how often reached and fired, process-wide (FsFailPointCounts).
+struct FsCounter {
+  std::atomic<uint64_t> reached{0};
+  std::atomic<uint64_t> fired{0};
+};
+std::array<FsCounter, kNumFsOps * kNumFileKinds>& FsCounters() {
+  static std::array<FsCounter, kNumFsOps * kNumFileKinds> counters;
+  return counters;
+}
+
 class FaultFsState;
 
 // Proof that a mutating operation was admitted (see FaultFsState::Admit); leaves on destruction.
@@ -216,7 +227,10 @@ class FaultFsState {
   // The injected error if fail point (op, kind) fires, else OK.
   static IOStatus MaybeFail(FsOp op, FileKind kind, const std::string& path) {
     const std::string& name = FsFailPointName(op, kind);
+    FsCounter& counter = FsCounters()[static_cast<int>(op) * kNumFileKinds + static_cast<int>(kind)];
+    ++counter.reached;
     if (fiu_fail(name.c_str()) == 0) return IOStatus::OK();
+    ++counter.fired;
     return IOStatus::IOError(std::string(kInjectedFaultMarker) + name + " (" + path + ")");
   }
 
@@ -1023,6 +1037,25 @@ class FaultEnvImpl final : public rocksdb::EnvWrapper {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, FailPointCounts>> FsFailPointCounts() {
+  std::vector<std::pair<std::string, FailPointCounts>> out;
+  for (int op = 0; op < kNumFsOps; ++op) {
+    for (int kind = 0; kind < kNumFileKinds; ++kind) {
+      const internal::FsCounter& c = internal::FsCounters()[op * kNumFileKinds + kind];
+      out.emplace_back(FsFailPointName(static_cast<FsOp>(op), static_cast<FileKind>(kind)),
+                       FailPointCounts{c.reached.load(), c.fired.load()});
+    }
+  }
+  return out;
+}
+
+void ResetFsFailPointCounts() {
+  for (internal::FsCounter& c : internal::FsCounters()) {
+    c.reached = 0;
+    c.fired = 0;
+  }
+}
 
 FaultEnv NewFaultEnv(BaseFileSystem base) {
   FaultEnv out;

@@ -60,6 +60,7 @@
 #include <string_view>
 #include <vector>
 
+#include "faults/fail_points.h"
 #include "statecheck/status.h"
 
 namespace statecheck::faults {
@@ -125,6 +126,11 @@ struct FailPointInfo {
 std::vector<FailPointInfo> FsFailPointCatalogue();
 // The names of FsFailPointCatalogue(), in the same order.
 std::vector<std::string> AllFailPointNames();
+
+// How often each file-system fail point was reached (evaluated by a FaultFileSystem) and fired,
+// process-wide, since the start or the last ResetFsFailPointCounts; in catalogue order.
+std::vector<std::pair<std::string, FailPointCounts>> FsFailPointCounts();
+void ResetFsFailPointCounts();
 
 // The file systems a FaultFileSystem can sit on.
 enum class BaseFileSystem {

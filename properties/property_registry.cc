@@ -38,7 +38,8 @@ std::vector<PropertySpec> AllProperties() {
   }
   for (const TaskConfig& config : TaskOptionMatrix()) {
     out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
-                   [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); }});
+                   [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },
+                   /*batch_divisor=*/8});
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
   // history judged afterwards. Not a rapidcheck property: a batch runs `max_success` workloads,

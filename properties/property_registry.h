@@ -17,6 +17,9 @@ struct PropertySpec {
   std::string
       check;  // The CTest name the catalogue lists, e.g. "WindowStoreProperty.MatchesModel".
   std::function<PropertyOutcome(const PropertyParams&)> run;
+  // A batch runs cases_per_batch / batch_divisor cases: the slow families (a real log and
+  // RocksDB per case) take smaller batches so that a time budget is kept to within a batch.
+  int batch_divisor = 1;
 };
 
 // All properties, in a fixed order (shards and reports rely on it), checking the engine.

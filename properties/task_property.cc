@@ -16,6 +16,7 @@
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/window_store_ops.h"
+#include "statecheck/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
@@ -33,16 +34,20 @@ enum class TaskOpType {
   kCommit,
   kCrash,
   kRestart,
-  kFaultyCommit,  // Power-loss configurations only.
+  kFaultyCommit,   // Power-loss configurations only.
+  kFaultyRestore,  // Power-loss configurations only.
 };
 constexpr const char* kTaskOpNames[] = {"append", "process", "advanceClock", "commit",
-                                        "crash",  "restart", "faultyCommit"};
+                                        "crash",  "restart", "faultyCommit", "faultyRestore"};
 
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
   int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
-  uint64_t tear_seed = 0;  // kCrash, kFaultyCommit under power loss: where unsynced tails tear.
+  // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails) or an engine fail point
+  // (statecheck/fail_points.h) that fails the first time it is reached.
+  std::string point;
+  uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
 };
 
 // The fail points a faulty commit arms: every fsync and directory fsync of every file kind.
@@ -60,8 +65,12 @@ std::string TaskOpToString(const TaskOp& op) {
   }
   if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
   if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
-  if (op.type == TaskOpType::kFaultyCommit) j["failing_fsync"] = op.n;
-  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit) {
+  if (op.type == TaskOpType::kFaultyCommit) {
+    j["point"] = op.point;
+    if (op.point == "fsync") j["failing_fsync"] = op.n;
+  }
+  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
+      op.type == TaskOpType::kFaultyRestore) {
     j["tear_seed"] = op.tear_seed;
   }
   return j.dump();
@@ -189,10 +198,12 @@ class TaskSut {
       case TaskOpType::kCrash:
         return Crash(op.tear_seed);
       case TaskOpType::kFaultyCommit: {
-        for (const char* family : kSyncFamilies) {
+        std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
+        if (op.point != "fsync") points = {op.point};
+        for (const std::string& point : points) {
           const Status s = faults::FailPoints::Enable(
-              family, {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0}, 0);
-          if (!s.ok()) return "arming " + std::string(family) + ": " + s.ToString();
+              point, {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0}, 0);
+          if (!s.ok()) return "arming " + point + ": " + s.ToString();
         }
         const Status s = task_->Commit();
         uint64_t fired = 0;
@@ -209,6 +220,31 @@ class TaskSut {
         model_->CommitFailed();
         return Crash(op.tear_seed);
       }
+      case TaskOpType::kFaultyRestore: {
+        // A crash, then a restart whose restore fails after its first batch (F1: an injected,
+        // clear error), then another crash and a restart that must still find every commit.
+        const Status armed = faults::FailPoints::Enable(std::string(kFailTaskRestoreBatch),
+                                                        {faults::FaultSpec::Mode::kOnce, 1, 0}, 0);
+        if (!armed.ok()) return "arming the restore fail point: " + armed.ToString();
+        if (fault_env_.fs) fault_env_.fs->SetActive(false);
+        task_->Abandon();
+        task_.reset();
+        log_.reset();
+        if (std::string why = PowerLoss(op.tear_seed); !why.empty()) return why;
+        LogOptions lo;
+        lo.directory = dir_ + "/log";
+        lo.env = options_.env;
+        lo.logger = NullLogger();
+        Status s = OpenLog(lo, &log_);
+        if (!s.ok()) return "opening the log: " + s.ToString();
+        options_.log = log_.get();
+        s = OpenTask(options_, NewKeyValueProcessor(), &task_);
+        faults::FailPoints::Reset();
+        if (s.ok()) return Crash(op.tear_seed);  // Nothing to restore: the point was not reached.
+        if (!faults::IsInjectedFault(s)) return "F1: the failed restore reported " + s.ToString();
+        task_.reset();
+        return Crash(op.tear_seed, /*task_open=*/false);
+      }
       case TaskOpType::kRestart: {
         const Status s = task_->Close();
         if (!s.ok()) return "Close: " + s.ToString();
@@ -220,17 +256,21 @@ class TaskSut {
   }
 
   // A crash: the process dies (and under power loss the machine too), then restarts.
-  std::string Crash(uint64_t tear_seed) {
+  std::string Crash(uint64_t tear_seed, bool task_open = true) {
     if (fault_env_.fs) fault_env_.fs->SetActive(false);  // Nothing written after the crash.
-    task_->Abandon();
+    if (task_open) task_->Abandon();
     task_.reset();
     log_.reset();
-    if (fault_env_.fs) {
-      const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
-      fault_env_.fs->SetActive(true);
-      if (!s.ok()) return "power loss: " + s.ToString();
-    }
+    if (std::string why = PowerLoss(tear_seed); !why.empty()) return why;
     return Restart(/*clean=*/false);
+  }
+
+  // Under power loss: loses what was not durable; then the file system is back up.
+  std::string PowerLoss(uint64_t tear_seed) {
+    if (!fault_env_.fs) return "";
+    const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
+    fault_env_.fs->SetActive(true);
+    return s.ok() ? "" : "power loss: " + s.ToString();
   }
 
   // T7 under READ_COMMITTED: each store on disk, before anything restores it, holds exactly the
@@ -473,7 +513,8 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
                                         {2, TaskOpType::kCommit},
                                         {2, TaskOpType::kCrash},
                                         {1, TaskOpType::kRestart},
-                                        {power_loss ? 2 : 0, TaskOpType::kFaultyCommit}});
+                                        {power_loss ? 3 : 0, TaskOpType::kFaultyCommit},
+                                        {power_loss ? 1 : 0, TaskOpType::kFaultyRestore}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -493,10 +534,19 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
       case TaskOpType::kAdvanceClock:
         op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
         break;
-      case TaskOpType::kFaultyCommit:
+      case TaskOpType::kFaultyCommit: {
+        std::vector<std::string> points = {"fsync", "fsync", "fsync"};
+        for (const EngineFailPoint& p : EngineFailPoints()) {
+          if (p.name != kFailTaskRestoreBatch) points.emplace_back(p.name);
+        }
+        op.point = *rc::gen::elementOf(points);
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
         // store's flush); a larger n lets the commit succeed.
-        op.n = *UniformInRange<int64_t>(1, 16);
+        op.n = op.point == "fsync" ? *UniformInRange<int64_t>(1, 16) : 1;
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      }
+      case TaskOpType::kFaultyRestore:
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       case TaskOpType::kCrash:

@@ -78,6 +78,11 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
     props.push_back(std::move(o));
   }
   j["properties"] = std::move(props);
+  Json points = Json::array();
+  for (const FailPointRow& f : report.fail_points) {
+    points.push_back(Json{{"name", f.name}, {"reached", f.reached}, {"fired", f.fired}});
+  }
+  j["fail_points"] = std::move(points);
   Json rules = Json::array();
   for (const RuleVerdict& v : verdicts) {
     rules.push_back(Json{{"id", v.rule->id},
@@ -122,6 +127,22 @@ std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdic
     md += "| " + v.rule->id + " | " + mark + " | " + std::to_string(v.cases) + " | " +
           std::to_string(v.operations) + " | " + v.rule->statement + " |\n";
   }
+  if (!report.fail_points.empty()) {
+    int reached = 0, fired = 0;
+    for (const FailPointRow& f : report.fail_points) {
+      reached += f.reached > 0;
+      fired += f.fired > 0;
+    }
+    md += "\n## Fail points\n\n" + std::to_string(reached) + " of " +
+          std::to_string(report.fail_points.size()) + " reached, " + std::to_string(fired) +
+          " fired. Points never reached are not listed.\n\n| fail point | reached | fired |\n"
+          "|---|---|---|\n";
+    for (const FailPointRow& f : report.fail_points) {
+      if (f.reached == 0) continue;
+      md += "| `" + f.name + "` | " + std::to_string(f.reached) + " | " + std::to_string(f.fired) +
+            " |\n";
+    }
+  }
   bool heading = false;
   for (const PropertyResult& p : report.properties) {
     if (p.passed) continue;
@@ -130,8 +151,9 @@ std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdic
     md += "\n### " + p.id + "\n\n```\n" + p.message + "\n```\n\nShrunk to " +
           std::to_string(p.counterexample.size()) + " steps:\n\n```\n";
     for (const std::string& line : p.counterexample) md += line + "\n";
-    md += "```\n\nReplay: `statecheck replay " + p.trace_path +
-          "`\n\nReproduce: `statecheck run --reproduce '" + p.reproduce + "'`\n";
+    md += "```\n\n";
+    if (!p.trace_path.empty()) md += "Replay: `statecheck replay " + p.trace_path + "`\n\n";
+    md += "Reproduce: `statecheck run --reproduce '" + p.reproduce + "'`\n";
   }
   return md;
 }

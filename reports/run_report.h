@@ -31,6 +31,13 @@ struct PropertyResult {
   std::vector<std::string> counterexample;
 };
 
+// One fail point's coverage in a run: how often the code reached it and how often it fired.
+struct FailPointRow {
+  std::string name;  // "statecheck/fs/sync/wal", "statecheck/task/commit/after_log", ...
+  uint64_t reached = 0;
+  uint64_t fired = 0;
+};
+
 struct RunReport {
   uint64_t seed = 0;
   double budget_seconds = 0;
@@ -39,6 +46,7 @@ struct RunReport {
   std::string commit;      // The build's git commit.
   std::string command;     // The command line that ran.
   std::vector<PropertyResult> properties;
+  std::vector<FailPointRow> fail_points;  // The whole catalogue, in its order.
 };
 
 struct RuleVerdict {

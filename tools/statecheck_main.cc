@@ -4,6 +4,7 @@
 //   statecheck run --reproduce STRING
 //   statecheck replay TRACE [--against engine|model|both]
 //   statecheck list rules [--json | --checks] [--select SEL]
+//   statecheck list faults [--json]
 //   statecheck inspect DIR [--json]
 //   statecheck crash [--cycles 60] [--seed N] [--config LABEL|all] [--dir DIR] [--keep]
 //
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "faults/fault_fs.h"
 #include "properties/crash_runner.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
@@ -31,6 +33,7 @@
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
+#include "statecheck/fail_points.h"
 #include "tools/inspect.h"
 
 #ifndef STATECHECK_GIT_COMMIT
@@ -223,6 +226,8 @@ int Run(const RunFlags& flags, const std::string& command) {
     results[spec.id] = r;
   }
   const bool tty = isatty(STDERR_FILENO);
+  faults::ResetFsFailPointCounts();
+  ResetEngineFailPointCounts();
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   int64_t total_ops = 0, total_cases = 0, findings = 0;
@@ -253,7 +258,7 @@ int Run(const RunFlags& flags, const std::string& command) {
       reports::PropertyResult& r = results[spec.id];
       properties::PropertyParams params;
       params.seed = Mix(seed ^ Mix(Fnv1a(spec.id) ^ Mix(batches[spec.id]++)));
-      params.max_success = flags.cases_per_batch;
+      params.max_success = std::max(1, flags.cases_per_batch / spec.batch_divisor);
       params.max_size = flags.max_size;
       params.trace_dir = dir + "/counterexamples";
       if (!flags.reproduce.empty()) params.reproduce = flags.reproduce;
@@ -293,6 +298,12 @@ int Run(const RunFlags& flags, const std::string& command) {
   if (tty) std::cerr << "\n";
   report.elapsed_seconds = elapsed();
   for (const auto& spec : specs) report.properties.push_back(results[spec.id]);
+  for (const FailPointCount& c : EngineFailPointCounts()) {
+    report.fail_points.push_back({c.name, c.reached, c.fired});
+  }
+  for (const auto& [name, c] : faults::FsFailPointCounts()) {
+    report.fail_points.push_back({name, c.reached, c.fired});
+  }
   const auto verdicts = reports::RuleVerdicts(rules, report);
 
   std::cout << "\n"
@@ -311,17 +322,58 @@ int Run(const RunFlags& flags, const std::string& command) {
     std::cerr << "statecheck: " << w.message() << "\n";
     return kExitUsage;
   }
+  {
+    int reached = 0, fired = 0;
+    std::string fired_names;
+    for (const reports::FailPointRow& f : report.fail_points) {
+      reached += f.reached > 0;
+      fired += f.fired > 0;
+      if (f.fired > 0) {
+        fired_names += "\n  " + f.name + ": reached " + std::to_string(f.reached) + ", fired " +
+                       std::to_string(f.fired);
+      }
+    }
+    std::cout << "\nfail points: " << reached << " of " << report.fail_points.size() << " reached, "
+              << fired << " fired (statecheck list faults; counts in the report)" << fired_names
+              << "\n";
+  }
   std::cout << "\n"
             << total_cases << " cases, " << total_ops << " operations in "
             << Compact(report.elapsed_seconds) << " s; " << findings
             << (findings == 1 ? " finding" : " findings") << "\n";
   for (const auto& p : report.properties) {
     if (p.passed) continue;
-    std::cout << "  " << p.id << ": replay with  statecheck replay " << p.trace_path
-              << "\n    or reproduce with  statecheck run --reproduce '" << p.reproduce << "'\n";
+    std::cout << "  " << p.id << ":";
+    if (!p.trace_path.empty()) std::cout << " replay with  statecheck replay " << p.trace_path;
+    std::cout << "\n    reproduce with  statecheck run --reproduce '" << p.reproduce << "'\n";
   }
   std::cout << "report: " << dir << "/report.json and " << dir << "/summary.md\n";
   return findings ? kExitFailed : kExitOk;
+}
+
+// The fault catalogue: the engine's named fail points, then the fault file system's.
+int ListFaults(bool json) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const EngineFailPoint& p : EngineFailPoints()) {
+    rows.emplace_back(std::string(p.name), std::string(p.description));
+  }
+  for (const faults::FailPointInfo& p : faults::FsFailPointCatalogue()) {
+    rows.emplace_back(p.name, p.description);
+  }
+  if (json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& [name, description] : rows) {
+      j.push_back({{"name", name}, {"description", description}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << rows.size() << " fail points (drive them by name with fiu-ctrl, or let "
+            << "statecheck run arm them):\n";
+  for (const auto& [name, description] : rows) {
+    std::printf("  %-42s %s\n", name.c_str(), description.c_str());
+  }
+  return kExitOk;
 }
 
 struct CrashFlags {
@@ -417,6 +469,11 @@ int Main(int argc, char** argv) {
   list_rules->add_flag("--checks", checks, "Only the check names, one per line");
   list_rules->add_option("--select", list_select, "Rules: a family (W) or ids (W1,T4)");
 
+  auto* list_faults =
+      list->add_subcommand("faults", "Every fail point: the engine's and the file system's");
+  bool faults_json = false;
+  list_faults->add_flag("--json", faults_json, "JSON array of {name, description}");
+
   auto* replay = app.add_subcommand("replay", "Replay a trace file step by step");
   std::string trace_path, against = "both";
   replay->add_option("trace", trace_path, "The trace (JSON Lines)")->required();
@@ -476,6 +533,7 @@ int Main(int argc, char** argv) {
     if (json && checks) return UsageError("choose one of --json and --checks");
     return ListRules(json, checks, list_select);
   }
+  if (list_faults->parsed()) return ListFaults(faults_json);
   if (replay->parsed()) return Replay(trace_path, against);
   if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
   if (crash->parsed()) {

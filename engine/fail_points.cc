@@ -1,0 +1,79 @@
+#include "statecheck/fail_points.h"
+
+#include <fiu-local.h>
+
+#include <array>
+#include <atomic>
+
+#include "engine/fail_point.h"
+
+namespace statecheck {
+namespace {
+
+constexpr size_t kPoints = 5;
+
+struct Counter {
+  std::atomic<uint64_t> reached{0};
+  std::atomic<uint64_t> fired{0};
+};
+
+std::array<Counter, kPoints>& Counters() {
+  static std::array<Counter, kPoints> counters;
+  return counters;
+}
+
+}  // namespace
+
+const std::vector<EngineFailPoint>& EngineFailPoints() {
+  static const std::vector<EngineFailPoint> points = {
+      {kFailLogAfterDecision,
+       "a log transaction's commit fails after its commit decision is durable, before its "
+       "markers: the transaction is committed and recovery writes the markers"},
+      {kFailStoreBeforeFlush,
+       "a store commit without the WAL fails after its batch is written, before the flush that "
+       "makes it durable"},
+      {kFailTaskAfterLog,
+       "a task commit fails after its log part (at-least-once: the changelog and output sync; "
+       "exactly-once: the transaction commit), before the stores commit"},
+      {kFailTaskBeforeOffsets,
+       "an at-least-once task commit fails after the stores commit, before the input offset is "
+       "written"},
+      {kFailTaskRestoreBatch,
+       "a restore fails after applying a batch of changelog records, before committing it"},
+  };
+  return points;
+}
+
+std::vector<FailPointCount> EngineFailPointCounts() {
+  std::vector<FailPointCount> out;
+  const auto& points = EngineFailPoints();
+  for (size_t i = 0; i < points.size(); ++i) {
+    out.push_back({std::string(points[i].name), Counters()[i].reached.load(),
+                   Counters()[i].fired.load()});
+  }
+  return out;
+}
+
+void ResetEngineFailPointCounts() {
+  for (Counter& c : Counters()) {
+    c.reached = 0;
+    c.fired = 0;
+  }
+}
+
+namespace internal {
+
+bool FailPointFires(std::string_view name) {
+  const auto& points = EngineFailPoints();
+  const bool fires = fiu_fail(std::string(name).c_str()) != 0;
+  for (size_t i = 0; i < points.size() && i < kPoints; ++i) {
+    if (points[i].name == name) {
+      ++Counters()[i].reached;
+      if (fires) ++Counters()[i].fired;
+    }
+  }
+  return fires;
+}
+
+}  // namespace internal
+}  // namespace statecheck

@@ -1,0 +1,46 @@
+// The engine's named fail points: places between the steps of a commit or a restore where a
+// harness can make the engine fail (libfiu: fiu_enable, fiu-ctrl) or die (an external callback
+// that kills the process). Each fires as an IOError whose message starts "injected fault: " and
+// names the point. File-level faults — every open, append, sync, rename, ... of every file —
+// are the fault file system's (faults/fault_fs.h, statecheck/fs/<op>/<kind>); these are the
+// engine's own steps, which no file operation marks.
+//
+// The points are compiled in only where the engine is built with FIU_ENABLE (always, in this
+// project); a point nobody enabled costs one libfiu lookup.
+#ifndef STATECHECK_FAIL_POINTS_H_
+#define STATECHECK_FAIL_POINTS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace statecheck {
+
+struct EngineFailPoint {
+  std::string_view name;
+  std::string_view description;
+};
+
+inline constexpr std::string_view kFailLogAfterDecision = "statecheck/log/commit/after_decision";
+inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/commit/before_flush";
+inline constexpr std::string_view kFailTaskAfterLog = "statecheck/task/commit/after_log";
+inline constexpr std::string_view kFailTaskBeforeOffsets = "statecheck/task/commit/before_offsets";
+inline constexpr std::string_view kFailTaskRestoreBatch = "statecheck/task/restore/batch";
+
+// Every engine fail point, in a fixed order.
+const std::vector<EngineFailPoint>& EngineFailPoints();
+
+// How often each engine fail point was reached and how often it fired, since the process
+// started or the last ResetEngineFailPointCounts; in EngineFailPoints() order. Thread-safe.
+struct FailPointCount {
+  std::string name;
+  uint64_t reached = 0;
+  uint64_t fired = 0;
+};
+std::vector<FailPointCount> EngineFailPointCounts();
+void ResetEngineFailPointCounts();
+
+}  // namespace statecheck
+
+#endif  // STATECHECK_FAIL_POINTS_H_
