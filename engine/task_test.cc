@@ -346,6 +346,7 @@ TEST_F(TaskTest, RestoreInSmallBatchesSkipsAbortedTransactions) {
   ProcessAll();
   task_->Abandon();
   OpenTheLog();
+  o.log = log_.get();  // The new log.
   ASSERT_OK(Open(o));
   EXPECT_EQ(View("kv").size(), 5u);
   EXPECT_EQ(View("kv").count("k9"), 0u);
