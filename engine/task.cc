@@ -260,6 +260,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   // The commit protocol (task.h, C1).
   Status DoCommit(CommitReason reason) {
     if (records_since_commit_ == 0) return Status::Ok();
+    committing_ = true;
     Log* log = options_.log;
     CommittedOffsets offsets;
     offsets.offsets[options_.input_partition] = next_offset_;
@@ -281,6 +282,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskBeforeOffsets)));
       STATECHECK_RETURN_IF_ERROR(Fail(log->CommitOffsets(group_, offsets)));
     }
+    committing_ = false;
     records_since_commit_ = 0;
     last_commit_ms_ = clock_->NowMs();
     ++stats_.commits;
@@ -413,7 +415,10 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   // Marks the task failed when `s` is an error (C6) and returns `s`.
   Status Fail(Status s) {
-    if (!s.ok()) failed_ = true;
+    if (!s.ok() && !failed_) {
+      failed_ = true;
+      stats_.failed_in_commit = committing_;
+    }
     return s;
   }
 
@@ -431,6 +436,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   TaskStats stats_;
   bool open_ = false;
   bool failed_ = false;
+  bool committing_ = false;  // Inside DoCommit.
   bool txn_open_ = false;
   int64_t next_offset_ = 0;
   int64_t records_since_commit_ = 0;

@@ -78,29 +78,48 @@ void TaskModel::Write(const std::string& store, const std::string& key,
 }
 
 int64_t TaskModel::Process(int64_t max_records, int64_t now_ms) {
+  return Run(max_records, now_ms, /*fail_last_commit=*/false);
+}
+
+void TaskModel::ApplyRecord(int64_t i) {
+  const auto& [key, value] = input_[i];
+  const StoreState counts = Current("counts");
+  auto it = counts.find(key);
+  const std::string count = std::to_string((it == counts.end() ? 0 : std::stoll(it->second)) + 1);
+  Write("counts", key, count);
+  Write("kv", key, value);
+  pending_output_.push_back(
+      {key, value ? std::optional<std::string>(*value + "#" + count) : std::nullopt});
+}
+
+int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commit) {
   int64_t processed = 0;
   while (processed < max_records && next_ < static_cast<int64_t>(input_.size())) {
     if (config_.uncommitted_max_bytes >= 0 && since_commit_ > 0 &&
         UncommittedBytes() > config_.uncommitted_max_bytes) {
       DoCommit(1, now_ms);
     }
-    const auto& [key, value] = input_[next_];
-    const StoreState counts = Current("counts");
-    auto it = counts.find(key);
-    const std::string count = std::to_string((it == counts.end() ? 0 : std::stoll(it->second)) + 1);
-    Write("counts", key, count);
-    Write("kv", key, value);
-    pending_output_.push_back(
-        {key, value ? std::optional<std::string>(*value + "#" + count) : std::nullopt});
+    ApplyRecord(next_);
     ++next_;
     ++since_commit_;
     ++processed;
     if ((config_.commit_interval_records > 0 && since_commit_ >= config_.commit_interval_records) ||
         now_ms - last_commit_ms_ >= config_.commit_interval_ms) {
+      if (fail_last_commit && processed == max_records) break;
       DoCommit(0, now_ms);
     }
   }
   return processed;
+}
+
+void TaskModel::ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms) {
+  Run(processed, now_ms, /*fail_last_commit=*/in_commit);
+  if (in_commit) {
+    CommitFailed();
+  } else if (next_ < static_cast<int64_t>(input_.size())) {
+    ApplyRecord(next_);  // Maybe partly done: only prefixes of it can survive (C4).
+    ++since_commit_;
+  }
 }
 
 void TaskModel::Commit(int64_t now_ms) { DoCommit(2, now_ms); }

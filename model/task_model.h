@@ -85,6 +85,11 @@ class TaskModel {
   // (they then restore that commit from the changelog); a failed at-least-once commit may have
   // committed the stores and not the input offset.
   void CommitFailed();
+  // The engine processed `processed` records (with the commits its triggers asked for) and then
+  // failed: in a commit (`in_commit`: the next commit the triggers or an explicit Commit asked
+  // for; see CommitFailed) or while processing the next record, whose writes and output may
+  // then be partly in the changelog and the output (at-least-once prefixes). A restart follows.
+  void ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms);
 
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
   // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
@@ -127,6 +132,11 @@ class TaskModel {
       StoreState state,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& writes, size_t n);
   void Write(const std::string& store, const std::string& key, std::optional<std::string> value);
+  // Processes up to `max_records`; with `fail_last_commit`, the interval commit due right after
+  // the last of them is not made (it is the one that failed).
+  int64_t Run(int64_t max_records, int64_t now_ms, bool fail_last_commit);
+  // The writes and output of processing input record `i` (not advancing the offset).
+  void ApplyRecord(int64_t i);
   void DoCommit(int reason, int64_t now_ms);
   void ResetAfterRestart(int64_t now_ms);
 

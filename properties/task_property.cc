@@ -47,6 +47,7 @@ struct TaskOp {
   // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails) or an engine fail point
   // (statecheck/fail_points.h) that fails the first time it is reached.
   std::string point;
+  int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
   uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
 };
 
@@ -66,6 +67,7 @@ std::string TaskOpToString(const TaskOp& op) {
   if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
   if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
   if (op.type == TaskOpType::kFaultyCommit) {
+    j["process"] = op.k;
     j["point"] = op.point;
     if (op.point == "fsync") j["failing_fsync"] = op.n;
   }
@@ -198,6 +200,7 @@ class TaskSut {
       case TaskOpType::kCrash:
         return Crash(op.tear_seed);
       case TaskOpType::kFaultyCommit: {
+        // Armed: process `k` records (commits their triggers ask for included), then commit.
         std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
         if (op.point != "fsync") points = {op.point};
         for (const std::string& point : points) {
@@ -205,19 +208,31 @@ class TaskSut {
               point, {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0}, 0);
           if (!s.ok()) return "arming " + point + ": " + s.ToString();
         }
-        const Status s = task_->Commit();
+        int64_t processed = 0;
+        const Status processing = task_->Process(op.k, &processed);
+        const Status s = processing.ok() ? task_->Commit() : processing;
         uint64_t fired = 0;
         for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
         faults::FailPoints::Reset();
         if (s.ok()) {
+          const int64_t expected = model_->Process(op.k, clock_->NowMs());
+          if (processed != expected) {
+            return "processed " + std::to_string(processed) + " records, the model " +
+                   std::to_string(expected);
+          }
           model_->Commit(clock_->NowMs());
           // The fsync failed in work the commit did not wait for: the machine dies there too.
           return fired > 0 ? Crash(op.tear_seed) : "";
         }
         // F1: the error is the one injected, said clearly, and the task stops (C6).
-        if (!faults::IsInjectedFault(s)) return "F1: the failed commit reported " + s.ToString();
-        if (!task_->failed()) return "C6: the task carries on after a failed commit";
-        model_->CommitFailed();
+        if (!faults::IsInjectedFault(s)) return "F1: the failure reported " + s.ToString();
+        if (!task_->failed()) return "C6: the task carries on after " + s.ToString();
+        if (processing.ok()) {
+          model_->Process(op.k, clock_->NowMs());
+          model_->CommitFailed();
+        } else {
+          model_->ProcessFailed(processed, task_->stats().failed_in_commit, clock_->NowMs());
+        }
         return Crash(op.tear_seed);
       }
       case TaskOpType::kFaultyRestore: {
@@ -543,6 +558,7 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
         // store's flush); a larger n lets the commit succeed.
         op.n = op.point == "fsync" ? *UniformInRange<int64_t>(1, 16) : 1;
+        op.k = *UniformInRange<int64_t>(0, 5);
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       }

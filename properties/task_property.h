@@ -14,10 +14,13 @@
 // log, as the death of the process would, then opens both again on the same directories. In the
 // power-loss configurations everything runs on the fault-injecting file system
 // (faults/fault_fs.h, in memory): a crash also loses every byte and directory entry not yet
-// made durable, tearing unsynced tails at seeded points (F3, F4), and a "faultyCommit" step
-// fails the n-th fsync of an explicit commit — the commit must report an injected error, stop
-// the task, and after a power loss the task must restart in one of the commit's two outcomes,
-// never in between (C6, F1).
+// made durable, tearing unsynced tails at seeded points (F3, F4). A "faultyCommit" step arms
+// a fault — the n-th fsync or directory fsync, or one of the engine's named steps
+// (statecheck/fail_points.h) — then processes a few records and commits: a failure must be
+// the injected error, reported (F1), and stop the task (C6); the machine then loses power, and
+// the task must restart with each failed commit in one of its two outcomes, never in between,
+// and a record that failed half-way at most partly visible, as at-least-once prefixes allow.
+// "faultyRestore" crashes, fails the restart's restore half-way, and crashes again.
 #ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 #define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 

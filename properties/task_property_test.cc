@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 
+#include "faults/fault_fs.h"
+#include "statecheck/fail_points.h"
+
 namespace statecheck::properties {
 
 void PrintTo(const TaskConfig& config, std::ostream* os) { *os << config.label; }
@@ -30,6 +33,33 @@ TEST_P(TaskProperty, MatchesModel) {
                           << ::testing::PrintToString(out.counterexample)
                           << "\nreproduce: statecheck run --reproduce '" << out.reproduce << "'";
   EXPECT_EQ(out.cases, p.max_success);
+}
+
+// Coverage: the power-loss configurations, run as in CI, make every engine fail point fire and
+// reach the file system's sync, append and open points of the log, the SSTs and the MANIFEST.
+TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
+  ResetEngineFailPointCounts();
+  faults::ResetFsFailPointCounts();
+  PropertyParams p;
+  p.seed = 20261130;
+  p.max_success = 40;
+  p.max_size = 60;
+  for (const TaskConfig& config : TaskOptionMatrix()) {
+    if (!config.power_loss) continue;
+    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
+  }
+  for (const FailPointCount& c : EngineFailPointCounts()) {
+    EXPECT_GT(c.fired, 0u) << c.name << " never fired (reached " << c.reached << ")";
+  }
+  std::map<std::string, faults::FailPointCounts> fs;
+  for (const auto& [name, c] : faults::FsFailPointCounts()) fs[name] = c;
+  for (const char* name : {"statecheck/fs/sync/log", "statecheck/fs/append/log",
+                           "statecheck/fs/open/log", "statecheck/fs/sync/sst",
+                           "statecheck/fs/sync/manifest", "statecheck/fs/dir_fsync/log"}) {
+    EXPECT_GT(fs[name].reached, 0u) << name << " never reached";
+  }
+  EXPECT_GT(fs["statecheck/fs/sync/log"].fired + fs["statecheck/fs/sync/sst"].fired, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(TaskOptionMatrix()),

@@ -136,6 +136,9 @@ struct TaskStats {
   int64_t processed = 0;                        // Records processed by this task object.
   int64_t commits = 0;                          // Commits that completed.
   int64_t commits_by_reason[4] = {0, 0, 0, 0};  // Indexed by CommitReason.
+  // When the task stopped on an error (failed()): whether a commit failed (its outcome is then
+  // known only after a restart) rather than the processing of a record.
+  bool failed_in_commit = false;
 };
 
 class Task {
