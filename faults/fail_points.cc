@@ -3,6 +3,8 @@
 #include <fiu-control.h>
 #include <fiu.h>
 
+#include <signal.h>
+
 #include <map>
 #include <mutex>
 #include <random>
@@ -53,6 +55,7 @@ int Decide(const char* name, int* failnum, void** failinfo, unsigned int* flags)
       break;
   }
   if (fire) ++p.counts.fired;
+  if (fire && p.spec.kill) ::raise(SIGKILL);
   return fire ? 1 : 0;
 }
 

@@ -29,6 +29,9 @@ struct FaultSpec {
   Mode mode = Mode::kNever;
   uint64_t n = 1;
   double p = 0;
+  // Instead of failing, kill the process with SIGKILL where the point fires: a crash at exactly
+  // that place (the process-crash runner).
+  bool kill = false;
 };
 
 struct FailPointCounts {

@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "faults/fail_points.h"
+#include "faults/fault_fs.h"
 #include "model/task_model.h"
+#include "statecheck/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 
@@ -52,6 +55,9 @@ std::vector<Record> CycleInput(const CrashRunOptions& o, int cycle) {
 struct CyclePlan {
   int64_t commit_interval_records = 0;
   int64_t kill_at = 0;  // The processor-operation tick it dies at; 0 = none.
+  // Or: the fail point it dies at (an engine step, or any fsync of the file system), the
+  // kill_at-th time the point is reached.
+  std::string kill_point;
   bool clean_close = false;
 };
 
@@ -65,6 +71,17 @@ CyclePlan Plan(const CrashRunOptions& o, int cycle) {
   // kill point and works through the whole backlog.
   p.kill_at = rng() % 8 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % (8 * o.records_per_cycle * 2));
   p.clean_close = rng() % 2 == 0;
+  // Half of the kills land on a fail point instead: inside a commit or a restore, or at an
+  // fsync — places a processor step never reaches.
+  const uint64_t where = rng() % 4;
+  if (p.kill_at != 0 && where == 0) {
+    const auto& points = EngineFailPoints();
+    p.kill_point = std::string(points[rng() % points.size()].name);
+    p.kill_at = 1 + static_cast<int64_t>(rng() % 3);
+  } else if (p.kill_at != 0 && where == 1) {
+    p.kill_point = "statecheck/fs/sync/*";
+    p.kill_at = 1 + static_cast<int64_t>(rng() % 40);
+  }
   return p;
 }
 
@@ -267,8 +284,22 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     std::ofstream(verdict_path) << message;
     ::_exit(code);
   };
+  // The real disk, through the fault file system: its fail points mark every fsync.
+  faults::FaultEnv env = faults::NewFaultEnv(faults::BaseFileSystem::kDisk);
+  env.fs->RegisterLogDirectory(o.directory + "/log");
+  const CyclePlan plan = Plan(o, cycle);
+  // A kill point is armed once the cycle has recovered and checked — but a restore's before
+  // the task opens (that cycle then dies without a verdict).
+  auto arm = [&] {
+    if (final_check || plan.kill_point.empty()) return;
+    const Status armed = faults::FailPoints::Enable(
+        plan.kill_point,
+        {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(plan.kill_at), 0, /*kill=*/true}, 0);
+    if (!armed.ok()) finish(4, "arming " + plan.kill_point + ": " + armed.ToString());
+  };
   LogOptions lo;
   lo.directory = o.directory + "/log";
+  lo.env = env.env.get();
   lo.logger = NullLogger();
   std::unique_ptr<Log> log;
   Status s = OpenLog(lo, &log);
@@ -290,8 +321,7 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     if (s.ok()) s = log->Sync();
     if (!s.ok()) finish(4, "appending input: " + s.ToString());
   }
-  const CyclePlan plan = Plan(o, cycle);
-  KillSwitch kill(final_check ? 0 : plan.kill_at);  // 0: never fires.
+  KillSwitch kill(final_check || !plan.kill_point.empty() ? 0 : plan.kill_at);  // 0: never.
   TaskOptions to;
   to.application_id = "crash";
   to.input_partition = kInput;
@@ -301,8 +331,10 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   to.config = config;
   to.commit_interval_records = plan.commit_interval_records;
   to.clock = std::make_shared<ManualClock>();
+  to.env = env.env.get();
   to.logger = NullLogger();
   std::unique_ptr<Task> task;
+  if (plan.kill_point == kFailTaskRestoreBatch) arm();
   s = OpenTask(to, std::make_unique<KillingProcessor>(NewKeyValueProcessor(), &kill), &task);
   if (!s.ok()) finish(4, "opening the task: " + s.ToString());
   int64_t committed = 0;
@@ -314,6 +346,7 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     task->Abandon();
     ::_exit(0);
   }
+  if (plan.kill_point != kFailTaskRestoreBatch) arm();
   for (int64_t n = 1; n > 0;) {
     s = task->Process(o.records_per_cycle, &n);
     if (!s.ok()) finish(4, "processing: " + s.ToString());
@@ -384,6 +417,15 @@ Status RunCrashCycles(const CrashRunOptions& o,
     }
     const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
     const bool exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (killed && verdict.empty() && !final_check &&
+        Plan(o, cycle).kill_point == kFailTaskRestoreBatch) {
+      // Killed while restoring, before it could check anything: the next cycle does.
+      ++result->cycles;
+      ++result->kills;
+      ++result->kills_by_point[std::string(kFailTaskRestoreBatch)];
+      if (progress) progress({cycle, killed, committed});
+      continue;
+    }
     if (verdict.rfind("verified ", 0) != 0 || (!killed && !exited_ok)) {
       result->failed_cycle = cycle;
       if (verdict.rfind("verified ", 0) == 0) {
@@ -397,6 +439,10 @@ Status RunCrashCycles(const CrashRunOptions& o,
     committed = std::stoll(verdict.substr(9));
     ++result->cycles;
     result->kills += killed;
+    if (killed) {
+      const std::string point = Plan(o, cycle).kill_point;
+      ++result->kills_by_point[point.empty() ? "processor step" : point];
+    }
     if (progress && !final_check) progress({cycle, killed, committed});
   }
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,7 +6,10 @@
 // input, checks what it recovered against the task model, and then processes input until its
 // seeded kill point, where it dies by SIGKILL: nothing is flushed, closed or unwound. A kill
 // point is the n-th processor operation (a store read or write, or an output record) of the
-// cycle, counted before and after each, so kills land between any two of them. A cycle whose
+// cycle, counted before and after each, so kills land between any two of them — or, for half
+// of the kills, the n-th reach of a fail point: one of the engine's steps inside a commit or a
+// restore (statecheck/fail_points.h), or any fsync of the log or the stores (the child does its
+// I/O through the fault file system on the real disk). A cycle whose
 // kill point lies beyond its work ends by itself, half of the time with a clean close and half
 // of the time by _exit without one. The parent only forks, waits and reads the child's verdict:
 // it never opens RocksDB, whose background threads do not survive fork().
@@ -59,6 +62,7 @@ struct CrashCycleReport {
 struct CrashRunResult {
   int cycles = 0;  // Cycles run.
   int kills = 0;   // Of which ended by SIGKILL.
+  std::map<std::string, int> kills_by_point;  // "processor step", or the fail point's name.
   int64_t final_committed_input = 0;
   int64_t input_records = 0;
   double seconds = 0;

@@ -437,7 +437,9 @@ int Crash(const CrashFlags& flags) {
       std::cout << "  " << c.label << ": OK, " << r.cycles << " cycles (" << r.kills
                 << " killed by SIGKILL) in " << secs << " s; committed input "
                 << r.final_committed_input << " of " << r.input_records
-                << " records, nothing lost\n";
+                << " records, nothing lost\n    kills at:";
+      for (const auto& [point, n] : r.kills_by_point) std::cout << " " << point << " " << n << ";";
+      std::cout << "\n";
     } else {
       ++failed;
       std::cout << "  " << c.label << ": FAILED at cycle " << r.failed_cycle << ": " << r.failure
