@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The nightly run: the test suite (release and sanitizers), the long-running checks, and a
-# campaign with a larger budget. Reports and counterexamples land in $STATECHECK_ARTIFACTS
+# The nightly run: the test suite (release and sanitizers), the long-running checks, the crash
+# runner (300 cycles per configuration, and a smoke run under fiu-run -x), and a campaign with
+# a larger budget. Reports and counterexamples land in $STATECHECK_ARTIFACTS
 # (default nightly-artifacts/), to keep as CI artifacts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,9 @@ mkdir -p "$artifacts"
 ./ci/test.sh
 (cd build/release && ctest -L long --output-on-failure)
 status=0
-build/release/tools/statecheck run --budget "$budget" --report-dir "$artifacts/campaign" || status=$?
+./ci/fiu-smoke.sh || status=$?
+build/release/tools/statecheck crash --cycles 300 --seed "${STATECHECK_SEED:-$RANDOM}" || status=$?
+c=0; build/release/tools/statecheck run --budget "$budget" --report-dir "$artifacts/campaign" || c=$?
+[ "$c" -ne 0 ] && status=$c
 echo "nightly: campaign exit $status; artifacts in $artifacts"
 exit $status

@@ -174,7 +174,8 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
                    int64_t* committed) {
   CommittedOffsets offsets;
   Status s = log->GetCommittedOffsets(task->OffsetsGroup(), &offsets);
-  if (!s.ok() && s.code() != Status::Code::kNotFound) return "committed offsets: " + s.ToString();
+  if (!s.ok() && s.code() != Status::Code::kNotFound)
+    return "reading committed offsets: " + s.ToString();
   *committed = offsets.offsets.count(kInput) ? offsets.offsets[kInput] : 0;
   if (*committed < previous_committed) {
     return "C1: the committed input offset went back from " + std::to_string(previous_committed) +
@@ -340,7 +341,8 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   int64_t committed = 0;
   const std::string why =
       Verify(o, config, log.get(), task.get(), input, previous_committed, &committed);
-  if (!why.empty()) finish(3, why);
+  // A read that failed is the engine's error (4), not a failed check (3).
+  if (!why.empty()) finish(why.rfind("reading", 0) == 0 ? 4 : 3, why);
   std::ofstream(verdict_path) << "verified " << committed;
   if (final_check) {
     task->Abandon();
@@ -424,6 +426,17 @@ Status RunCrashCycles(const CrashRunOptions& o,
       ++result->kills;
       ++result->kills_by_point[std::string(kFailTaskRestoreBatch)];
       if (progress) progress({cycle, killed, committed});
+      continue;
+    }
+    const bool io_error = WIFEXITED(status) && WEXITSTATUS(status) == 4 &&
+                          (verdict.find("IOError") != std::string::npos || verdict.empty());
+    const bool aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+    if (o.tolerate_io_errors && !final_check &&
+        (io_error || aborted || (exited_ok && verdict.empty()))) {
+      // Died of an injected system-call failure: a crash like any other.
+      ++result->cycles;
+      ++(aborted ? result->aborts : result->io_errors);
+      if (progress) progress({cycle, false, committed});
       continue;
     }
     if (verdict.rfind("verified ", 0) != 0 || (!killed && !exited_ok)) {

@@ -383,6 +383,7 @@ struct CrashFlags {
   std::string dir;
   bool keep = false;
   int records_per_cycle = 40;
+  bool tolerate_io_errors = false;
 };
 
 // Kill-and-recover cycles (properties/crash_runner.h) for one configuration or all of them.
@@ -416,6 +417,7 @@ int Crash(const CrashFlags& flags) {
     o.directory = base + "/" + c.label;
     o.keep = flags.keep;
     o.records_per_cycle = flags.records_per_cycle;
+    o.tolerate_io_errors = flags.tolerate_io_errors;
     properties::CrashRunResult r;
     const int step = std::max(1, flags.cycles / 4);
     const Status s = properties::RunCrashCycles(
@@ -435,9 +437,13 @@ int Crash(const CrashFlags& flags) {
     std::snprintf(secs, sizeof secs, "%.1f", r.seconds);
     if (r.passed) {
       std::cout << "  " << c.label << ": OK, " << r.cycles << " cycles (" << r.kills
-                << " killed by SIGKILL) in " << secs << " s; committed input "
-                << r.final_committed_input << " of " << r.input_records
-                << " records, nothing lost\n    kills at:";
+                << " killed by SIGKILL"
+                << (flags.tolerate_io_errors
+                        ? ", " + std::to_string(r.io_errors) + " ended by an I/O error, " +
+                              std::to_string(r.aborts) + " aborted"
+                        : std::string())
+                << ") in " << secs << " s; committed input " << r.final_committed_input << " of "
+                << r.input_records << " records, nothing lost\n    kills at:";
       for (const auto& [point, n] : r.kills_by_point) std::cout << " " << point << " " << n << ";";
       std::cout << "\n";
     } else {
@@ -518,6 +524,8 @@ int Main(int argc, char** argv) {
                     "eos_rc) or all (default)");
   crash->add_option("--dir", crash_flags.dir, "Where the runs live (default: a temp directory)");
   crash->add_flag("--keep", crash_flags.keep, "Keep the directories after a passing run");
+  crash->add_flag("--tolerate-io-errors", crash_flags.tolerate_io_errors,
+                  "Count a cycle that fails with an I/O error as a crash (for fiu-run -x)");
   crash
       ->add_option("--records-per-cycle", crash_flags.records_per_cycle,
                    "Input records each cycle appends (default 40)")
