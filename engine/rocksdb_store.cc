@@ -113,15 +113,16 @@ class MergingIterator final : public KeyValueIterator {
 
   ~MergingIterator() override { Close(); }
 
+  // True also when reading failed: Next() then returns the error (F1: never a silently short
+  // result).
   bool HasNext() override {
     if (db_ && db_->store_closed.load(std::memory_order_acquire)) Close();
-    return next_.has_value();
+    return next_.has_value() || !status_.ok();
   }
 
   Status Next(KeyValue* kv) override {
-    if (!HasNext()) {
-      return status_.ok() ? Status::OutOfRange("the iterator has no more records") : status_;
-    }
+    if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
+    if (!next_) return status_;
     *kv = std::move(*next_);
     next_.reset();
     Settle();
@@ -129,9 +130,8 @@ class MergingIterator final : public KeyValueIterator {
   }
 
   Status PeekNextKey(std::string* key) override {
-    if (!HasNext()) {
-      return status_.ok() ? Status::OutOfRange("the iterator has no more records") : status_;
-    }
+    if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
+    if (!next_) return status_;
     *key = next_->key;
     return Status::Ok();
   }
@@ -142,6 +142,7 @@ class MergingIterator final : public KeyValueIterator {
     if (snapshot_) db_->db->ReleaseSnapshot(snapshot_);
     snapshot_ = nullptr;
     next_.reset();
+    status_ = Status::Ok();
     db_.reset();
   }
 

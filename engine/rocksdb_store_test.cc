@@ -240,3 +240,89 @@ INSTANTIATE_TEST_SUITE_P(Wal, RocksDBStoreTest, ::testing::Values(false, true),
 
 }  // namespace
 }  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// Fails every read of a table file (*.sst) while `fail` is set.
+class FailingReadEnv : public rocksdb::EnvWrapper {
+ public:
+  FailingReadEnv() : EnvWrapper(rocksdb::Env::Default()) {}
+  rocksdb::Status NewRandomAccessFile(const std::string& fname,
+                                      std::unique_ptr<rocksdb::RandomAccessFile>* result,
+                                      const rocksdb::EnvOptions& options) override {
+    rocksdb::Status s = target()->NewRandomAccessFile(fname, result, options);
+    if (s.ok() && fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".sst") == 0) {
+      *result = std::make_unique<File>(std::move(*result), &fail);
+    }
+    return s;
+  }
+  std::atomic<bool> fail{false};
+
+ private:
+  class File : public rocksdb::RandomAccessFile {
+   public:
+    File(std::unique_ptr<rocksdb::RandomAccessFile> target, std::atomic<bool>* fail)
+        : target_(std::move(target)), fail_(fail) {}
+    rocksdb::Status Read(uint64_t offset, size_t n, rocksdb::Slice* result,
+                         char* scratch) const override {
+      if (*fail_) return rocksdb::Status::IOError("injected read failure");
+      return target_->Read(offset, n, result, scratch);
+    }
+
+   private:
+    std::unique_ptr<rocksdb::RandomAccessFile> target_;
+    std::atomic<bool>* fail_;
+  };
+};
+
+// F1: a read that fails surfaces as an error from the iterator, never as a short result.
+TEST(RocksDBStoreReadErrors, AnIteratorThatFailsToReadSaysSo) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("statecheck_read_errors_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  FailingReadEnv env;
+  RocksDBStoreOptions o;
+  o.name = "kv";
+  o.directory = dir.string();
+  o.isolation = IsolationLevel::kReadCommitted;
+  o.env = &env;
+  o.logger = NullLogger();
+  {
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(store->Put("key" + std::to_string(i), std::string(100, 'v')).ok());
+    }
+    ASSERT_TRUE(store->Commit({}).ok());  // Flushed to a table file.
+    store->Close();
+  }
+  std::unique_ptr<RocksDBStore> store;  // A cold block cache: iterating reads the file.
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  for (bool view : {false, true}) {
+    std::unique_ptr<KeyValueIterator> it;
+    env.fail = false;
+    ASSERT_TRUE((view ? store->NewQueryView()->All(&it) : store->All(&it)).ok());
+    env.fail = true;
+    int records = 0;
+    Status error;
+    KeyValue kv;
+    while (it->HasNext()) {
+      const Status s = it->Next(&kv);
+      if (!s.ok()) {
+        error = s;
+        break;
+      }
+      ++records;
+    }
+    EXPECT_EQ(error.code(), Status::Code::kIOError) << "read " << records << " records";
+    EXPECT_NE(error.message().find("injected read failure"), std::string::npos) << error;
+    EXPECT_LT(records, 2000);
+    env.fail = false;
+  }
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace statecheck

@@ -1,5 +1,6 @@
 #include "properties/crash_runner.h"
 
+#include <fiu-control.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -285,6 +286,8 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     std::ofstream(verdict_path) << message;
     ::_exit(code);
   };
+  // The final check reads the result without injected system-call failures (fiu-run -x).
+  if (final_check && o.tolerate_io_errors) fiu_disable("posix/io/rw/*");
   // The real disk, through the fault file system: its fail points mark every fsync.
   faults::FaultEnv env = faults::NewFaultEnv(faults::BaseFileSystem::kDisk);
   env.fs->RegisterLogDirectory(o.directory + "/log");

@@ -59,8 +59,10 @@ class KeyValueIterator {
   KeyValueIterator(const KeyValueIterator&) = delete;
   KeyValueIterator& operator=(const KeyValueIterator&) = delete;
 
+  // True while there is a record — or an error: a read that failed is never a silent end.
   virtual bool HasNext() = 0;
-  // OutOfRange when HasNext() is false; `*kv` untouched then.
+  // The next record; the read error, every time, once reading failed; OutOfRange when HasNext()
+  // is false. `*kv` is untouched on error.
   virtual Status Next(KeyValue* kv) = 0;
   virtual Status PeekNextKey(std::string* key) = 0;
   // Releases the iterator's snapshot. Idempotent; the destructor closes too.
