@@ -147,7 +147,7 @@ class TaskSut {
     if (after_crash && options_.config.isolation == IsolationLevel::kReadCommitted) {
       if (std::string why = CheckStoresOnDisk(); !why.empty()) return why;
     }
-    s = OpenTask(options_, NewKeyValueProcessor(), &task_);
+    s = OpenTask(options_, NewProcessor(), &task_);
     if (!s.ok()) return "opening the task: " + s.ToString();
     return "";
   }
@@ -253,7 +253,7 @@ class TaskSut {
         Status s = OpenLog(lo, &log_);
         if (!s.ok()) return "opening the log: " + s.ToString();
         options_.log = log_.get();
-        s = OpenTask(options_, NewKeyValueProcessor(), &task_);
+        s = OpenTask(options_, NewProcessor(), &task_);
         faults::FailPoints::Reset();
         if (s.ok()) return Crash(op.tear_seed);  // Nothing to restore: the point was not reached.
         if (!faults::IsInjectedFault(s)) return "F1: the failed restore reported " + s.ToString();
@@ -388,6 +388,10 @@ class TaskSut {
       }
     }
     return model_->Restart(clean, o, clock_->NowMs());
+  }
+
+  std::unique_ptr<Processor> NewProcessor() const {
+    return config_.processor ? config_.processor() : NewKeyValueProcessor();
   }
 
   // The checks after every step.

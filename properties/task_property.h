@@ -24,11 +24,14 @@
 #ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 #define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "properties/window_store_property.h"
+#include "statecheck/task.h"
 
 namespace statecheck::properties {
 
@@ -37,6 +40,9 @@ struct TaskConfig {
   std::map<std::string, std::string> streams_config;  // The T1 keys.
   bool use_wal = false;                               // The stores' RocksDB WAL.
   bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
+  // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
+  // plant a different one to see the property fail.)
+  std::function<std::unique_ptr<Processor>()> processor;
 };
 
 // The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
