@@ -130,6 +130,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/heap_accounting.h"
 #include "bench/mean_reporter.h"
 #include "benchmark/benchmark.h"
@@ -160,19 +161,6 @@ constexpr char kChangelog[] = "store-changelog-0";
 
 static_assert(kGetBuffered >= kRangeBuffered);
 static_assert(kBufferDistinct <= kBufferWrites && kBufferDistinct < kLoadedKeys);
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "kv_store_bench: %s\n", what.c_str());
-  std::abort();
-}
-
-void Check(const Status& status, const char* what) {
-  if (!status.ok()) Die(std::string(what) + ": " + status.ToString());
-}
-
-void Check(const rocksdb::Status& status, const char* what) {
-  if (!status.ok()) Die(std::string(what) + ": " + status.ToString());
-}
 
 // The keys, values and every order the benchmarks use; built once.
 class Workload {
@@ -268,27 +256,6 @@ class Workload {
   std::vector<int64_t> buffer_range_starts_;
 };
 
-// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string path = (std::filesystem::temp_directory_path() / "kv_store_bench.XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) Die("mkdtemp failed for " + path);
-    path_ = std::move(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // The engine's store in its own temp directory. Members in this order: the store closes before
 // its directory goes.
 struct EngineStore {
@@ -307,7 +274,7 @@ struct EngineStore {
     Check(store->Put(key, value, &context), "Put");
   }
 
-  TempDir dir;
+  TempDir dir{"kv_store_bench"};
   std::unique_ptr<RocksDBStore> store;
   RecordContext context{kPartition, 0};
 };
@@ -340,7 +307,7 @@ struct RawStore {
     Check(db->Flush(fo), "DB::Flush");
   }
 
-  TempDir dir;
+  TempDir dir{"kv_store_bench"};
   std::unique_ptr<rocksdb::DB> db;
 };
 

@@ -67,6 +67,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/mean_reporter.h"
 #include "benchmark/benchmark.h"
 #include "statecheck/clock.h"
@@ -96,15 +97,6 @@ constexpr char kOutput[] = "output-0";
 static_assert(kBatch % 100 == 0 && kBatch % 1'000 == 0 && kBatch % 10'000 == 0,
               "every throughput iteration must end on a commit");
 static_assert(kWarmup % 10'000 == 0, "the warm-up must end on a commit");
-
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "task_bench: %s\n", what.c_str());
-  std::abort();
-}
-
-void Check(const Status& status, const char* what) {
-  if (!status.ok()) Die(std::string(what) + ": " + status.ToString());
-}
 
 // A processing mode: the two T1 keys, nullptr = unset.
 struct Mode {
@@ -157,27 +149,6 @@ class Workload {
   std::vector<char> keys_;
   std::vector<char> values_;
   std::vector<int32_t> draws_;
-};
-
-// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string path = (std::filesystem::temp_directory_path() / "task_bench.XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) Die("mkdtemp failed for " + path);
-    path_ = std::move(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 // A log and a key-value task over it, in their own temp directory. Members in this order: the
@@ -242,7 +213,7 @@ class Rig {
   Log& log() { return *log_; }
 
  private:
-  TempDir dir_;
+  TempDir dir_{"task_bench"};
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
   int64_t appended_ = 0;

@@ -58,7 +58,7 @@ struct CrashRunOptions {
   // facebook/rocksdb#10555 and #12448). The next cycle's recovery is checked as after any crash.
   // A failed check is a failure still.
   bool tolerate_io_errors = false;
-  int keys = 12;               // Distinct input keys.
+  int keys = 12;  // Distinct input keys.
 };
 
 struct CrashCycleReport {
@@ -68,8 +68,8 @@ struct CrashCycleReport {
 };
 
 struct CrashRunResult {
-  int cycles = 0;  // Cycles run.
-  int kills = 0;   // Of which ended by SIGKILL.
+  int cycles = 0;     // Cycles run.
+  int kills = 0;      // Of which ended by SIGKILL.
   int io_errors = 0;  // Of which ended by an I/O error (tolerate_io_errors).
   int aborts = 0;     // Of which ended by SIGABRT (tolerate_io_errors).
   std::map<std::string, int> kills_by_point;  // "processor step", or the fail point's name.

@@ -379,13 +379,6 @@ class KvCommand final : public Command {
   KvOp op_;
 };
 
-std::string ScratchDirectory() {
-  static std::atomic<uint64_t> counter{0};
-  return (std::filesystem::temp_directory_path() /
-          ("statecheck-kv-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
-      .string();
-}
-
 }  // namespace
 
 std::vector<KvStoreConfig> KvStoreOptionMatrix() {
@@ -442,7 +435,7 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
     return out;
   }
   auto property = [&] {
-    const std::string dir = ScratchDirectory();
+    const std::string dir = ScratchDirectory("kv");
     std::filesystem::remove_all(dir);
     Sut s;
     s.operations = &out.operations;

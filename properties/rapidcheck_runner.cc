@@ -1,8 +1,11 @@
 #include "properties/rapidcheck_runner.h"
 
 #include <rapidcheck.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <filesystem>
 #include <sstream>
 #include <unordered_map>
 
@@ -41,6 +44,14 @@ std::string SafeFileName(std::string s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
   }
   return s;
+}
+
+std::string ScratchDirectory(const std::string& tag) {
+  static std::atomic<uint64_t> counter{0};
+  return (std::filesystem::temp_directory_path() /
+          ("statecheck-" + tag + "-" + std::to_string(::getpid()) + "-" +
+           std::to_string(counter++)))
+      .string();
 }
 
 void RunProperty(const std::function<void()>& property, const PropertyParams& params,

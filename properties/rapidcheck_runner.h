@@ -22,6 +22,10 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
 // `s` with every character but [A-Za-z0-9_-] replaced by '-': a file name.
 std::string SafeFileName(std::string s);
 
+// A new path under the system temp directory, "statecheck-<tag>-<pid>-<n>", for one case's
+// files (not created).
+std::string ScratchDirectory(const std::string& tag);
+
 }  // namespace statecheck::properties
 
 #endif  // STATECHECK_PROPERTIES_RAPIDCHECK_RUNNER_H_

@@ -137,17 +137,11 @@ class TaskSut {
   // Opens the log and the task; "" or what went wrong.
   // `after_crash`: first check each store as the crash left it on disk (T7).
   std::string Start(bool after_crash = false) {
-    LogOptions lo;
-    lo.directory = dir_ + "/log";
-    lo.env = options_.env;
-    lo.logger = NullLogger();
-    Status s = OpenLog(lo, &log_);
-    if (!s.ok()) return "opening the log: " + s.ToString();
-    options_.log = log_.get();
+    if (std::string why = OpenTheLog(); !why.empty()) return why;
     if (after_crash && options_.config.isolation == IsolationLevel::kReadCommitted) {
       if (std::string why = CheckStoresOnDisk(); !why.empty()) return why;
     }
-    s = OpenTask(options_, NewProcessor(), &task_);
+    const Status s = OpenTask(options_, NewProcessor(), &task_);
     if (!s.ok()) return "opening the task: " + s.ToString();
     return "";
   }
@@ -246,14 +240,8 @@ class TaskSut {
         task_.reset();
         log_.reset();
         if (std::string why = PowerLoss(op.tear_seed); !why.empty()) return why;
-        LogOptions lo;
-        lo.directory = dir_ + "/log";
-        lo.env = options_.env;
-        lo.logger = NullLogger();
-        Status s = OpenLog(lo, &log_);
-        if (!s.ok()) return "opening the log: " + s.ToString();
-        options_.log = log_.get();
-        s = OpenTask(options_, NewProcessor(), &task_);
+        if (std::string why = OpenTheLog(); !why.empty()) return why;
+        const Status s = OpenTask(options_, NewProcessor(), &task_);
         faults::FailPoints::Reset();
         if (s.ok()) return Crash(op.tear_seed);  // Nothing to restore: the point was not reached.
         if (!faults::IsInjectedFault(s)) return "F1: the failed restore reported " + s.ToString();
@@ -286,6 +274,18 @@ class TaskSut {
     const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
     fault_env_.fs->SetActive(true);
     return s.ok() ? "" : "power loss: " + s.ToString();
+  }
+
+  // Opens the log (recovering it) for the task to use; "" or what went wrong.
+  std::string OpenTheLog() {
+    LogOptions lo;
+    lo.directory = dir_ + "/log";
+    lo.env = options_.env;
+    lo.logger = NullLogger();
+    const Status s = OpenLog(lo, &log_);
+    if (!s.ok()) return "opening the log: " + s.ToString();
+    options_.log = log_.get();
+    return "";
   }
 
   // T7 under READ_COMMITTED: each store on disk, before anything restores it, holds exactly the
@@ -579,13 +579,6 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
   });
 }
 
-std::string ScratchDirectory() {
-  static std::atomic<uint64_t> counter{0};
-  return (std::filesystem::temp_directory_path() /
-          ("statecheck-task-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
-      .string();
-}
-
 }  // namespace
 
 std::vector<TaskConfig> TaskT1Rows() {
@@ -630,7 +623,7 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     setup.commit_interval_ms = *rc::gen::elementOf(std::vector<int64_t>{-1, 50});
     setup.uncommitted_max_bytes =
         *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12});
-    const std::string dir = ScratchDirectory();
+    const std::string dir = ScratchDirectory("task");
     std::filesystem::remove_all(dir);
     TaskSut sut(dir, config, resolved, setup, &out.operations);
     const std::string started = sut.Start();
