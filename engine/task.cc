@@ -185,7 +185,8 @@ class TaskImpl final : public Task, private ProcessorContext {
     if (!open_) return Status::Ok();
     if (failed_) {
       Abandon();
-      return Status::Ok();
+      return Status::FailedPrecondition("task " + options_.task_id +
+                                        " had stopped on an error: abandoned, not closed");
     }
     Status s = DoCommit(CommitReason::kClose);
     if (!s.ok()) {

@@ -303,7 +303,7 @@ TEST_F(TaskTest, AFailedCommitStopsTheTaskAndKeepsTheLastCommit) {
     int64_t n = 0;
     EXPECT_EQ(task_->Process(1, &n).code(), Status::Code::kFailedPrecondition);
     EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
-    task_->Abandon();
+    EXPECT_EQ(task_->Close().code(), Status::Code::kFailedPrecondition);  // Abandoned instead.
     env.fail = false;
     OpenTheLog(&env);
     ASSERT_OK(Open(Options(props)));

@@ -143,6 +143,7 @@ struct TaskStats {
 
 class Task {
  public:
+  // Destroying a task that was not closed abandons it (a crash).
   virtual ~Task() = default;
 
   // Processes up to `max_records` committed input records (fewer when the input has no more),
@@ -153,7 +154,8 @@ class Task {
   // otherwise.
   virtual Status Commit() = 0;
   // Commits (reason kClose) and closes the stores cleanly. On a failed commit the task is
-  // abandoned instead and the commit's error returned. Idempotent.
+  // abandoned instead and the commit's error returned; a task that had already stopped on an
+  // error is abandoned and FailedPrecondition returned. Idempotent.
   virtual Status Close() = 0;
   // A crash: see "Crash". Idempotent.
   virtual void Abandon() = 0;
