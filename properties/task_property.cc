@@ -44,8 +44,9 @@ struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
   int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
-  // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails) or an engine fail point
-  // (statecheck/fail_points.h) that fails the first time it is reached.
+  // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
+  // fail points ("statecheck/fs/append/*": the n-th append fails, ...), or an engine fail point
+  // (statecheck/fail_points.h) that fails the n-th time it is reached.
   std::string point;
   int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
   uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
@@ -69,7 +70,7 @@ std::string TaskOpToString(const TaskOp& op) {
   if (op.type == TaskOpType::kFaultyCommit) {
     j["process"] = op.k;
     j["point"] = op.point;
-    if (op.point == "fsync") j["failing_fsync"] = op.n;
+    j["n"] = op.n;
   }
   if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
       op.type == TaskOpType::kFaultyRestore) {
@@ -554,14 +555,24 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
         op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
         break;
       case TaskOpType::kFaultyCommit: {
-        std::vector<std::string> points = {"fsync", "fsync", "fsync"};
+        std::vector<std::string> points = {"fsync",
+                                           "fsync",
+                                           "fsync",
+                                           "statecheck/fs/append/*",
+                                           "statecheck/fs/open/*",
+                                           "statecheck/fs/read/*",
+                                           "statecheck/fs/rename/*",
+                                           "statecheck/fs/delete/*",
+                                           "statecheck/fs/truncate/*"};
         for (const EngineFailPoint& p : EngineFailPoints()) {
           if (p.name != kFailTaskRestoreBatch) points.emplace_back(p.name);
         }
         op.point = *rc::gen::elementOf(points);
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
         // store's flush); a larger n lets the commit succeed.
-        op.n = op.point == "fsync" ? *UniformInRange<int64_t>(1, 16) : 1;
+        op.n = op.point.rfind("statecheck/fs/", 0) == 0 || op.point == "fsync"
+                   ? *UniformInRange<int64_t>(1, 16)
+                   : 1;
         op.k = *UniformInRange<int64_t>(0, 5);
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
