@@ -56,7 +56,9 @@ int Decide(const char* name, int* failnum, void** failinfo, unsigned int* flags)
   }
   if (fire) ++p.counts.fired;
   if (fire && p.spec.kill) ::raise(SIGKILL);
-  return fire ? 1 : 0;
+  if (!fire) return 0;
+  *failnum = 1 + static_cast<int>(p.spec.error);  // What fiu_fail returns.
+  return 1;
 }
 
 }  // namespace

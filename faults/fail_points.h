@@ -32,6 +32,11 @@ struct FaultSpec {
   // Instead of failing, kill the process with SIGKILL where the point fires: a crash at exactly
   // that place (the process-crash runner).
   bool kill = false;
+  // What a firing point reports (SPEC F1): an I/O error (EIO), a full disk (ENOSPC), or — for
+  // appends — a short write: part of the data is written, then the I/O error. libfiu passes it
+  // on as the point's failnum (1 + the enumerator), so fiu-ctrl can pick it too.
+  enum class Error { kIO, kNoSpace, kShortWrite };
+  Error error = Error::kIO;
 };
 
 struct FailPointCounts {

@@ -225,13 +225,24 @@ class FaultFsState {
   }
 
   // The injected error if fail point (op, kind) fires, else OK.
-  static IOStatus MaybeFail(FsOp op, FileKind kind, const std::string& path) {
+  // OK, or the error of the point of `op` on `kind` when it fires: EIO, ENOSPC, or (failnum 3,
+  // FaultSpec::Error::kShortWrite) an I/O error with `*short_write` set, for the caller to write
+  // part of its data first.
+  static IOStatus MaybeFail(FsOp op, FileKind kind, const std::string& path,
+                            bool* short_write = nullptr) {
     const std::string& name = FsFailPointName(op, kind);
     FsCounter& counter = FsCounters()[static_cast<int>(op) * kNumFileKinds + static_cast<int>(kind)];
     ++counter.reached;
-    if (fiu_fail(name.c_str()) == 0) return IOStatus::OK();
+    const int failnum = fiu_fail(name.c_str());
+    if (failnum == 0) return IOStatus::OK();
     ++counter.fired;
-    return IOStatus::IOError(std::string(kInjectedFaultMarker) + name + " (" + path + ")");
+    const std::string message = std::string(kInjectedFaultMarker) + name + " (" + path + ")";
+    if (failnum == 2) return IOStatus::NoSpace(message + ": no space left on device");
+    if (failnum == 3 && short_write != nullptr) {
+      *short_write = true;
+      return IOStatus::IOError(message + ": short write");
+    }
+    return IOStatus::IOError(message);
   }
 
   void RegisterLogDirectory(const std::string& path) {
@@ -633,24 +644,32 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
         epoch_(epoch) {}
 
   IOStatus Append(const Slice& data, const IOOptions& options, IODebugContext* dbg) override {
-    return Write(FsOp::kAppend, std::nullopt, data.size(),
-                 [&] { return target()->Append(data, options, dbg); });
+    return Write(FsOp::kAppend, std::nullopt, data.size(), [&](uint64_t m) {
+      return target()->Append(Slice(data.data(), m), options, dbg);
+    });
   }
+  // The checksum in `info` covers all of `data`: a short write passes none on.
   IOStatus Append(const Slice& data, const IOOptions& options,
                   const rocksdb::DataVerificationInfo& info, IODebugContext* dbg) override {
-    return Write(FsOp::kAppend, std::nullopt, data.size(),
-                 [&] { return target()->Append(data, options, info, dbg); });
+    return Write(FsOp::kAppend, std::nullopt, data.size(), [&](uint64_t m) {
+      return m == data.size() ? target()->Append(data, options, info, dbg)
+                              : target()->Append(Slice(data.data(), m), options, dbg);
+    });
   }
   IOStatus PositionedAppend(const Slice& data, uint64_t offset, const IOOptions& options,
                             IODebugContext* dbg) override {
-    return Write(FsOp::kPwrite, offset, data.size(),
-                 [&] { return target()->PositionedAppend(data, offset, options, dbg); });
+    return Write(FsOp::kPwrite, offset, data.size(), [&](uint64_t m) {
+      return target()->PositionedAppend(Slice(data.data(), m), offset, options, dbg);
+    });
   }
   IOStatus PositionedAppend(const Slice& data, uint64_t offset, const IOOptions& options,
                             const rocksdb::DataVerificationInfo& info,
                             IODebugContext* dbg) override {
-    return Write(FsOp::kPwrite, offset, data.size(),
-                 [&] { return target()->PositionedAppend(data, offset, options, info, dbg); });
+    return Write(FsOp::kPwrite, offset, data.size(), [&](uint64_t m) {
+      return m == data.size()
+                 ? target()->PositionedAppend(data, offset, options, info, dbg)
+                 : target()->PositionedAppend(Slice(data.data(), m), offset, options, dbg);
+    });
   }
   IOStatus Truncate(uint64_t size, const IOOptions& options, IODebugContext* dbg) override {
     Pass gate;
@@ -693,11 +712,15 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
     return s;
   }
 
+  // `write(m)` writes the first m of the n bytes. A short write writes half, then fails.
   IOStatus Write(FsOp op, std::optional<uint64_t> offset, uint64_t n,
-                 const std::function<IOStatus()>& write) {
+                 const std::function<IOStatus(uint64_t)>& write) {
     Pass gate;
-    IOStatus s = Admit(&gate, op);
-    if (s.ok()) s = write();
+    IOStatus s = fs_->Admit(&gate, epoch_, kOpNames[static_cast<int>(op)], path_);
+    bool short_write = false;
+    if (s.ok()) s = FaultFsState::MaybeFail(op, kind_, path_, &short_write);
+    if (short_write && n / 2 > 0 && write(n / 2).ok()) fs_->TrackWrite(file_.get(), offset, n / 2);
+    if (s.ok()) s = write(n);
     if (s.ok()) fs_->TrackWrite(file_.get(), offset, n);
     return s;
   }

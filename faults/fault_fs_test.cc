@@ -412,6 +412,39 @@ std::string FileOfKind(FileKind kind) {
   return "";
 }
 
+// F1's other two errors: a full disk, and a short write (half the data lands, then the error).
+TEST_P(FaultFsTest, NoSpaceAndShortWrites) {
+  const std::string path = dir_ + "/000001.sst";
+  Write(path, "0123456789", "");
+  DirFsync(dir_);
+  auto writable = std::unique_ptr<rocksdb::FSWritableFile>();
+  ASSERT_TRUE(fs_->ReopenWritableFile(path, rocksdb::FileOptions(), &writable, nullptr).ok());
+  const std::string& name = FsFailPointName(FsOp::kAppend, FileKind::kSst);
+
+  FaultSpec spec{FaultSpec::Mode::kOnce, 1, 0};
+  spec.error = FaultSpec::Error::kNoSpace;
+  ASSERT_OK(FailPoints::Enable(name, spec, 1));
+  IOStatus s = writable->Append("abcdefgh", io_, nullptr);
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_TRUE(IsInjectedFault(s));
+  EXPECT_EQ(Read(path), "0123456789");  // Nothing written.
+
+  spec.error = FaultSpec::Error::kShortWrite;
+  FailPoints::Reset();  // Counts start again: kOnce at the next reach.
+  ASSERT_OK(FailPoints::Enable(name, spec, 1));
+  s = writable->Append("abcdefgh", io_, nullptr);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_TRUE(IsInjectedFault(s));
+  EXPECT_NE(s.ToString().find("short write"), std::string::npos) << s.ToString();
+  ASSERT_TRUE(writable->Flush(io_, nullptr).ok());
+  EXPECT_EQ(Read(path), "0123456789abcd");  // Half of it.
+  FailPoints::Reset();
+  // The short write is unsynced data like any other: a power loss takes it.
+  writable.reset();
+  PowerLoss();
+  EXPECT_EQ(Read(path), "0123456789");
+}
+
 TEST_P(FaultFsTest, EveryFailPointFiresAnInjectedIOError) {
   const std::string log_dir = root_ + "/log";
   fs_->RegisterLogDirectory(log_dir);

@@ -49,6 +49,8 @@ struct TaskOp {
   // (statecheck/fail_points.h) that fails the n-th time it is reached.
   std::string point;
   int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
+  // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
+  faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;
   uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
 };
 
@@ -71,6 +73,8 @@ std::string TaskOpToString(const TaskOp& op) {
     j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
+    constexpr const char* kErrors[] = {"EIO", "ENOSPC", "short write"};
+    j["error"] = kErrors[static_cast<int>(op.error)];
   }
   if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
       op.type == TaskOpType::kFaultyRestore) {
@@ -199,8 +203,9 @@ class TaskSut {
         std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
         if (op.point != "fsync") points = {op.point};
         for (const std::string& point : points) {
-          const Status s = faults::FailPoints::Enable(
-              point, {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0}, 0);
+          faults::FaultSpec spec{faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0};
+          spec.error = op.error;
+          const Status s = faults::FailPoints::Enable(point, spec, 0);
           if (!s.ok()) return "arming " + point + ": " + s.ToString();
         }
         int64_t processed = 0;
@@ -574,6 +579,9 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
                    ? *UniformInRange<int64_t>(1, 16)
                    : 1;
         op.k = *UniformInRange<int64_t>(0, 5);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace,
+            faults::FaultSpec::Error::kShortWrite});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       }
