@@ -404,7 +404,13 @@ class RocksDBStoreImpl final : public RocksDBStore,
       // Readers take their snapshot and the committed position together under this lock.
       std::unique_lock<std::shared_mutex> lock(commit_mu_);
       rocksdb::Status s = db_->db->Write(WriteOpts(use_wal_), &batch);
-      if (!s.ok()) return FromRocksDB(s);  // Nothing applied: the buffer is kept (C6).
+      if (!s.ok()) {
+        // Not applied to the memtables; but a WAL record whose sync failed may still be on
+        // disk, and replayed by the next open: the outcome is known only after a restart (C6).
+        broken_ = "store " + name_ + ": a commit failed (" + s.ToString() +
+                  ") and may or may not be durable; abandon the store and open it again";
+        return FromRocksDB(s);
+      }
       committed_position_ = position;
     }
     buffer_.clear();
@@ -412,11 +418,17 @@ class RocksDBStoreImpl final : public RocksDBStore,
     committed_offsets_ = std::move(new_offsets);
     if (!use_wal_) {
       // Without the WAL the batch is only in the memtables: flush to make it durable.
-      STATECHECK_FAIL_POINT(kFailStoreBeforeFlush);
-      rocksdb::FlushOptions fo;
-      fo.wait = true;
-      rocksdb::Status s = db_->db->Flush(fo, db_->handles);
-      if (!s.ok()) return FromRocksDB(s);
+      Status s = internal::FailPointFires(kFailStoreBeforeFlush)
+                     ? internal::InjectedFault(kFailStoreBeforeFlush)
+                     : FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
+      if (!s.ok()) {
+        // The batch is in the memtables but may never reach the disk: whether this commit is
+        // durable is unknown until a restart. Refuse everything until then (C6).
+        broken_ = "store " + name_ + ": a commit wrote its batch but could not make it durable (" +
+                  s.ToString() + ") and may or may not be durable; abandon the store and open it "
+                  "again";
+        return s;
+      }
     }
     return Status::Ok();
   }
@@ -506,7 +518,11 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Status ClosedError() const {
     return Status::FailedPrecondition("Store " + name_ + " is currently closed.");
   }
-  Status CheckOpen() const { return open_ ? Status::Ok() : ClosedError(); }
+  Status CheckOpen() const {
+    if (!open_) return ClosedError();
+    if (!broken_.empty()) return Status::FailedPrecondition(broken_);
+    return Status::Ok();
+  }
 
   rocksdb::WriteOptions WriteOpts(bool sync) const {
     rocksdb::WriteOptions wo;
@@ -616,6 +632,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   std::shared_ptr<Db> db_;
   std::atomic<bool> open_{false};
+  std::string broken_;  // Why the store refuses calls until it is reopened ("" = it does not).
   bool was_closed_cleanly_ = true;
   Buffer buffer_;  // Writer thread only.
   int64_t buffered_bytes_ = 0;

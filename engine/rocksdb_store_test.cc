@@ -1,11 +1,15 @@
 #include "statecheck/rocksdb_store.h"
 
+#include <fiu-control.h>
+#include <fiu.h>
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
 #include <atomic>
 #include <filesystem>
 #include <thread>
+
+#include "statecheck/fail_points.h"
 
 namespace statecheck {
 namespace {
@@ -320,6 +324,54 @@ TEST(RocksDBStoreReadErrors, AnIteratorThatFailsToReadSaysSo) {
     EXPECT_LT(records, 2000);
     env.fail = false;
   }
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// C6: a commit whose durability is unknown (its flush failed) leaves the store refusing every
+// call until it is reopened; the reopened store holds its last commit, or this one — never a
+// part.
+TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("statecheck_failed_commit_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RocksDBStoreOptions o;
+  o.name = "kv";
+  o.directory = dir.string();
+  o.isolation = IsolationLevel::kReadCommitted;
+  o.logger = NullLogger();
+  std::unique_ptr<RocksDBStore> store;
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({{"cl", 1}}).ok());
+  ASSERT_TRUE(store->Put("a", "2").ok());
+  ASSERT_TRUE(store->Put("b", "2").ok());
+  fiu_init(0);
+  ASSERT_EQ(fiu_enable(std::string(kFailStoreBeforeFlush).c_str(), 1, nullptr, FIU_ONETIME), 0);
+  const Status failed = store->Commit({{"cl", 3}});
+  fiu_disable(std::string(kFailStoreBeforeFlush).c_str());
+  EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;
+  std::optional<std::string> v;
+  EXPECT_EQ(store->Get("a", &v).code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(store->Put("c", "3").code(), Status::Code::kFailedPrecondition);
+  const Status again = store->Commit({{"cl", 3}});
+  EXPECT_EQ(again.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(again.message().find("abandon the store and open it again"), std::string::npos);
+  store->Abandon();
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  std::optional<std::string> a, b;
+  ASSERT_TRUE(store->Get("a", &a).ok());
+  ASSERT_TRUE(store->Get("b", &b).ok());
+  const bool old_commit = a == "1" && !b && store->CommittedOffset("cl") == 1;
+  const bool new_commit = a == "2" && b == "2" && store->CommittedOffset("cl") == 3;
+  EXPECT_TRUE(old_commit || new_commit)
+      << "a=" << a.value_or("none") << " b=" << b.value_or("none");
   store.reset();
   std::filesystem::remove_all(dir);
 }

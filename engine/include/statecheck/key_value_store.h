@@ -120,8 +120,10 @@ class KeyValueStore : public ReadOnlyKeyValueStore {
   virtual int64_t ApproximateNumUncommittedBytes() const = 0;
 
   // Makes every write so far durable, with `offsets` and the uncommitted position, in one
-  // atomic batch (T7, T8). On error nothing of this commit is durable and the buffered writes
-  // are kept, so the caller may retry or roll back (C6).
+  // atomic batch (T7, T8). An error found before anything is written (a closed store) leaves
+  // the buffered writes in place. An error while writing or syncing leaves the commit's
+  // outcome unknown until a restart — it may or may not be durable, never partly (C6) — and
+  // the store then refuses every call with FailedPrecondition: abandon it and open it again.
   virtual Status Commit(const ChangelogOffsets& offsets) = 0;
   // The committed changelog offset of `partition`, or std::nullopt.
   virtual std::optional<int64_t> CommittedOffset(const std::string& partition) const = 0;
