@@ -407,6 +407,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       if (!s.ok()) {
         // Not applied to the memtables; but a WAL record whose sync failed may still be on
         // disk, and replayed by the next open: the outcome is known only after a restart (C6).
+        // (commit_mu_ is held: readers see broken_ under it.)
         broken_ = "store " + name_ + ": a commit failed (" + s.ToString() +
                   ") and may or may not be durable; abandon the store and open it again";
         return FromRocksDB(s);
@@ -423,9 +424,11 @@ class RocksDBStoreImpl final : public RocksDBStore,
                      : FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
       if (!s.ok()) {
         // The batch is in the memtables but may never reach the disk: whether this commit is
-        // durable is unknown until a restart. Refuse everything until then (C6).
+        // durable is unknown until a restart. Refuse everything, readers too, until then (C6).
+        std::unique_lock<std::shared_mutex> lock(commit_mu_);
         broken_ = "store " + name_ + ": a commit wrote its batch but could not make it durable (" +
-                  s.ToString() + ") and may or may not be durable; abandon the store and open it "
+                  s.ToString() +
+                  ") and may or may not be durable; abandon the store and open it "
                   "again";
         return s;
       }
@@ -476,6 +479,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
                         Position* position) {
     std::shared_lock<std::shared_mutex> lock(commit_mu_);
     if (!open_) return ClosedError();
+    if (!broken_.empty()) return Status::FailedPrecondition(broken_);
     *db = db_;
     *snapshot = db_->db->GetSnapshot();
     *position =
@@ -632,7 +636,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   std::shared_ptr<Db> db_;
   std::atomic<bool> open_{false};
-  std::string broken_;  // Why the store refuses calls until it is reopened ("" = it does not).
+  // Why the store refuses calls until it is reopened ("" = it does not). Written by the writer
+  // under commit_mu_; readers read it under commit_mu_.
+  std::string broken_;
   bool was_closed_cleanly_ = true;
   Buffer buffer_;  // Writer thread only.
   int64_t buffered_bytes_ = 0;

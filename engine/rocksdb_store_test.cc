@@ -350,6 +350,7 @@ TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
   ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
   ASSERT_TRUE(store->Put("a", "1").ok());
   ASSERT_TRUE(store->Commit({{"cl", 1}}).ok());
+  auto view = store->NewQueryView();
   ASSERT_TRUE(store->Put("a", "2").ok());
   ASSERT_TRUE(store->Put("b", "2").ok());
   fiu_init(0);
@@ -359,6 +360,7 @@ TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
   EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;
   std::optional<std::string> v;
   EXPECT_EQ(store->Get("a", &v).code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(view->Get("a", &v).code(), Status::Code::kFailedPrecondition);  // Readers too.
   EXPECT_EQ(store->Put("c", "3").code(), Status::Code::kFailedPrecondition);
   const Status again = store->Commit({{"cl", 3}});
   EXPECT_EQ(again.code(), Status::Code::kFailedPrecondition);
