@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <utility>
 
@@ -94,6 +95,101 @@ struct TaskSetup {
            " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes);
   }
 };
+
+Json SetupJson(const TaskSetup& setup) {
+  return Json{{"commit_interval_records", setup.commit_interval_records},
+              {"commit_interval_ms", setup.commit_interval_ms},
+              {"uncommitted_max_bytes", setup.uncommitted_max_bytes}};
+}
+
+// rapidcheck shows a generated TaskSetup as its JSON (the first line of a counterexample).
+void showValue(const TaskSetup& setup, std::ostream& os) { os << SetupJson(setup).dump(); }
+
+Status SetupFromJson(const Json& j, TaskSetup* setup) {
+  for (const char* field :
+       {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
+    if (!j.contains(field) || !j[field].is_number_integer()) {
+      return Status::InvalidArgument(std::string("setup: missing integer field \"") + field + "\"");
+    }
+  }
+  setup->commit_interval_records = j["commit_interval_records"].get<int64_t>();
+  setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
+  setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
+  return Status::Ok();
+}
+
+// The inverse of TaskOpToString. InvalidArgument naming what is wrong.
+Status TaskOpFromJson(const Json& j, TaskOp* op) {
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
+    return Status::InvalidArgument("missing field \"op\"");
+  }
+  const std::string name = j["op"].get<std::string>();
+  int type = -1;
+  for (int i = 0; i < static_cast<int>(std::size(kTaskOpNames)); ++i) {
+    if (name == kTaskOpNames[i]) type = i;
+  }
+  if (type < 0) return Status::InvalidArgument("unknown op \"" + name + "\"");
+  *op = TaskOp();
+  op->type = static_cast<TaskOpType>(type);
+  auto integer = [&](const char* field, int64_t* out) {
+    if (!j.contains(field) || !j[field].is_number_integer()) {
+      return Status::InvalidArgument(name + ": missing integer field \"" + field + "\"");
+    }
+    *out = j[field].get<int64_t>();
+    return Status::Ok();
+  };
+  switch (op->type) {
+    case TaskOpType::kAppend:
+      if (!j.contains("records") || !j["records"].is_array()) {
+        return Status::InvalidArgument("append: missing array field \"records\"");
+      }
+      for (const Json& r : j["records"]) {
+        if (!r.is_array() || r.size() != 2 || !r[0].is_string() ||
+            !(r[1].is_string() || r[1].is_null())) {
+          return Status::InvalidArgument("append: a record is [key, value or null]");
+        }
+        std::string key, value;
+        STATECHECK_RETURN_IF_ERROR(UnescapeBytes(r[0].get<std::string>(), &key));
+        std::optional<std::string> v;
+        if (r[1].is_string()) {
+          STATECHECK_RETURN_IF_ERROR(UnescapeBytes(r[1].get<std::string>(), &value));
+          v = std::move(value);
+        }
+        op->records.emplace_back(std::move(key), std::move(v));
+      }
+      return Status::Ok();
+    case TaskOpType::kProcess:
+      return integer("max_records", &op->n);
+    case TaskOpType::kAdvanceClock:
+      return integer("ms", &op->n);
+    case TaskOpType::kFaultyCommit: {
+      STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
+      STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
+      if (!j.contains("point") || !j["point"].is_string()) {
+        return Status::InvalidArgument("faultyCommit: missing string field \"point\"");
+      }
+      op->point = j["point"].get<std::string>();
+      const std::string error = j.value("error", std::string("EIO"));
+      op->error = error == "ENOSPC"        ? faults::FaultSpec::Error::kNoSpace
+                  : error == "short write" ? faults::FaultSpec::Error::kShortWrite
+                                           : faults::FaultSpec::Error::kIO;
+      [[fallthrough]];
+    }
+    case TaskOpType::kCrash:
+    case TaskOpType::kFaultyRestore:
+      if (j.contains("tear_seed")) {
+        if (!j["tear_seed"].is_number_unsigned() && !j["tear_seed"].is_number_integer()) {
+          return Status::InvalidArgument(name + ": tear_seed is a number");
+        }
+        op->tear_seed = j["tear_seed"].get<uint64_t>();
+      }
+      return Status::Ok();
+    case TaskOpType::kCommit:
+    case TaskOpType::kRestart:
+      return Status::Ok();
+  }
+  return Status::InvalidArgument("unknown op \"" + name + "\"");
+}
 
 // The engine side and the model side of one case.
 class TaskSut {
@@ -637,11 +733,14 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     return out;
   }
   auto property = [&] {
-    TaskSetup setup;
-    setup.commit_interval_records = *rc::gen::elementOf(std::vector<int64_t>{0, 1, 2, 5});
-    setup.commit_interval_ms = *rc::gen::elementOf(std::vector<int64_t>{-1, 50});
-    setup.uncommitted_max_bytes =
-        *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12});
+    const TaskSetup setup = *rc::gen::exec([] {
+      TaskSetup s;
+      s.commit_interval_records = *rc::gen::elementOf(std::vector<int64_t>{0, 1, 2, 5});
+      s.commit_interval_ms = *rc::gen::elementOf(std::vector<int64_t>{-1, 50});
+      s.uncommitted_max_bytes =
+          *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12});
+      return s;
+    });
     const std::string dir = ScratchDirectory("task");
     std::filesystem::remove_all(dir);
     TaskSut sut(dir, config, resolved, setup, &out.operations);
@@ -654,7 +753,118 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     });
   };
   RunProperty(property, params, &out);
+  SaveTaskTrace(config, params, &out);
   return out;
+}
+
+void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, PropertyOutcome* out) {
+  if (out->passed || params.trace_dir.empty() || out->counterexample.empty()) return;
+  // The counterexample: the setup's JSON, then one operation's JSON per line.
+  std::string text;
+  for (size_t i = 0; i < out->counterexample.size(); ++i) {
+    Json line = Json::parse(out->counterexample[i], nullptr, /*allow_exceptions=*/false);
+    if (line.is_discarded()) return;  // Not a counterexample of this property.
+    if (i == 0) {
+      Json header{{"statecheck_trace", 1},       {"kind", "task"},
+                  {"config", config.label},      {"setup", line},
+                  {"property", out->property},   {"seed", params.seed},
+                  {"reproduce", out->reproduce}, {"failure", out->message}};
+      text += header.dump() + "\n";
+    } else {
+      text += line.dump() + "\n";
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(params.trace_dir, ec);
+  const std::string path =
+      (std::filesystem::path(params.trace_dir) /
+       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
+          .string();
+  std::ofstream file(path);
+  file << text;
+  if (file.good()) {
+    out->trace_path = path;
+  } else {
+    out->message += "\n(the trace could not be saved to " + path + ")";
+  }
+}
+
+Status ReadTaskTrace(const std::string& path, TaskTrace* trace) {
+  std::ifstream file(path);
+  if (!file) return Status::InvalidArgument("cannot open trace file " + path);
+  *trace = TaskTrace();
+  std::string text;
+  for (int line = 1; std::getline(file, text); ++line) {
+    if (text.empty()) continue;
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded())
+      return Status::InvalidArgument("line " + std::to_string(line) + ": not JSON");
+    if (line == 1) {
+      if (j.value("kind", std::string()) != "task" || !j.contains("config") ||
+          !j["config"].is_string() || !j.contains("setup")) {
+        return Status::InvalidArgument(
+            "line 1: not a task trace header (kind \"task\", config, setup)");
+      }
+      trace->config = j["config"].get<std::string>();
+      trace->setup = j["setup"];
+      trace->info = j;
+      continue;
+    }
+    TaskOp op;
+    const Status s = TaskOpFromJson(j, &op);
+    if (!s.ok())
+      return Status::InvalidArgument("line " + std::to_string(line) + ": " + s.message());
+    trace->steps.push_back({line, j});
+  }
+  if (trace->config.empty()) return Status::InvalidArgument(path + " is empty");
+  return Status::Ok();
+}
+
+Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
+                       std::function<std::unique_ptr<Processor>()> processor) {
+  *out = TaskReplayOutcome();
+  const TaskConfig* config = nullptr;
+  const std::vector<TaskConfig> matrix = TaskOptionMatrix();
+  std::string labels;
+  for (const TaskConfig& c : matrix) {
+    labels += (labels.empty() ? "" : ", ") + c.label;
+    if (c.label == trace.config) config = &c;
+  }
+  if (!config) {
+    return Status::InvalidArgument("unknown task configuration \"" + trace.config + "\" (one of " +
+                                   labels + ")");
+  }
+  TaskSetup setup;
+  STATECHECK_RETURN_IF_ERROR(SetupFromJson(trace.setup, &setup));
+  StateConfig resolved;
+  STATECHECK_RETURN_IF_ERROR(ResolveStateConfig(config->streams_config, &resolved));
+  int64_t operations = 0;
+  const std::string dir = ScratchDirectory("task-replay");
+  std::filesystem::remove_all(dir);
+  faults::FailPoints::Reset();
+  TaskConfig chosen = *config;
+  if (processor) chosen.processor = std::move(processor);
+  TaskSut sut(dir, chosen, resolved, setup, &operations);
+  if (std::string why = sut.Start(); !why.empty()) {
+    out->diverged = true;
+    out->message = why;
+    return Status::Ok();
+  }
+  for (const auto& [line, json] : trace.steps) {
+    TaskOp op;
+    STATECHECK_RETURN_IF_ERROR(TaskOpFromJson(json, &op));
+    const std::string why = sut.Step(op);
+    if (!why.empty()) {
+      out->diverged = true;
+      out->step = out->steps_run + 1;
+      out->line = line;
+      out->op = TaskOpToString(op);
+      out->message = why;
+      return Status::Ok();
+    }
+    ++out->steps_run;
+  }
+  return Status::Ok();
 }
 
 }  // namespace statecheck::properties

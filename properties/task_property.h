@@ -31,6 +31,8 @@
 #include <vector>
 
 #include "properties/window_store_property.h"
+#include "properties/window_store_trace.h"
+#include "statecheck/status.h"
 #include "statecheck/task.h"
 
 namespace statecheck::properties {
@@ -52,7 +54,42 @@ std::vector<TaskConfig> TaskT1Rows();
 // and with power loss (label suffix "_powerloss").
 std::vector<TaskConfig> TaskOptionMatrix();
 
+// Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as
+// a task trace, and `trace_path` names it.
 PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params);
+
+// A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
+// "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes}, and carried
+// along: property, seed, reproduce, failure}, then one operation per line as the property
+// prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
+// "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.
+struct TaskTrace {
+  std::string config;
+  Json setup;
+  Json info;                                // The header.
+  std::vector<std::pair<int, Json>> steps;  // (line, operation).
+};
+
+// Writes the failing case of `out` as a task trace (nothing if it passed or has no trace_dir).
+void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, PropertyOutcome* out);
+
+// Reads a task trace. InvalidArgument "line N: <what is wrong>" for a malformed one.
+Status ReadTaskTrace(const std::string& path, TaskTrace* trace);
+
+struct TaskReplayOutcome {
+  int steps_run = 0;  // Steps that passed every check.
+  bool diverged = false;
+  int step = 0;  // 1-based, of the failing step (0: opening the task failed).
+  int line = 0;
+  std::string op;
+  std::string message;  // What the checks said.
+};
+
+// Runs the trace's operations on the engine and the task model, checking as the property
+// does; `processor` (tests) replaces the configuration's. InvalidArgument for an unknown
+// configuration or a bad setup.
+Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
+                       std::function<std::unique_ptr<Processor>()> processor = nullptr);
 
 }  // namespace statecheck::properties
 

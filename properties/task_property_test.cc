@@ -2,8 +2,10 @@
 #include "properties/task_property.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "faults/fault_fs.h"
 #include "statecheck/fail_points.h"
@@ -92,6 +94,9 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
   };
   config.processor = [] { return std::make_unique<DoubleCountingDeletes>(); };
   p.max_success = 100;
+  p.trace_dir = (std::filesystem::temp_directory_path() /
+                 ("statecheck-task-trace-" + std::to_string(::getpid())))
+                    .string();
   const PropertyOutcome failed = CheckTaskMatchesModel(config, p);
   ASSERT_FALSE(failed.passed);
   ASSERT_FALSE(failed.reproduce.empty());
@@ -102,6 +107,19 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
   const PropertyOutcome replayed = CheckTaskMatchesModel(config, again);
   EXPECT_FALSE(replayed.passed);
   EXPECT_EQ(replayed.message, failed.message);
+
+  // And from the saved trace (statecheck replay): the same step fails with the same message.
+  ASSERT_FALSE(failed.trace_path.empty());
+  TaskTrace trace;
+  ASSERT_TRUE(ReadTaskTrace(failed.trace_path, &trace).ok());
+  EXPECT_EQ(trace.config, config.label);
+  TaskReplayOutcome replay;
+  ASSERT_TRUE(ReplayTaskTrace(trace, &replay, config.processor).ok());
+  EXPECT_TRUE(replay.diverged);
+  EXPECT_EQ(replay.message, failed.message);
+  ASSERT_TRUE(ReplayTaskTrace(trace, &replay).ok());  // The real processor passes it.
+  EXPECT_FALSE(replay.diverged) << replay.message;
+  std::filesystem::remove_all(p.trace_dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(TaskOptionMatrix()),
