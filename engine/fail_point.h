@@ -23,11 +23,11 @@ inline Status InjectedFault(std::string_view name) {
 }  // namespace statecheck::internal
 
 // Returns InjectedFault(name) from the enclosing function when the point fires.
-#define STATECHECK_FAIL_POINT(name)                                                      \
-  do {                                                                                  \
-    if (::statecheck::internal::FailPointFires(name)) {                                  \
-      return ::statecheck::internal::InjectedFault(name);                                \
-    }                                                                                   \
+#define STATECHECK_FAIL_POINT(name)                       \
+  do {                                                    \
+    if (::statecheck::internal::FailPointFires(name)) {   \
+      return ::statecheck::internal::InjectedFault(name); \
+    }                                                     \
   } while (0)
 
 #endif  // STATECHECK_ENGINE_FAIL_POINT_H_

@@ -48,8 +48,8 @@ std::vector<FailPointCount> EngineFailPointCounts() {
   std::vector<FailPointCount> out;
   const auto& points = EngineFailPoints();
   for (size_t i = 0; i < points.size(); ++i) {
-    out.push_back({std::string(points[i].name), Counters()[i].reached.load(),
-                   Counters()[i].fired.load()});
+    out.push_back(
+        {std::string(points[i].name), Counters()[i].reached.load(), Counters()[i].fired.load()});
   }
   return out;
 }

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "engine/crc32c.h"
-#include "engine/fail_point.h"
 #include "engine/env_util.h"
+#include "engine/fail_point.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {

@@ -2,7 +2,6 @@
 
 #include <fiu-control.h>
 #include <fiu.h>
-
 #include <signal.h>
 
 #include <map>

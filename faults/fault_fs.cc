@@ -231,7 +231,8 @@ class FaultFsState {
   static IOStatus MaybeFail(FsOp op, FileKind kind, const std::string& path,
                             bool* short_write = nullptr) {
     const std::string& name = FsFailPointName(op, kind);
-    FsCounter& counter = FsCounters()[static_cast<int>(op) * kNumFileKinds + static_cast<int>(kind)];
+    FsCounter& counter =
+        FsCounters()[static_cast<int>(op) * kNumFileKinds + static_cast<int>(kind)];
     ++counter.reached;
     const int failnum = fiu_fail(name.c_str());
     if (failnum == 0) return IOStatus::OK();
@@ -644,9 +645,8 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
         epoch_(epoch) {}
 
   IOStatus Append(const Slice& data, const IOOptions& options, IODebugContext* dbg) override {
-    return Write(FsOp::kAppend, std::nullopt, data.size(), [&](uint64_t m) {
-      return target()->Append(Slice(data.data(), m), options, dbg);
-    });
+    return Write(FsOp::kAppend, std::nullopt, data.size(),
+                 [&](uint64_t m) { return target()->Append(Slice(data.data(), m), options, dbg); });
   }
   // The checksum in `info` covers all of `data`: a short write passes none on.
   IOStatus Append(const Slice& data, const IOOptions& options,

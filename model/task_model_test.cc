@@ -31,10 +31,9 @@ TEST(TaskModel, ProcessesTheKeyValueProcessor) {
   EXPECT_EQ(m.Current("counts"), (StoreState{{"a", "2"}}));
   EXPECT_TRUE(m.Current("kv").empty());
   EXPECT_TRUE(m.QueryView("counts").empty());  // Not committed yet (T4).
-  EXPECT_EQ(m.UncommittedBytes(), 2 + 1);  // counts: a=2; kv: a deleted.
+  EXPECT_EQ(m.UncommittedBytes(), 2 + 1);      // counts: a=2; kv: a deleted.
   m.Commit(0);
-  EXPECT_EQ(m.committed_output(),
-            (std::vector<OutputRecord>{{"a", "1#1"}, {"a", std::nullopt}}));
+  EXPECT_EQ(m.committed_output(), (std::vector<OutputRecord>{{"a", "1#1"}, {"a", std::nullopt}}));
   EXPECT_EQ(m.committed_input_offset(), 2);
   EXPECT_EQ(m.commits_by_reason()[2], 1);
 }
