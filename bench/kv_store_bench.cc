@@ -143,10 +143,7 @@
 namespace statecheck::bench {
 namespace {
 
-constexpr int64_t kKeySize = 16;
-constexpr int64_t kValueSize = 100;
-constexpr int64_t kKeySpace = 1'000'000;  // Keys the put stream draws from.
-constexpr int64_t kNumValues = 1'024;
+constexpr int64_t kKeySpace = 1'000'000;   // Keys the put stream draws from.
 constexpr int64_t kLoadedKeys = 100'000;   // Keys 0..99,999, committed before Get and Range.
 constexpr int64_t kCommitEvery = 10'000;   // BM_Put: puts between the untimed commits.
 constexpr int64_t kGetBuffered = 10'000;   // BM_Get/through_buffer: buffered records.
@@ -170,12 +167,8 @@ class Workload {
     return *workload;
   }
 
-  std::string_view Key(int64_t i) const {
-    return {keys_.data() + i * kKeySize, static_cast<size_t>(kKeySize)};
-  }
-  std::string_view Value(int64_t n) const {
-    return {values_.data() + (n % kNumValues) * kValueSize, static_cast<size_t>(kValueSize)};
-  }
+  std::string_view Key(int64_t i) const { return records_.Key(i); }
+  std::string_view Value(int64_t n) const { return records_.Value(n); }
   // Put n of the put stream writes PutKey(n) = value(n).
   std::string_view PutKey(int64_t n) const { return Key(put_order_[n % kKeySpace]); }
   // The loaded keys that are overwritten before Get (the first 10,000) and Range (the first
@@ -193,17 +186,9 @@ class Workload {
   int64_t BufferRangeStart(int64_t i) const { return buffer_range_starts_[i % kNumDraws]; }
 
  private:
-  Workload() {
-    std::mt19937_64 rng(kSeed);
-    keys_.resize(kKeySpace * kKeySize);
-    char buf[32];
-    for (int64_t i = 0; i < kKeySpace; ++i) {
-      const int n = std::snprintf(buf, sizeof(buf), "key-%012" PRId64, i);
-      if (n != kKeySize) Die("a key is not 16 bytes");
-      std::memcpy(keys_.data() + i * kKeySize, buf, kKeySize);
-    }
-    values_.resize(kNumValues * kValueSize);
-    for (char& c : values_) c = static_cast<char>('a' + rng() % 26);
+  Workload() : Workload(std::mt19937_64(kSeed)) {}
+  // `rng` draws the values first (records_), then the rest.
+  explicit Workload(std::mt19937_64 rng) : records_(kKeySpace, rng) {
     // Fisher-Yates with the raw engine, so the orders do not depend on the standard library's
     // distributions.
     put_order_.resize(kKeySpace);
@@ -245,8 +230,7 @@ class Workload {
     }
   }
 
-  std::vector<char> keys_;
-  std::vector<char> values_;
+  KeysAndValues records_;
   std::vector<int32_t> put_order_;
   std::vector<int64_t> shuffled_loaded_;
   std::vector<int64_t> lookups_;

@@ -80,10 +80,7 @@
 namespace statecheck::bench {
 namespace {
 
-constexpr int64_t kKeySize = 16;
 constexpr int64_t kKeySpace = 10'000;
-constexpr int64_t kValueSize = 100;
-constexpr int64_t kNumValues = 1'024;
 constexpr int64_t kNumDraws = 1 << 20;      // The key draws, reused cyclically.
 constexpr int64_t kBatch = 20'000;          // BM_Throughput: records per iteration.
 constexpr int64_t kWarmup = 20'000;         // Records processed before the timed loop.
@@ -120,34 +117,21 @@ class Workload {
     return *workload;
   }
 
-  std::string_view Key(int64_t i) const {
-    return {keys_.data() + i * kKeySize, static_cast<size_t>(kKeySize)};
-  }
+  std::string_view Key(int64_t i) const { return records_.Key(i); }
   // Input record n is (InputKey(n), Value(n)).
   std::string_view InputKey(int64_t n) const { return Key(draws_[n % kNumDraws]); }
-  std::string_view Value(int64_t n) const {
-    return {values_.data() + (n % kNumValues) * kValueSize, static_cast<size_t>(kValueSize)};
-  }
+  std::string_view Value(int64_t n) const { return records_.Value(n); }
 
  private:
-  Workload() {
-    std::mt19937_64 rng(kSeed);
-    keys_.resize(kKeySpace * kKeySize);
-    char buf[32];
-    for (int64_t i = 0; i < kKeySpace; ++i) {
-      const int n = std::snprintf(buf, sizeof(buf), "key-%012" PRId64, i);
-      if (n != kKeySize) Die("a key is not 16 bytes");
-      std::memcpy(keys_.data() + i * kKeySize, buf, kKeySize);
-    }
-    values_.resize(kNumValues * kValueSize);
-    for (char& c : values_) c = static_cast<char>('a' + rng() % 26);
+  Workload() : Workload(std::mt19937_64(kSeed)) {}
+  // `rng` draws the values first (records_), then the rest.
+  explicit Workload(std::mt19937_64 rng) : records_(kKeySpace, rng) {
     // The raw engine, so the draws do not depend on the standard library's distributions.
     draws_.resize(kNumDraws);
     for (int32_t& d : draws_) d = static_cast<int32_t>(rng() % kKeySpace);
   }
 
-  std::vector<char> keys_;
-  std::vector<char> values_;
+  KeysAndValues records_;
   std::vector<int32_t> draws_;
 };
 
