@@ -63,7 +63,7 @@ void ResetEngineFailPointCounts() {
 
 namespace internal {
 
-bool FailPointFires(std::string_view name) {
+Status FailPoint(std::string_view name) {
   const auto& points = EngineFailPoints();
   const bool fires = fiu_fail(std::string(name).c_str()) != 0;
   for (size_t i = 0; i < points.size() && i < kPoints; ++i) {
@@ -72,7 +72,7 @@ bool FailPointFires(std::string_view name) {
       if (fires) ++Counters()[i].fired;
     }
   }
-  return fires;
+  return fires ? Status::IOError("injected fault: " + std::string(name)) : Status::Ok();
 }
 
 }  // namespace internal

@@ -687,10 +687,9 @@ Status LogImpl::CommitTransaction(int64_t txn_id) {
     return s;
   }
   // (3) The markers. Past the commit point every failure leaves completion to recovery.
-  if (internal::FailPointFires(kFailLogAfterDecision)) {
-    Poison(what + " is committed but its markers were not written (" +
-           internal::InjectedFault(kFailLogAfterDecision).ToString() + ")");
-    return internal::InjectedFault(kFailLogAfterDecision);
+  if (Status f = internal::FailPoint(kFailLogAfterDecision); !f.ok()) {
+    Poison(what + " is committed but its markers were not written (" + f.ToString() + ")");
+    return f;
   }
   for (Partition* p : touched) {
     s = WriteRecord(p, MakeMarker(RecordType::kTxnCommit, txn_id), &ignored);
@@ -900,6 +899,10 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
     }
   }
   return Status::Ok();
+}
+
+Status CheckPartitionName(std::string_view name) {
+  return ValidatePartitionName(name, /*allow_internal=*/false);
 }
 
 Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log) {

@@ -419,9 +419,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
     committed_offsets_ = std::move(new_offsets);
     if (!use_wal_) {
       // Without the WAL the batch is only in the memtables: flush to make it durable.
-      Status s = internal::FailPointFires(kFailStoreBeforeFlush)
-                     ? internal::InjectedFault(kFailStoreBeforeFlush)
-                     : FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
+      Status s = internal::FailPoint(kFailStoreBeforeFlush);
+      if (s.ok()) s = FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
       if (!s.ok()) {
         // The batch is in the memtables but may never reach the disk: whether this commit is
         // durable is unknown until a restart. Refuse everything, readers too, until then (C6).

@@ -1,30 +1,12 @@
 #include "statecheck/task.h"
 
-#include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <cstdlib>
-#include <map>
 #include <utility>
 
 #include "engine/fail_point.h"
-#include "rocksdb_status.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck {
-
-std::shared_ptr<Clock> SystemClock() {
-  class Steady final : public Clock {
-   public:
-    int64_t NowMs() const override {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::steady_clock::now().time_since_epoch())
-          .count();
-    }
-  };
-  static const auto clock = std::make_shared<Steady>();
-  return clock;
-}
 
 std::string_view CommitReasonName(CommitReason reason) {
   switch (reason) {
@@ -45,6 +27,11 @@ namespace {
 constexpr int64_t kAtLeastOnceCommitIntervalMs = 30000;  // Kafka's commit.interval.ms defaults.
 constexpr int64_t kExactlyOnceCommitIntervalMs = 100;
 constexpr int kInputBatch = 500;  // Input records fetched from the log at a time.
+
+// The changelog partition of store `store` (task.h).
+std::string ChangelogName(const TaskOptions& options, std::string_view store) {
+  return options.application_id + "-" + std::string(store) + "-changelog-" + options.task_id;
+}
 
 // The key-value processor (task.h).
 class KeyValueProcessor final : public Processor {
@@ -83,7 +70,9 @@ struct TaskStore {
   std::string name;
   std::string changelog;
   std::unique_ptr<RocksDBStore> store;
-  std::optional<int64_t> last_changelog_offset;  // The last record appended since open.
+  // The offset of the store's last changelog record: stored in the store at open (after the
+  // restore), then the last one appended.
+  std::optional<int64_t> last_changelog_offset;
 };
 
 class TaskImpl final : public Task, private ProcessorContext {
@@ -120,6 +109,7 @@ class TaskImpl final : public Task, private ProcessorContext {
         if (ts.store) ts.store->Abandon();
         return s;
       }
+      ts.last_changelog_offset = ts.store->CommittedOffset(ts.changelog);
       stores_.push_back(std::move(ts));
       restores_.push_back(std::move(restore));
     }
@@ -137,20 +127,30 @@ class TaskImpl final : public Task, private ProcessorContext {
   }
 
   // Task ---------------------------------------------------------------------------------------
+  // Every error of Process and Commit stops the task (C6): Fail marks it, at these entries.
   Status Process(int64_t max_records, int64_t* processed) override {
     *processed = 0;
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    return Fail(ProcessRecords(max_records, processed));
+  }
+
+  Status Commit() override {
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    return Fail(DoCommit(CommitReason::kExplicit));
+  }
+
+  Status ProcessRecords(int64_t max_records, int64_t* processed) {
     while (*processed < max_records) {
       if (fetched_pos_ == fetched_.size()) {
         fetched_.clear();
         fetched_pos_ = 0;
         int64_t end = 0;
         STATECHECK_RETURN_IF_ERROR(
-            Fail(options_.log->CommittedEndOffset(options_.input_partition, &end)));
+            options_.log->CommittedEndOffset(options_.input_partition, &end));
         if (next_offset_ >= end) break;
-        STATECHECK_RETURN_IF_ERROR(
-            Fail(options_.log->Read(options_.input_partition, next_offset_, kInputBatch,
-                                    IsolationLevel::kReadCommitted, &fetched_)));
+        STATECHECK_RETURN_IF_ERROR(options_.log->Read(options_.input_partition, next_offset_,
+                                                      kInputBatch, IsolationLevel::kReadCommitted,
+                                                      &fetched_));
         if (fetched_.empty()) break;
       }
       // T6: commit before the next record when the buffers hold too much.
@@ -162,7 +162,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       current_ = &record;
       Status s = processor_->Process(record, this);
       current_ = nullptr;
-      STATECHECK_RETURN_IF_ERROR(Fail(s));
+      STATECHECK_RETURN_IF_ERROR(s);
       next_offset_ = record.offset + 1;
       ++records_since_commit_;
       ++*processed;
@@ -174,11 +174,6 @@ class TaskImpl final : public Task, private ProcessorContext {
       }
     }
     return Status::Ok();
-  }
-
-  Status Commit() override {
-    STATECHECK_RETURN_IF_ERROR(CheckUsable());
-    return DoCommit(CommitReason::kExplicit);
   }
 
   Status Close() override {
@@ -213,7 +208,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   }
 
   std::string ChangelogPartition(std::string_view name) const override {
-    return options_.application_id + "-" + std::string(name) + "-changelog-" + options_.task_id;
+    return ChangelogName(options_, name);
   }
   std::string OffsetsGroup() const override { return group_; }
   const std::vector<StoreRestore>& restores() const override { return restores_; }
@@ -268,20 +263,20 @@ class TaskImpl final : public Task, private ProcessorContext {
     offsets.metadata = processor_->CommitMetadata();
     if (eos_) {
       if (!txn_open_) {
-        STATECHECK_RETURN_IF_ERROR(Fail(log->BeginTransaction(txn_id_)));
+        STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
         txn_open_ = true;
       }
-      STATECHECK_RETURN_IF_ERROR(Fail(log->AppendOffsetsTransactional(txn_id_, group_, offsets)));
-      STATECHECK_RETURN_IF_ERROR(Fail(log->CommitTransaction(txn_id_)));
+      STATECHECK_RETURN_IF_ERROR(log->AppendOffsetsTransactional(txn_id_, group_, offsets));
+      STATECHECK_RETURN_IF_ERROR(log->CommitTransaction(txn_id_));
       txn_open_ = false;
-      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskAfterLog)));
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
     } else {
-      STATECHECK_RETURN_IF_ERROR(Fail(log->Sync()));
-      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskAfterLog)));
+      STATECHECK_RETURN_IF_ERROR(log->Sync());
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
-      STATECHECK_RETURN_IF_ERROR(Fail(FailPoint(kFailTaskBeforeOffsets)));
-      STATECHECK_RETURN_IF_ERROR(Fail(log->CommitOffsets(group_, offsets)));
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskBeforeOffsets));
+      STATECHECK_RETURN_IF_ERROR(log->CommitOffsets(group_, offsets));
     }
     committing_ = false;
     records_since_commit_ = 0;
@@ -293,12 +288,9 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   Status CommitStores() {
     for (TaskStore& ts : stores_) {
-      ChangelogOffsets offsets;
-      if (ts.last_changelog_offset)
-        offsets[ts.changelog] = *ts.last_changelog_offset;
-      else if (auto stored = ts.store->CommittedOffset(ts.changelog))
-        offsets[ts.changelog] = *stored;
-      STATECHECK_RETURN_IF_ERROR(Fail(ts.store->Commit(offsets)));
+      ChangelogOffsets offsets;  // Empty when the changelog was never written: nothing to keep.
+      if (ts.last_changelog_offset) offsets[ts.changelog] = *ts.last_changelog_offset;
+      STATECHECK_RETURN_IF_ERROR(ts.store->Commit(offsets));
     }
     return Status::Ok();
   }
@@ -353,7 +345,7 @@ class TaskImpl final : public Task, private ProcessorContext {
         applied = r.offset;
       }
       if (!applied) break;
-      STATECHECK_FAIL_POINT(kFailTaskRestoreBatch);
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskRestoreBatch));
       // Each batch is committed with the offset of its last record (T7), bounding the buffer.
       STATECHECK_RETURN_IF_ERROR(ts->store->Commit({{ts->changelog, *applied}}));
       from = *applied + 1;
@@ -409,11 +401,6 @@ class TaskImpl final : public Task, private ProcessorContext {
     return Status::Ok();
   }
 
-  // OK, or the injected error of fail point `name` when it fires.
-  static Status FailPoint(std::string_view name) {
-    return internal::FailPointFires(name) ? internal::InjectedFault(name) : Status::Ok();
-  }
-
   // Marks the task failed when `s` is an error (C6) and returns `s`.
   Status Fail(Status s) {
     if (!s.ok() && !failed_) {
@@ -447,18 +434,11 @@ class TaskImpl final : public Task, private ProcessorContext {
   const LogRecord* current_ = nullptr;
 };
 
-Status CheckName(std::string_view option, const std::string& value) {
-  if (value.empty()) {
-    return Status::InvalidArgument(std::string("task option ") + std::string(option) +
-                                   " cannot be empty");
-  }
-  for (unsigned char c : value) {
-    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) {
-      return Status::InvalidArgument(std::string("task option ") + std::string(option) + " = \"" +
-                                     value + "\": use only [A-Za-z0-9._-]");
-    }
-  }
-  return Status::Ok();
+// OK if `partition`, which option `option` names or is part of, is a valid partition name.
+Status CheckPartition(std::string_view option, const std::string& partition) {
+  const Status s = CheckPartitionName(partition);
+  if (s.ok()) return s;
+  return Status::InvalidArgument("task option " + std::string(option) + ": " + s.message());
 }
 
 }  // namespace
@@ -470,10 +450,11 @@ Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor
   task->reset();
   if (!options.log) return Status::InvalidArgument("task option log cannot be null");
   if (!processor) return Status::InvalidArgument("OpenTask needs a processor");
-  STATECHECK_RETURN_IF_ERROR(CheckName("application_id", options.application_id));
-  STATECHECK_RETURN_IF_ERROR(CheckName("task_id", options.task_id));
-  STATECHECK_RETURN_IF_ERROR(CheckName("input_partition", options.input_partition));
-  STATECHECK_RETURN_IF_ERROR(CheckName("output_partition", options.output_partition));
+  if (options.application_id.empty() || options.task_id.empty()) {
+    return Status::InvalidArgument("task options application_id and task_id cannot be empty");
+  }
+  STATECHECK_RETURN_IF_ERROR(CheckPartition("input_partition", options.input_partition));
+  STATECHECK_RETURN_IF_ERROR(CheckPartition("output_partition", options.output_partition));
   if (options.state_directory.empty()) {
     return Status::InvalidArgument("task option state_directory cannot be empty");
   }
@@ -482,7 +463,9 @@ Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor
                                    std::to_string(options.restore_batch_records));
   }
   for (const std::string& name : processor->StoreNames()) {
-    STATECHECK_RETURN_IF_ERROR(CheckName("store name", name));
+    STATECHECK_RETURN_IF_ERROR(
+        CheckPartition("application_id, task_id or store name \"" + name + "\" (a changelog)",
+                       ChangelogName(options, name)));
   }
   auto impl = std::make_unique<TaskImpl>(options, std::move(processor));
   Status s = impl->Open();

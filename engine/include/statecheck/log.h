@@ -178,6 +178,9 @@ class Log {
   virtual std::vector<std::string> Partitions() = 0;
 };
 
+// OK if `name` is a valid user partition name (above); else InvalidArgument saying why.
+Status CheckPartitionName(std::string_view name);
+
 // Opens (creating if needed) the log in `options.directory` and recovers it (see "Recovery on
 // open"). InvalidArgument for an empty directory; Corruption naming the file and byte offset of
 // damage that is not a torn tail; IOError from the Env (including when the directory's lock is
