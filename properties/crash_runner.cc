@@ -18,6 +18,7 @@
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
 #include "model/task_model.h"
+#include "properties/generators.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
@@ -29,13 +30,6 @@ namespace fs = std::filesystem;
 
 constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 using Record = std::pair<std::string, std::optional<std::string>>;
 

@@ -4,6 +4,7 @@
 
 #include <rapidcheck.h>
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,15 @@ namespace statecheck::properties {
 // A value in [min, max) drawn over the whole range whatever the case's size, shrinking towards
 // min. (rapidcheck's inRange narrows the range at small sizes: an operation picker built on it
 // would never pick the later operations of its list in short sequences.)
+// SplitMix64: derives seeds from a seed (batch seeds, crash-cycle seeds), so every derived
+// run replays from the one it came from.
+inline uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 template <class T>
 rc::Gen<T> UniformInRange(T min, T max) {
   return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(min, max));

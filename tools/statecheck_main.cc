@@ -28,6 +28,7 @@
 
 #include "faults/fault_fs.h"
 #include "properties/crash_runner.h"
+#include "properties/generators.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
 #include "properties/window_store_trace.h"
@@ -72,14 +73,6 @@ std::string Compact(double v) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   }
   return buf;
-}
-
-// SplitMix64: batch seeds derived from the run's seed, so every batch replays from it.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 // FNV-1a: a property id's contribution to its batch seeds, the same on every platform.
@@ -297,6 +290,7 @@ int Run(const RunFlags& flags, const std::string& command) {
     {
       reports::PropertyResult& r = results[spec.id];
       properties::PropertyParams params;
+      using properties::Mix;
       params.seed = Mix(seed ^ Mix(Fnv1a(spec.id) ^ Mix(batches[spec.id]++)));
       params.max_success = std::max(1, flags.cases_per_batch / spec.batch_divisor);
       params.max_size = flags.max_size;
