@@ -19,6 +19,7 @@
 #include "faults/fault_fs.h"
 #include "model/task_model.h"
 #include "properties/generators.h"
+#include "properties/task_property.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
@@ -152,17 +153,6 @@ std::string Show(const model::StoreState& s) {
   return out.str() + "}";
 }
 
-Status ReadStore(KeyValueStore* store, model::StoreState* out) {
-  std::unique_ptr<KeyValueIterator> it;
-  STATECHECK_RETURN_IF_ERROR(store->All(&it));
-  KeyValue kv;
-  while (it->HasNext()) {
-    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-    (*out)[kv.key] = kv.value;
-  }
-  return Status::Ok();
-}
-
 // The recovering child's checks (see the header); "" or what failed.
 std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
                    const std::vector<Record>& input, int64_t previous_committed,
@@ -195,8 +185,8 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   truth.Commit(0);
 
   model::StoreState kv, counts;
-  s = ReadStore(task->Store("kv"), &kv);
-  if (s.ok()) s = ReadStore(task->Store("counts"), &counts);
+  s = ReadStoreState(*task->Store("kv"), &kv);
+  if (s.ok()) s = ReadStoreState(*task->Store("counts"), &counts);
   if (!s.ok()) return "reading the stores: " + s.ToString();
   std::vector<LogRecord> out;
   s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);

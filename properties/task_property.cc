@@ -573,18 +573,11 @@ class TaskSut {
     return "";
   }
 
+  // The store as its writer (`view` false) or an IQ reader sees it; "" or what went wrong.
   static std::string ReadAll(KeyValueStore* store, bool view, model::StoreState* out) {
-    std::unique_ptr<KeyValueIterator> it;
-    const Status s = view ? store->NewQueryView()->All(&it) : store->All(&it);
-    if (!s.ok()) return "reading store " + store->name() + ": " + s.ToString();
-    KeyValue kv;
-    out->clear();
-    while (it->HasNext()) {
-      const Status n = it->Next(&kv);
-      if (!n.ok()) return "iterating store " + store->name() + ": " + n.ToString();
-      (*out)[kv.key] = kv.value;
-    }
-    return "";
+    const Status s =
+        view ? ReadStoreState(*store->NewQueryView(), out) : ReadStoreState(*store, out);
+    return s.ok() ? "" : "reading store " + store->name() + ": " + s.ToString();
   }
 
   static std::string Show(const model::StoreState& s) {
@@ -695,6 +688,18 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
 }
 
 }  // namespace
+
+Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out) {
+  out->clear();
+  std::unique_ptr<KeyValueIterator> it;
+  STATECHECK_RETURN_IF_ERROR(reader.All(&it));
+  KeyValue kv;
+  while (it->HasNext()) {
+    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+    (*out)[kv.key] = kv.value;
+  }
+  return Status::Ok();
+}
 
 std::vector<TaskConfig> TaskT1Rows() {
   return {

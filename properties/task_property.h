@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "model/task_model.h"
 #include "properties/window_store_property.h"
 #include "properties/window_store_trace.h"
 #include "statecheck/status.h"
@@ -46,6 +47,9 @@ struct TaskConfig {
   // plant a different one to see the property fail.)
   std::function<std::unique_ptr<Processor>()> processor;
 };
+
+// Every record `reader` (a store or a query view) holds, read with All().
+Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out);
 
 // The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
 std::vector<TaskConfig> TaskT1Rows();
