@@ -154,13 +154,16 @@ std::string Show(const model::StoreState& s) {
 }
 
 // The recovering child's checks (see the header); "" or what failed.
+// A read that fails sets `*read_error` (the engine's error, not a failed check).
 std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
-                   const std::vector<Record>& input, int64_t previous_committed,
-                   int64_t* committed) {
+                   const std::vector<Record>& input, int64_t previous_committed, int64_t* committed,
+                   Status* read_error) {
   CommittedOffsets offsets;
   Status s = log->GetCommittedOffsets(task->OffsetsGroup(), &offsets);
-  if (!s.ok() && s.code() != Status::Code::kNotFound)
+  if (!s.ok() && s.code() != Status::Code::kNotFound) {
+    *read_error = s;
     return "reading committed offsets: " + s.ToString();
+  }
   *committed = offsets.offsets.count(kInput) ? offsets.offsets[kInput] : 0;
   if (*committed < previous_committed) {
     return "C1: the committed input offset went back from " + std::to_string(previous_committed) +
@@ -187,10 +190,16 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   model::StoreState kv, counts;
   s = ReadStoreState(*task->Store("kv"), &kv);
   if (s.ok()) s = ReadStoreState(*task->Store("counts"), &counts);
-  if (!s.ok()) return "reading the stores: " + s.ToString();
+  if (!s.ok()) {
+    *read_error = s;
+    return "reading the stores: " + s.ToString();
+  }
   std::vector<LogRecord> out;
   s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);
-  if (!s.ok()) return "reading the output: " + s.ToString();
+  if (!s.ok()) {
+    *read_error = s;
+    return "reading the output: " + s.ToString();
+  }
 
   if (config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
     if (kv != truth.Current("kv")) {
@@ -261,14 +270,25 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   return "";
 }
 
-// The child: one cycle. Never returns. Exit 0 = verified (and finished without a kill), exit 3 =
-// a check failed (the message is in `verdict_path`), exit 4 = an engine call failed.
+// How a child ends besides 0 (verified, and finished without a kill); its message is in the
+// verdict file.
+constexpr int kExitCheckFailed = 3;
+constexpr int kExitEngineError = 4;    // An engine call failed...
+constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
+
+// The child: one cycle. Never returns.
 [[noreturn]] void RunChild(const CrashRunOptions& o, const StateConfig& config, int cycle,
                            bool final_check, int64_t previous_committed,
                            const std::string& verdict_path) {
   auto finish = [&](int code, const std::string& message) {
     std::ofstream(verdict_path) << message;
     ::_exit(code);
+  };
+  auto engine_exit = [](const Status& s) {
+    return s.code() == Status::Code::kIOError ? kExitEngineIOError : kExitEngineError;
+  };
+  auto engine_failed = [&](const std::string& what, const Status& s) {
+    finish(engine_exit(s), what + ": " + s.ToString());
   };
   // The final check reads the result without injected system-call failures (fiu-run -x).
   if (final_check && o.tolerate_io_errors) fiu_disable("posix/io/rw/*");
@@ -283,7 +303,7 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     const Status armed = faults::FailPoints::Enable(
         plan.kill_point,
         {faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(plan.kill_at), 0, /*kill=*/true}, 0);
-    if (!armed.ok()) finish(4, "arming " + plan.kill_point + ": " + armed.ToString());
+    if (!armed.ok()) engine_failed("arming " + plan.kill_point, armed);
   };
   LogOptions lo;
   lo.directory = o.directory + "/log";
@@ -291,7 +311,7 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   lo.logger = NullLogger();
   std::unique_ptr<Log> log;
   Status s = OpenLog(lo, &log);
-  if (!s.ok()) finish(4, "opening the log: " + s.ToString());
+  if (!s.ok()) engine_failed("opening the log", s);
   std::vector<Record> input;
   const int appended_cycles = final_check ? cycle : cycle + 1;
   for (int c = 0; c < appended_cycles; ++c) {
@@ -307,7 +327,7 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
       s = log->Append(kInput, k, v ? std::optional<std::string_view>(*v) : std::nullopt, &offset);
     }
     if (s.ok()) s = log->Sync();
-    if (!s.ok()) finish(4, "appending input: " + s.ToString());
+    if (!s.ok()) engine_failed("appending input", s);
   }
   KillSwitch kill(final_check || !plan.kill_point.empty() ? 0 : plan.kill_at);  // 0: never.
   TaskOptions to;
@@ -324,12 +344,13 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   std::unique_ptr<Task> task;
   if (plan.kill_point == kFailTaskRestoreBatch) arm();
   s = OpenTask(to, std::make_unique<KillingProcessor>(NewKeyValueProcessor(), &kill), &task);
-  if (!s.ok()) finish(4, "opening the task: " + s.ToString());
+  if (!s.ok()) engine_failed("opening the task", s);
   int64_t committed = 0;
+  Status read_error;
   const std::string why =
-      Verify(o, config, log.get(), task.get(), input, previous_committed, &committed);
-  // A read that failed is the engine's error (4), not a failed check (3).
-  if (!why.empty()) finish(why.rfind("reading", 0) == 0 ? 4 : 3, why);
+      Verify(o, config, log.get(), task.get(), input, previous_committed, &committed, &read_error);
+  if (!read_error.ok()) finish(engine_exit(read_error), why);
+  if (!why.empty()) finish(kExitCheckFailed, why);
   std::ofstream(verdict_path) << "verified " << committed;
   if (final_check) {
     task->Abandon();
@@ -338,11 +359,11 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   if (plan.kill_point != kFailTaskRestoreBatch) arm();
   for (int64_t n = 1; n > 0;) {
     s = task->Process(o.records_per_cycle, &n);
-    if (!s.ok()) finish(4, "processing: " + s.ToString());
+    if (!s.ok()) engine_failed("processing", s);
   }
   if (plan.clean_close) {
     s = task->Close();
-    if (!s.ok()) finish(4, "closing: " + s.ToString());
+    if (!s.ok()) engine_failed("closing", s);
   }
   ::_exit(0);  // Without a clean close: destructors and flushes never run.
 }
@@ -415,8 +436,7 @@ Status RunCrashCycles(const CrashRunOptions& o,
       if (progress) progress({cycle, killed, committed});
       continue;
     }
-    const bool io_error = WIFEXITED(status) && WEXITSTATUS(status) == 4 &&
-                          (verdict.find("IOError") != std::string::npos || verdict.empty());
+    const bool io_error = WIFEXITED(status) && WEXITSTATUS(status) == kExitEngineIOError;
     const bool aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
     if (o.tolerate_io_errors && !final_check &&
         (io_error || aborted || (exited_ok && verdict.empty()))) {
