@@ -28,11 +28,6 @@ constexpr int64_t kAtLeastOnceCommitIntervalMs = 30000;  // Kafka's commit.inter
 constexpr int64_t kExactlyOnceCommitIntervalMs = 100;
 constexpr int kInputBatch = 500;  // Input records fetched from the log at a time.
 
-// The changelog partition of store `store` (task.h).
-std::string ChangelogName(const TaskOptions& options, std::string_view store) {
-  return options.application_id + "-" + std::string(store) + "-changelog-" + options.task_id;
-}
-
 // The key-value processor (task.h).
 class KeyValueProcessor final : public Processor {
  public:
@@ -208,7 +203,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   }
 
   std::string ChangelogPartition(std::string_view name) const override {
-    return ChangelogName(options_, name);
+    return ChangelogPartitionName(options_, name);
   }
   std::string OffsetsGroup() const override { return group_; }
   const std::vector<StoreRestore>& restores() const override { return restores_; }
@@ -443,6 +438,10 @@ Status CheckPartition(std::string_view option, const std::string& partition) {
 
 }  // namespace
 
+std::string ChangelogPartitionName(const TaskOptions& options, std::string_view store) {
+  return options.application_id + "-" + std::string(store) + "-changelog-" + options.task_id;
+}
+
 std::unique_ptr<Processor> NewKeyValueProcessor() { return std::make_unique<KeyValueProcessor>(); }
 
 Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor,
@@ -465,7 +464,7 @@ Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor
   for (const std::string& name : processor->StoreNames()) {
     STATECHECK_RETURN_IF_ERROR(
         CheckPartition("application_id, task_id or store name \"" + name + "\" (a changelog)",
-                       ChangelogName(options, name)));
+                       ChangelogPartitionName(options, name)));
   }
   auto impl = std::make_unique<TaskImpl>(options, std::move(processor));
   Status s = impl->Open();

@@ -409,7 +409,7 @@ class TaskSut {
       std::unique_ptr<RocksDBStore> store;
       Status s = OpenRocksDBStore(so, &store);
       if (!s.ok()) return "T7: store " + name + " does not open after the crash: " + s.ToString();
-      const std::string changelog = "app-" + name + "-changelog-0_0";
+      const std::string changelog = ChangelogPartitionName(options_, name);
       const std::optional<int64_t> stored = store->CommittedOffset(changelog);
       model::StoreState on_disk, prefix;
       std::string why = ReadAll(store.get(), /*view=*/false, &on_disk);

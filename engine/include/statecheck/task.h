@@ -165,7 +165,7 @@ class Task {
   // The store named `name`, for IQ views (NewQueryView) and metadata; null if unknown or the
   // task is closed. Writing to it directly bypasses the changelog: don't.
   virtual KeyValueStore* Store(std::string_view name) = 0;
-  // The changelog partition of store `name`: "<application_id>-<name>-changelog-<task_id>".
+  // The changelog partition of store `name` (ChangelogPartitionName).
   virtual std::string ChangelogPartition(std::string_view name) const = 0;
   // The offsets group of this task in the log: "<application_id>-<task_id>".
   virtual std::string OffsetsGroup() const = 0;
@@ -174,6 +174,10 @@ class Task {
   // Whether the task stopped on an error (every call but Abandon then fails).
   virtual bool failed() const = 0;
 };
+
+// The changelog partition of store `store` of the task `options` describe:
+// "<application_id>-<store>-changelog-<task_id>".
+std::string ChangelogPartitionName(const TaskOptions& options, std::string_view store);
 
 // Opens the task: opens, wipes and restores its stores and finds its committed input offset
 // (see "Restore"). InvalidArgument naming the option for a missing log, empty ids or partitions,
