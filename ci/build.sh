@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds one flavour of statecheck: ci/build.sh release|asan|tsan [extra cmake
-# args]. STATECHECK_TARGET=name builds that target alone.
+# Configures and builds one flavour of statecheck: ci/build.sh release|asan|tsan|fuzz [extra
+# cmake args]. STATECHECK_TARGET=name builds that target alone. The fuzz flavour builds only the
+# libFuzzer targets, with clang-14 (ci/fuzz.sh runs them).
 # Prints the build directory on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,9 @@ case "$flavour" in
                                -DSTATECHECK_BUILD_BENCH=OFF) ;;
   tsan) dir=build/tsan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_TSAN=ON
                                -DSTATECHECK_BUILD_BENCH=OFF) ;;
-  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan or tsan)" >&2; exit 2 ;;
+  fuzz) dir=build/fuzz; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_FUZZ=ON
+                               -DSTATECHECK_BUILD_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++-14) ;;
+  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan, tsan or fuzz)" >&2; exit 2 ;;
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null

@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config git ca-certificates
   librocksdb-dev librapidcheck-dev libgtest-dev libbenchmark-dev
   libfiu-dev fiu-utils libabsl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  clang-14 libclang-rt-14-dev  # ci/fuzz.sh: clang and its libFuzzer and sanitizer runtimes.
 )
 
 missing=()

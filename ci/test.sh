@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The test suite: installs what is missing, builds, runs every unit and property test, then
-# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the concurrency
-# check under ThreadSanitizer (RocksDB itself is not instrumented: ci/tsan.supp says why and
-# what it suppresses).
+# The test suite: installs what is missing, builds, runs every unit and property test, fuzzes
+# each libFuzzer target for STATECHECK_FUZZ_SECONDS (default 60; ci/fuzz.sh), then runs the
+# suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the concurrency check under
+# ThreadSanitizer (RocksDB itself is not instrumented: ci/tsan.supp says why and what it
+# suppresses). STATECHECK_SKIP_FUZZ=1 skips the fuzzing, STATECHECK_SKIP_SANITIZERS=1 the last
+# two.
 # Long-running checks (label "long") are left to ci/nightly.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,11 @@ echo "== release build"
 ./ci/build.sh release | tail -n 3
 echo "== release tests"
 (cd build/release && ctest -LE long -j "$jobs" --output-on-failure)
+
+if [ "${STATECHECK_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz (${STATECHECK_FUZZ_SECONDS:-60} s per target)"
+  ./ci/fuzz.sh
+fi
 
 if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan+UBSan build"

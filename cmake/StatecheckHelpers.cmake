@@ -4,6 +4,9 @@
 # statecheck_test(NAME SRCS ... DEPS ... LABELS unit|property|long [TIMEOUT s])
 #   A gtest binary; each of its tests is registered with CTest under its gtest name
 #   (gtest_discover_tests), labelled so `ctest -L unit` and `ctest -L property` split them.
+# statecheck_fuzz_target(NAME SRCS ... DEPS ... CORPUS dir)
+#   A libFuzzer binary (STATECHECK_FUZZ builds only) with its seed corpus. CTest runs it once
+#   over the seeds (FuzzSeeds.NAME); ci/fuzz.sh runs it for a time budget.
 
 include(GoogleTest)
 
@@ -27,4 +30,31 @@ function(statecheck_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        DISCOVERY_TIMEOUT 60)
+endfunction()
+
+function(statecheck_fuzz_target name)
+  cmake_parse_arguments(ARG "" "CORPUS" "SRCS;DEPS" ${ARGN})
+  if(NOT IS_DIRECTORY "${ARG_CORPUS}")
+    message(FATAL_ERROR "statecheck_fuzz_target(${name}): CORPUS '${ARG_CORPUS}' is not a "
+                        "directory")
+  endif()
+  add_executable(${name} ${ARG_SRCS})
+  target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  add_test(NAME FuzzSeeds.${name} COMMAND ${name} -runs=0 ${ARG_CORPUS})
+  set_tests_properties(FuzzSeeds.${name} PROPERTIES LABELS unit)
+  set_property(GLOBAL APPEND PROPERTY STATECHECK_FUZZ_TARGETS "${name}")
+  set_property(GLOBAL PROPERTY STATECHECK_FUZZ_CORPUS_${name} "${ARG_CORPUS}")
+endfunction()
+
+# Writes `path`: one line per fuzz target, "<binary>\t<seed corpus directory>" (for ci/fuzz.sh).
+function(statecheck_write_fuzz_target_list path)
+  get_property(targets GLOBAL PROPERTY STATECHECK_FUZZ_TARGETS)
+  set(content "")
+  foreach(target IN LISTS targets)
+    get_property(corpus GLOBAL PROPERTY STATECHECK_FUZZ_CORPUS_${target})
+    string(APPEND content "$<TARGET_FILE:${target}>\t${corpus}\n")
+  endforeach()
+  file(GENERATE OUTPUT ${path} CONTENT "${content}")
 endfunction()

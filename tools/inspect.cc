@@ -8,8 +8,11 @@
 #include <cstdarg>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <system_error>
+
+#include "tools/checkpoint_file.h"
 
 namespace statecheck::tools {
 namespace {
@@ -20,6 +23,8 @@ constexpr char kMetaFamily[] = "statecheck.meta";
 constexpr char kOffsetPrefix[] = "offset/";
 constexpr char kPositionPrefix[] = "position/";
 constexpr char kFormatKey[] = "format";
+constexpr char kCurrentFormat[] = "1";
+constexpr char kLegacyFormat[] = "0";
 constexpr char kStatusKey[] = "status";
 
 // Discards RocksDB's info log, so that a read-only open writes no LOG file.
@@ -55,6 +60,27 @@ bool HasLogFiles(const fs::path& p) {
 }
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool IsLegacyFileName(const std::string& name) {
+  const std::string suffix = kPositionFileSuffix;
+  return name == kCheckpointFileName ||
+         (name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+
+std::string FormatKind(const StoreSummary& s) {
+  if (!s.format) return s.data_keys > 0 ? "legacy" : "new";
+  if (*s.format == kCurrentFormat) return "current";
+  if (*s.format == kLegacyFormat) return "legacy";
+  return "unknown";
+}
+
+// The store's format in words, for the text view.
+std::string DescribeFormat(const StoreSummary& s) {
+  if (s.format) return s.format_kind + " (\"" + kFormatKey + "\" = " + *s.format + ")";
+  return s.format_kind +
+         (s.data_keys > 0 ? " (not recorded; the store has data)" : " (not recorded; no data yet)");
+}
 
 }  // namespace
 
@@ -125,6 +151,31 @@ StoreSummary InspectStore(const std::string& path) {
   }
   for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   db->Close().PermitUncheckedError();
+  if (out.error.empty()) out.format_kind = FormatKind(out);
+  return out;
+}
+
+std::vector<LegacyFileSummary> InspectLegacyFiles(const std::string& dir) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec2;
+    if (it->is_regular_file(ec2) && IsLegacyFileName(it->path().filename().string())) {
+      paths.push_back(it->path().string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<LegacyFileSummary> out;
+  for (const std::string& path : paths) {
+    CheckpointFile file;
+    const Status s = ReadCheckpointFile(path, &file);
+    LegacyFileSummary summary;
+    summary.path = path;
+    summary.entries = std::move(file.entries);
+    summary.warnings = std::move(file.warnings);
+    if (!s.ok()) summary.error = s.ToString();
+    out.push_back(std::move(summary));
+  }
   return out;
 }
 
@@ -134,15 +185,25 @@ Status Inspect(const std::string& dir, InspectReport* report) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return Status::InvalidArgument(dir + " does not exist");
   if (!fs::is_directory(dir, ec)) return Status::InvalidArgument(dir + " is not a directory");
+  // The legacy files live in a task's directory, beside its stores: DIR or a store's parent.
+  std::vector<fs::path> task_dirs = {dir};
   for (const std::string& store : FindStoreDirs(dir)) {
     report->stores.push_back(InspectStore(store));
+    if (!IsStoreDir(dir)) task_dirs.push_back(fs::path(store).parent_path());
+  }
+  std::set<fs::path> seen;
+  for (const fs::path& task_dir : task_dirs) {
+    if (!seen.insert(fs::weakly_canonical(task_dir, ec)).second) continue;
+    for (LegacyFileSummary& f : InspectLegacyFiles(task_dir.string())) {
+      report->legacy_files.push_back(std::move(f));
+    }
   }
   if (!IsStoreDir(dir) && HasLogFiles(dir)) {
     LogSummary log;
     STATECHECK_RETURN_IF_ERROR(InspectLog(dir, nullptr, &log));
     report->log = std::move(log);
   }
-  if (report->stores.empty() && !report->log) {
+  if (report->stores.empty() && report->legacy_files.empty() && !report->log) {
     return Status::InvalidArgument(dir +
                                    " is neither a state directory (no RocksDB store found) nor a "
                                    "log directory (no .log files)");
@@ -152,9 +213,23 @@ Status Inspect(const std::string& dir, InspectReport* report) {
 
 std::string FormatInspectText(const InspectReport& report) {
   std::ostringstream o;
-  if (!report.stores.empty()) {
+  if (!report.stores.empty() || !report.legacy_files.empty()) {
     o << "state directory " << report.directory << ": " << report.stores.size()
       << (report.stores.size() == 1 ? " store\n" : " stores\n");
+    if (!report.legacy_files.empty()) {
+      o << "\nlegacy offset files (.checkpoint, <store>.position):\n";
+      for (const LegacyFileSummary& f : report.legacy_files) {
+        o << "  " << f.path << ": ";
+        if (!f.error.empty()) {
+          o << "error: " << f.error << "\n";
+          continue;
+        }
+        o << f.entries.size() << (f.entries.size() == 1 ? " entry\n" : " entries\n");
+        std::istringstream lines(FormatCheckpointEntries(f.entries));
+        for (std::string line; std::getline(lines, line);) o << "    " << line << "\n";
+        for (const std::string& w : f.warnings) o << "    warning: " << w << "\n";
+      }
+    }
     for (const StoreSummary& s : report.stores) {
       o << "\nstore " << s.path << "\n";
       if (!s.error.empty()) {
@@ -169,7 +244,7 @@ std::string FormatInspectText(const InspectReport& report) {
       if (!s.statecheck_store) {
         o << "  not a statecheck store (no \"" << kMetaFamily << "\" column family)\n";
       }
-      o << "  format: " << s.format.value_or("(not recorded)") << "\n"
+      o << "  format: " << DescribeFormat(s) << "\n"
         << "  status: "
         << (s.open_marker ? "open marker set (not closed cleanly, or open now)"
                           : "closed cleanly (no open marker)")
@@ -239,6 +314,7 @@ nlohmann::ordered_json InspectJson(const InspectReport& report) {
     j["column_families"] = s.column_families;
     j["statecheck_store"] = s.statecheck_store;
     j["format"] = s.format ? J(*s.format) : J(nullptr);
+    j["format_kind"] = s.format_kind;
     j["open_marker"] = s.open_marker;
     j["data_keys"] = s.data_keys;
     j["changelog_offsets"] = J(s.changelog_offsets);
@@ -247,6 +323,14 @@ nlohmann::ordered_json InspectJson(const InspectReport& report) {
     stores.push_back(std::move(j));
   }
   out["stores"] = std::move(stores);
+  J legacy = J::array();
+  for (const LegacyFileSummary& f : report.legacy_files) {
+    legacy.push_back(J{{"path", f.path},
+                       {"entries", CheckpointEntriesJson(f.entries)},
+                       {"warnings", f.warnings},
+                       {"error", f.error.empty() ? J(nullptr) : J(f.error)}});
+  }
+  out["legacy_files"] = std::move(legacy);
   if (!report.log) {
     out["log"] = nullptr;
     return out;

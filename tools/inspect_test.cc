@@ -1,11 +1,16 @@
 #include "tools/inspect.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "engine/test_util.h"
 #include "statecheck/log.h"
@@ -47,6 +52,36 @@ class InspectTest : public ::testing::Test {
     return store;
   }
 
+  // A RocksDB store written directly: `keys` data keys, the "statecheck.meta" column family if
+  // `meta_family`, holding "format" = `format` if set.
+  void MakeRawStore(const fs::path& path, bool meta_family, std::optional<std::string> format,
+                    int keys) {
+    fs::create_directories(path.parent_path());
+    rocksdb::DBOptions o;
+    o.create_if_missing = true;
+    o.create_missing_column_families = true;
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()}};
+    if (meta_family) families.emplace_back("statecheck.meta", rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(o, path.string(), families, &handles, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<rocksdb::DB> db(raw);
+    for (int i = 0; i < keys; ++i) {
+      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0], std::to_string(i), "v").ok());
+    }
+    if (format) {
+      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1], "format", *format).ok());
+    }
+    for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+
+  static void WriteFile(const fs::path& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+
   fs::path dir_;
 };
 
@@ -81,6 +116,7 @@ TEST_F(InspectTest, InspectStore) {
   EXPECT_EQ(c.error, "");
   EXPECT_TRUE(c.statecheck_store);
   EXPECT_EQ(c.format, std::optional<std::string>("1"));
+  EXPECT_EQ(c.format_kind, "current");
   EXPECT_FALSE(c.open_marker);
   EXPECT_EQ(c.data_keys, 2);
   EXPECT_EQ(c.changelog_offsets,
@@ -170,6 +206,98 @@ TEST_F(InspectTest, CrashedTaskShowsOpenMarkersAndTheUnfinishedTransaction) {
   EXPECT_EQ(t.begin_offsets.count("app-kv-changelog-0_0"), 1u);
   const std::string log_text = FormatInspectText(log_report);
   EXPECT_NE(log_text.find("no decision (recovery aborts it)"), std::string::npos) << log_text;
+}
+
+// A legacy task directory: its .checkpoint and .position files (one damaged, one with an entry
+// the reader skips) and each store's format, whatever marks it.
+TEST_F(InspectTest, LegacyFilesAndStoreFormats) {
+  const fs::path task = dir_ / "0_0";
+  MakeRawStore(task / "kv", /*meta_family=*/true, "0", 2);              // Legacy, marked.
+  MakeRawStore(task / "sums", /*meta_family=*/false, std::nullopt, 1);  // Legacy, unmarked.
+  MakeRawStore(task / "fresh", /*meta_family=*/true, std::nullopt, 0);  // New.
+  MakeRawStore(task / "now", /*meta_family=*/true, "1", 1);             // Current.
+  MakeRawStore(task / "odd", /*meta_family=*/true, "7", 0);             // Unknown.
+  WriteFile(task / ".checkpoint", "0\n2\napp-kv-changelog-0_0 0 17\napp-sums-changelog-0_0 0 -4\n");
+  WriteFile(task / "kv.position", "1\n0\n");
+  WriteFile(task / "sums.position", "0\n2\ninput 0 -1\nother 0 3\n");
+  WriteFile(task / "notes.txt", "not a legacy file");
+  const auto before = Snapshot(dir_);
+
+  for (const fs::path& dir : {dir_, task, task / ""}) {
+    SCOPED_TRACE(dir.string());
+    InspectReport report;
+    ASSERT_OK(Inspect(dir.string(), &report));
+    ASSERT_EQ(report.stores.size(), 5u);
+    std::map<std::string, std::string> kinds;
+    for (const StoreSummary& s : report.stores) {
+      EXPECT_EQ(s.error, "") << s.path;
+      kinds[fs::path(s.path).filename().string()] = s.format_kind;
+    }
+    EXPECT_EQ(kinds, (std::map<std::string, std::string>{{"fresh", "new"},
+                                                         {"kv", "legacy"},
+                                                         {"now", "current"},
+                                                         {"odd", "unknown"},
+                                                         {"sums", "legacy"}}));
+
+    ASSERT_EQ(report.legacy_files.size(), 3u);  // Each once, whichever directory was named.
+    const LegacyFileSummary& checkpoint = report.legacy_files[0];
+    EXPECT_EQ(fs::path(checkpoint.path).filename(), ".checkpoint");
+    EXPECT_EQ(checkpoint.error, "");
+    EXPECT_EQ(checkpoint.entries, (CheckpointOffsets{{{"app-kv-changelog-0_0", 0}, 17},
+                                                     {{"app-sums-changelog-0_0", 0}, -4}}));
+    const LegacyFileSummary& kv = report.legacy_files[1];
+    EXPECT_EQ(fs::path(kv.path).filename(), "kv.position");
+    EXPECT_NE(kv.error.find("Corruption: "), std::string::npos) << kv.error;
+    EXPECT_NE(kv.error.find("kv.position: Unknown offset checkpoint version: 1"), std::string::npos)
+        << kv.error;
+    EXPECT_TRUE(kv.entries.empty());
+    const LegacyFileSummary& sums = report.legacy_files[2];
+    EXPECT_EQ(fs::path(sums.path).filename(), "sums.position");
+    EXPECT_EQ(sums.error, "");
+    EXPECT_EQ(sums.entries, (CheckpointOffsets{{{"other", 0}, 3}}));
+    ASSERT_EQ(sums.warnings.size(), 1u);
+
+    const std::string text = FormatInspectText(report);
+    for (const char* part : {
+             "legacy offset files (.checkpoint, <store>.position):",
+             "/.checkpoint: 2 entries\n    app-kv-changelog-0_0 0 17\n"
+             "    app-sums-changelog-0_0 0 -4 (unknown)\n",
+             "kv.position: error: Corruption: ",
+             "sums.position: 1 entry\n    other 0 3\n    warning: ",
+             "skipping invalid offset -1 for input-0",
+             "format: legacy (\"format\" = 0)",
+             "format: legacy (not recorded; the store has data)",
+             "format: new (not recorded; no data yet)",
+             "format: current (\"format\" = 1)",
+             "format: unknown (\"format\" = 7)",
+         }) {
+      EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    }
+    EXPECT_EQ(text.find("notes.txt"), std::string::npos) << text;
+
+    const auto json = InspectJson(report);
+    ASSERT_EQ(json["legacy_files"].size(), 3u);
+    EXPECT_EQ(json["legacy_files"][0]["error"], nullptr);
+    EXPECT_EQ(json["legacy_files"][0]["entries"][1]["unknown"], true);
+    EXPECT_NE(json["legacy_files"][1]["error"].get<std::string>().find("Unknown offset checkpoint"),
+              std::string::npos);
+    EXPECT_EQ(json["legacy_files"][2]["warnings"].size(), 1u);
+    EXPECT_EQ(json["stores"][0]["format_kind"], "new");  // fresh, first by path.
+  }
+  EXPECT_EQ(Snapshot(dir_), before);  // Read-only.
+}
+
+// A task directory whose stores are gone (wiped) but whose legacy files remain is still a state
+// directory.
+TEST_F(InspectTest, LegacyFilesWithoutStores) {
+  WriteFile(dir_ / ".checkpoint", "0\n1\napp-kv-changelog-0_0 0 5\n");
+  InspectReport report;
+  ASSERT_OK(Inspect(dir_.string(), &report));
+  EXPECT_TRUE(report.stores.empty());
+  ASSERT_EQ(report.legacy_files.size(), 1u);
+  const std::string text = FormatInspectText(report);
+  EXPECT_NE(text.find("0 stores"), std::string::npos) << text;
+  EXPECT_NE(text.find("app-kv-changelog-0_0 0 5"), std::string::npos) << text;
 }
 
 TEST_F(InspectTest, NeitherStateNorLogIsAClearError) {

@@ -6,10 +6,13 @@
 //   statecheck list rules [--json | --checks] [--select SEL]
 //   statecheck list faults [--json]
 //   statecheck inspect DIR [--json]
+//   statecheck checkpoint read FILE [--json]
 //   statecheck crash [--cycles 60] [--seed N] [--config LABEL|all] [--dir DIR] [--keep]
 //
 // Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
-// 2 a usage or input error (the message names it).
+// 2 a usage or input error (the message names it). `checkpoint read` checks the file it is
+// given: 1 when it is unreadable or damaged (the error names the file and the problem), 2 when
+// there is no such file.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +39,7 @@
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
 #include "statecheck/fail_points.h"
+#include "tools/checkpoint_file.h"
 #include "tools/inspect.h"
 
 #ifndef STATECHECK_GIT_COMMIT
@@ -186,6 +190,27 @@ int InspectDir(const std::string& dir, bool json) {
   } else {
     std::cout << tools::FormatInspectText(report);
   }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+// checkpoint read
+
+// The entries of an offset checkpoint file on stdout and its warnings on stderr (in the JSON
+// view, both in the JSON), or its error on stderr.
+int CheckpointRead(const std::string& path, bool json) {
+  tools::CheckpointFile file;
+  const Status s = tools::ReadCheckpointFile(path, &file);
+  if (!s.ok()) {
+    std::cerr << "statecheck: " << s << "\n";
+    return s.code() == Status::Code::kNotFound ? kExitUsage : kExitFailed;
+  }
+  if (json) {
+    std::cout << tools::CheckpointFileJson(file).dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << tools::FormatCheckpointEntries(file.entries);
+  for (const std::string& w : file.warnings) std::cerr << "statecheck: warning: " << w << "\n";
   return kExitOk;
 }
 
@@ -528,6 +553,16 @@ int Main(int argc, char** argv) {
   inspect->add_option("dir", inspect_dir, "The state or log directory")->required();
   inspect->add_flag("--json", inspect_json, "JSON instead of text");
 
+  auto* checkpoint = app.add_subcommand(
+      "checkpoint", "Legacy offset checkpoint files (.checkpoint, <store>.position)");
+  checkpoint->require_subcommand(1);
+  auto* checkpoint_read = checkpoint->add_subcommand(
+      "read", "Print a checkpoint file's entries; exit 1 if it is damaged, 2 if missing");
+  std::string checkpoint_file;
+  bool checkpoint_json = false;
+  checkpoint_read->add_option("file", checkpoint_file, "The checkpoint file")->required();
+  checkpoint_read->add_flag("--json", checkpoint_json, "JSON instead of text");
+
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
   RunFlags flags;
   uint64_t seed = 0;
@@ -580,6 +615,7 @@ int Main(int argc, char** argv) {
   if (list_faults->parsed()) return ListFaults(faults_json);
   if (replay->parsed()) return Replay(trace_path, against);
   if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
+  if (checkpoint_read->parsed()) return CheckpointRead(checkpoint_file, checkpoint_json);
   if (crash->parsed()) {
     if (*crash_seed_opt) crash_flags.seed = crash_seed;
     return Crash(crash_flags);
