@@ -740,6 +740,12 @@ Status LogImpl::Open() {
                  "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
   }
   for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
+  if (!names.empty()) {
+    // The files' directory entries, as their contents (Load), are durable before anyone reads
+    // the log: a crash may have left both only in the OS's cache.
+    s = dir_handle_->Fsync();
+    if (!s.ok()) return Status::IOError("cannot fsync directory " + dir_ + ": " + s.ToString());
+  }
   STATECHECK_RETURN_IF_ERROR(Recover());
   for (auto& [name, p] : partitions_) p->durable_end = p->end();
   return Status::Ok();
@@ -759,6 +765,14 @@ Status LogImpl::Load(const std::string& name) {
     if (!s.ok()) {
       return Status::IOError("cannot truncate the torn tail of " + p->path + ": " + s.ToString());
     }
+  } else if (p->file_size > 0) {
+    // What a crash left readable may be only in the OS's cache — or, after a power loss that
+    // tore an unsynced write at a record boundary, never synced at all. Readers take what
+    // the log holds after opening as durable (an at-least-once restore applies it and stores
+    // its offset), so make it so.
+    rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    if (s.ok()) s = p->file->Sync();
+    if (!s.ok()) return Status::IOError("cannot fsync " + p->path + ": " + s.ToString());
   }
   return Status::Ok();
 }

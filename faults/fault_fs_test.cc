@@ -779,5 +779,32 @@ TEST_P(FaultFsLogTest, TornTailsRecoverWithoutCorruption) {
   EXPECT_GT(survivors.size(), 1u) << "every seed kept the same number of unsynced records";
 }
 
+// What a crash left readable is durable once the log has opened: a process crash keeps
+// unsynced records in the OS's cache, the log opens with them, and a power loss after that
+// keeps them. Readers take them as durable — an at-least-once restore applies them and stores
+// their offset.
+TEST_P(FaultFsLogTest, WhatRecoveryExposesIsDurable) {
+  fs_->RegisterLogDirectory(root_ + "/log");
+  std::unique_ptr<Log> log;
+  ASSERT_OK(Open(&log));
+  int64_t offset;
+  ASSERT_OK(log->Append("p", "synced", "v", &offset));
+  ASSERT_OK(log->Sync());
+  ASSERT_OK(log->Append("p", "unsynced", "v", &offset));
+  ASSERT_OK(log->Append("new", "in a file never synced", "v", &offset));
+  log.reset();  // The process dies; the machine does not.
+  ASSERT_OK(Open(&log));
+  EXPECT_EQ(Keys(log.get(), "p", IsolationLevel::kReadUncommitted),
+            (std::vector<std::string>{"synced", "unsynced"}));
+  Crash(&log);  // Power loss, nothing written since the open.
+  EXPECT_EQ(fs_->LastPowerLoss().bytes_dropped, 0u);
+  EXPECT_EQ(fs_->LastPowerLoss().files_deleted, 0u);
+  ASSERT_OK(Open(&log));
+  EXPECT_EQ(Keys(log.get(), "p", IsolationLevel::kReadUncommitted),
+            (std::vector<std::string>{"synced", "unsynced"}));
+  EXPECT_EQ(Keys(log.get(), "new", IsolationLevel::kReadUncommitted),
+            std::vector<std::string>{"in a file never synced"});
+}
+
 }  // namespace
 }  // namespace statecheck::faults
