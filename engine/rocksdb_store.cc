@@ -30,6 +30,7 @@ constexpr char kPositionPrefix[] = "position/";
 constexpr char kFormatKey[] = "format";
 constexpr char kStatusKey[] = "status";
 constexpr char kFormatVersion[] = "1";
+constexpr char kLegacyFormatVersion[] = "0";
 
 std::string EncodeInt(int64_t v) { return std::to_string(v); }
 
@@ -252,7 +253,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
  public:
   explicit RocksDBStoreImpl(const RocksDBStoreOptions& options)
       : name_(options.name),
-        isolation_(options.isolation),
+        isolation_(options.format == StateFormat::kLegacy ? IsolationLevel::kReadUncommitted
+                                                          : options.isolation),
+        legacy_(options.format == StateFormat::kLegacy),
         use_wal_(options.use_wal),
         logger_(options.logger ? options.logger : StderrLogger()) {}
 
@@ -278,10 +281,26 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (!s.ok()) return FromRocksDB(s);
     db_ = std::move(db);
     STATECHECK_RETURN_IF_ERROR(LoadMetadata());
-    // The open-status marker, durable before the first write (T7).
     rocksdb::WriteBatch batch;
-    batch.Put(db_->meta(), kStatusKey, "open");
-    batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+    if (legacy_) {
+      if (found_format_ == StateFormat::kCurrent) {
+        // U3: nothing here is usable without its offsets; the owner wipes the store.
+        broken_ = "store " + name_ +
+                  " holds the current format, which state.format=legacy cannot use: wipe it "
+                  "(DestroyRocksDBStore) and restore it from its changelog";
+        open_ = true;
+        return Status::Ok();
+      }
+      committed_position_ = uncommitted_position_ = options.legacy_position;
+      // The legacy mark, and no open-status marker (an interrupted upgrade may have left one).
+      batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
+      batch.Delete(db_->meta(), kStatusKey);
+    } else {
+      // The open-status marker, durable before the first write (T7). A legacy store keeps its
+      // legacy mark until its first commit (U1).
+      batch.Put(db_->meta(), kStatusKey, "open");
+      if (found_format_ != StateFormat::kLegacy) batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+    }
     STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
     open_ = true;
     return Status::Ok();
@@ -295,6 +314,22 @@ class RocksDBStoreImpl final : public RocksDBStore,
   bool is_open() const override { return open_; }
   IsolationLevel isolation() const override { return isolation_; }
   bool was_closed_cleanly() const override { return was_closed_cleanly_; }
+  std::optional<StateFormat> found_format() const override { return found_format_; }
+
+  Status ImportLegacy(const ChangelogOffsets& offsets, const Position& position) override {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (legacy_ || found_format_ != StateFormat::kLegacy || imported_ || !buffer_.empty() ||
+        UncommittedPosition() != committed_position_) {
+      return Status::FailedPrecondition(
+          "store " + name_ +
+          ": ImportLegacy needs a legacy store opened in the current format, before any write");
+    }
+    {
+      std::lock_guard<std::mutex> lock(position_mu_);
+      uncommitted_position_ = position;
+    }
+    return Commit(offsets);
+  }
 
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
@@ -376,7 +411,12 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status Commit(const ChangelogOffsets& offsets) override {
     STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (legacy_) return CommitLegacy(offsets);
     rocksdb::WriteBatch batch;
+    // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets.
+    if (found_format_ == StateFormat::kLegacy && !imported_) {
+      batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+    }
     for (const auto& [key, value] : buffer_) {
       value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
     }
@@ -417,6 +457,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     buffer_.clear();
     buffered_bytes_ = 0;
     committed_offsets_ = std::move(new_offsets);
+    imported_ = imported_ || found_format_ == StateFormat::kLegacy;
     if (!use_wal_) {
       // Without the WAL the batch is only in the memtables: flush to make it durable.
       Status s = internal::FailPoint(kFailStoreBeforeFlush);
@@ -491,6 +532,30 @@ class RocksDBStoreImpl final : public RocksDBStore,
   // had reached are gone and open iterators end. Only a clean shutdown clears the open-status
   // marker, durably; an abandoned one flushes nothing, so without the WAL the memtables are
   // lost as in a crash.
+  // A legacy store's commit: its writes are already in RocksDB (direct); make them durable. The
+  // offsets and position are its task's to keep.
+  Status CommitLegacy(const ChangelogOffsets& offsets) {
+    if (!offsets.empty()) {
+      return Status::InvalidArgument("store " + name_ +
+                                     " has the legacy format and keeps no changelog offsets: its "
+                                     "task keeps them in .checkpoint");
+    }
+    // With the WAL, one synced write makes every earlier write durable too (it rewrites the
+    // legacy mark); without it, a flush.
+    rocksdb::WriteBatch batch;
+    batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
+    const Status s = WriteDurably(&batch);
+    if (!s.ok()) {
+      std::unique_lock<std::shared_mutex> lock(commit_mu_);
+      broken_ = "store " + name_ + ": a commit could not make its writes durable (" + s.ToString() +
+                "); abandon the store and open it again";
+      return s;
+    }
+    std::unique_lock<std::shared_mutex> lock(commit_mu_);
+    committed_position_ = UncommittedPosition();
+    return Status::Ok();
+  }
+
   void ShutDown(bool clean) {
     std::unique_lock<std::shared_mutex> lock(commit_mu_);
     if (!open_) return;
@@ -502,7 +567,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       uncommitted_position_ = committed_position_;
     }
     lock.unlock();
-    if (clean) {
+    if (clean && !legacy_) {
       rocksdb::WriteBatch batch;
       batch.Delete(db_->meta(), kStatusKey);
       const Status s = WriteDurably(&batch);
@@ -611,12 +676,27 @@ class RocksDBStoreImpl final : public RocksDBStore,
         committed_position_[key.substr(sizeof(kPositionPrefix) - 1)] = number;
       } else if (key == kStatusKey) {
         marker = true;
-      } else if (key == kFormatKey && value != kFormatVersion) {
-        return Status::Corruption("store " + name_ + " has on-disk format " + value +
-                                  "; this engine reads format " + kFormatVersion);
+      } else if (key == kFormatKey) {
+        if (value == kFormatVersion) {
+          found_format_ = StateFormat::kCurrent;
+        } else if (value == kLegacyFormatVersion) {
+          found_format_ = StateFormat::kLegacy;
+        } else {
+          return Status::Corruption("store " + name_ + " has on-disk format " + value +
+                                    "; this engine reads formats " + kLegacyFormatVersion +
+                                    " (legacy) and " + kFormatVersion + " (current)");
+        }
       }
     }
     if (!it->status().ok()) return FromRocksDB(it->status());
+    if (!found_format_) {
+      // Data without a format mark: a legacy store written by something that did not mark it.
+      std::unique_ptr<rocksdb::Iterator> data(
+          db_->db->NewIterator(rocksdb::ReadOptions(), db_->data()));
+      data->SeekToFirst();
+      if (data->Valid()) found_format_ = StateFormat::kLegacy;
+      if (!data->status().ok()) return FromRocksDB(data->status());
+    }
     was_closed_cleanly_ = !marker;
     uncommitted_position_ = committed_position_;
     if (marker) {
@@ -630,6 +710,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   const std::string name_;
   const IsolationLevel isolation_;
+  const bool legacy_;  // Opened in the legacy format.
   const bool use_wal_;
   const std::shared_ptr<Logger> logger_;
 
@@ -639,7 +720,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
   // under commit_mu_; readers read it under commit_mu_.
   std::string broken_;
   bool was_closed_cleanly_ = true;
-  Buffer buffer_;  // Writer thread only.
+  std::optional<StateFormat> found_format_;  // What LoadMetadata found on disk.
+  bool imported_ = false;  // A legacy store opened current has committed: it is current now.
+  Buffer buffer_;          // Writer thread only.
   int64_t buffered_bytes_ = 0;
   std::map<std::string, int64_t> committed_offsets_;
 
@@ -703,6 +786,10 @@ class RocksDBStoreHandle final : public RocksDBStore {
   bool is_open() const override { return impl_->is_open(); }
   IsolationLevel isolation() const override { return impl_->isolation(); }
   bool was_closed_cleanly() const override { return impl_->was_closed_cleanly(); }
+  std::optional<StateFormat> found_format() const override { return impl_->found_format(); }
+  Status ImportLegacy(const ChangelogOffsets& offsets, const Position& position) override {
+    return impl_->ImportLegacy(offsets, position);
+  }
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
     return impl_->Put(key, value, context);

@@ -25,11 +25,15 @@ class RocksDBStoreTest : public ::testing::TestWithParam<bool /*use_wal*/> {
   }
   void TearDown() override { std::filesystem::remove_all(dir_.parent_path()); }
 
-  std::unique_ptr<RocksDBStore> Open(IsolationLevel level) {
+  std::unique_ptr<RocksDBStore> Open(IsolationLevel level,
+                                     StateFormat format = StateFormat::kCurrent,
+                                     Position legacy_position = {}) {
     RocksDBStoreOptions o;
     o.name = "kv";
     o.directory = dir_.string();
     o.isolation = level;
+    o.format = format;
+    o.legacy_position = std::move(legacy_position);
     o.use_wal = GetParam();
     o.logger = NullLogger();
     std::unique_ptr<RocksDBStore> store;
@@ -237,6 +241,66 @@ TEST_P(RocksDBStoreTest, ReadersSeeWholeCommits) {
   reader.join();
   EXPECT_EQ(torn, 0);
   EXPECT_GT(reads, 0);
+}
+
+// SPEC U ---------------------------------------------------------------------------------------
+
+TEST_P(RocksDBStoreTest, ALegacyStoreKeepsNoOffsetsAndWritesDirectly) {
+  auto store = Open(IsolationLevel::kReadCommitted, StateFormat::kLegacy, {{"input", 4}});
+  EXPECT_EQ(store->found_format(), std::nullopt);
+  EXPECT_EQ(store->isolation(), IsolationLevel::kReadUncommitted);  // No buffer in legacy.
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 4}}));
+  RecordContext ctx{"input", 5};
+  ASSERT_TRUE(store->Put("a", "1", &ctx).ok());
+  EXPECT_EQ(GetOf(*store->NewQueryView(), "a"), "1");
+  const Status refused = store->Commit({{"changelog", 0}});
+  EXPECT_EQ(refused.code(), Status::Code::kInvalidArgument) << refused;
+  ASSERT_TRUE(store->Commit({}).ok());
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 5}}));
+  store->Close();
+  store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+  EXPECT_TRUE(store->CommittedPosition().empty());  // Its task keeps it in a .position file.
+}
+
+TEST_P(RocksDBStoreTest, ALegacyStoreOpenedCurrentUpgradesAtomicallyOnImport) {
+  auto store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  store->Close();
+  // Opened current, abandoned before the import: still legacy on disk (U2).
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  store->Abandon();
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  ASSERT_TRUE(store->ImportLegacy({{"changelog", 9}}, {{"input", 3}}).ok());
+  EXPECT_EQ(store->ImportLegacy({}, {}).code(), Status::Code::kFailedPrecondition);
+  store->Abandon();  // A crash right after: the import is durable.
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  EXPECT_EQ(store->CommittedOffset("changelog"), 9);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 3}}));
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+}
+
+TEST_P(RocksDBStoreTest, ACurrentStoreOpenedLegacyRefusesEverythingUntilWiped) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({{"changelog", 0}}).ok());
+  store->Close();
+  store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  std::optional<std::string> v;
+  const Status refused = store->Get("a", &v);
+  EXPECT_EQ(refused.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("wipe it"), std::string::npos) << refused;
+  store->Close();
+  // It wrote nothing: the current-format store is intact.
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  EXPECT_EQ(store->CommittedOffset("changelog"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Wal, RocksDBStoreTest, ::testing::Values(false, true),

@@ -22,6 +22,8 @@ constexpr std::string_view kExactlyOnce = "exactly_once";           // Deprecate
 constexpr std::string_view kExactlyOnceBeta = "exactly_once_beta";  // Deprecated alias.
 constexpr std::string_view kReadUncommitted = "READ_UNCOMMITTED";
 constexpr std::string_view kReadCommitted = "READ_COMMITTED";
+constexpr std::string_view kCurrentFormat = "current";
+constexpr std::string_view kLegacyFormat = "legacy";
 
 // Kafka's ConfigDef trims every string value (Java's String.trim: code points <= U+0020) before
 // it parses or validates it, so " exactly_once_v2 " and " 5" are accepted there; so here.
@@ -87,6 +89,10 @@ std::string_view IsolationLevelName(IsolationLevel l) {
   return "UNKNOWN";
 }
 
+std::string_view StateFormatName(StateFormat f) {
+  return f == StateFormat::kLegacy ? kLegacyFormat : kCurrentFormat;
+}
+
 Status ResolveStateConfig(const std::map<std::string, std::string>& props, StateConfig* out) {
   StateConfig config;
 
@@ -134,6 +140,19 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
     config.uncommitted_max_bytes = v;
   }
 
+  if (const auto raw = Find(props, kStateFormatConfig)) {
+    const std::string_view v = Trim(*raw);
+    if (v == kCurrentFormat) {
+      config.format = StateFormat::kCurrent;
+    } else if (v == kLegacyFormat) {
+      config.format = StateFormat::kLegacy;
+    } else {
+      return InvalidValue(kStateFormatConfig, *raw,
+                          "current (offsets kept in the stores, the default), legacy (offsets in "
+                          ".checkpoint files, as before KIP-892)");
+    }
+  }
+
   // The T1 table. Unset means READ_COMMITTED under exactly-once-v2, READ_UNCOMMITTED otherwise;
   // only exactly-once-v2 with an explicit READ_UNCOMMITTED keeps the legacy wipe (T10).
   const bool eos = config.guarantee == ProcessingGuarantee::kExactlyOnceV2;
@@ -141,7 +160,7 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
                                                               : IsolationLevel::kReadUncommitted);
   config.buffer_writes = config.isolation == IsolationLevel::kReadCommitted;
   config.wipe_on_unclean_shutdown = eos && config.isolation == IsolationLevel::kReadUncommitted;
-  if (config.wipe_on_unclean_shutdown) {
+  if (config.wipe_on_unclean_shutdown && config.format == StateFormat::kCurrent) {
     config.warnings.push_back(
         "Configuration " + std::string(kIsolationLevelConfig) + "=" +
         std::string(kReadUncommitted) + " with " + std::string(kProcessingGuaranteeConfig) + "=" +
@@ -150,6 +169,20 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
         "the changelog after an unclean shutdown. Set " +
         std::string(kIsolationLevelConfig) + "=" + std::string(kReadCommitted) +
         " (the default under exactly_once_v2) to keep them.");
+  }
+
+  if (config.format == StateFormat::kLegacy) {
+    // Before KIP-892: no transaction buffer; under exactly-once a store is wiped unless a clean
+    // close left its offset in the .checkpoint file.
+    if (config.isolation == IsolationLevel::kReadCommitted && config.configured_isolation) {
+      config.warnings.push_back("Configuration " + std::string(kIsolationLevelConfig) + "=" +
+                                std::string(kReadCommitted) + " has no effect with " +
+                                std::string(kStateFormatConfig) + "=" + std::string(kLegacyFormat) +
+                                ": legacy-format stores write directly (READ_UNCOMMITTED).");
+    }
+    config.isolation = IsolationLevel::kReadUncommitted;
+    config.buffer_writes = false;
+    config.wipe_on_unclean_shutdown = eos;
   }
 
   *out = std::move(config);

@@ -275,3 +275,34 @@ TEST(StateConfig, OutputIsReplacedWhole) {
 
 }  // namespace
 }  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+TEST(StateConfig, LegacyFormatWritesDirectlyAndWipesUnderExactlyOnce) {
+  EXPECT_EQ(Resolve({}).format, StateFormat::kCurrent);
+  EXPECT_EQ(StateFormatName(StateFormat::kLegacy), "legacy");
+  for (const char* guarantee : {"at_least_once", "exactly_once_v2"}) {
+    SCOPED_TRACE(guarantee);
+    const bool eos = std::string(guarantee) == "exactly_once_v2";
+    const StateConfig c = Resolve({{kGuarantee, guarantee}, {"state.format", " legacy "}});
+    EXPECT_EQ(c.format, StateFormat::kLegacy);
+    EXPECT_EQ(c.isolation, IsolationLevel::kReadUncommitted);
+    EXPECT_FALSE(c.buffer_writes);
+    EXPECT_EQ(c.wipe_on_unclean_shutdown, eos);
+    EXPECT_TRUE(c.warnings.empty());
+    const StateConfig rc = Resolve(
+        {{kGuarantee, guarantee}, {kIsolation, "READ_COMMITTED"}, {"state.format", "legacy"}});
+    EXPECT_EQ(rc.isolation, IsolationLevel::kReadUncommitted);
+    ASSERT_EQ(rc.warnings.size(), 1u);
+    EXPECT_NE(rc.warnings[0].find("has no effect with state.format=legacy"), std::string::npos);
+  }
+  const Status s = ResolveError({{"state.format", "old"}});
+  EXPECT_EQ(s.message(),
+            "Invalid value \"old\" for configuration state.format: allowed values are current "
+            "(offsets kept in the stores, the default), legacy (offsets in .checkpoint files, as "
+            "before KIP-892)");
+}
+
+}  // namespace
+}  // namespace statecheck

@@ -16,11 +16,23 @@
 // On disk, in the store's directory: the data (column family "default"), and the store's own
 // metadata in column family "statecheck.meta": changelog offsets, the committed position, the
 // format version and the open-status marker (set while open, cleared on clean close).
+//
+// Formats (SPEC U). A current-format store ("format" = 1) keeps its offsets and position as
+// above. A legacy-format store ("format" = 0; options.format = kLegacy) keeps neither, nor the
+// open-status marker: its task keeps them in `.checkpoint` and `<store>.position` files, and a
+// commit only makes the data durable. A store with no format mark but with data is legacy too
+// (written by something that did not mark it).
+//   * Opened current over a legacy store: usable at once; the store stays legacy on disk until
+//     its first commit (or ImportLegacy), which writes the offsets, the position and the
+//     current-format mark in one atomic batch (U1, U2).
+//   * Opened legacy over a current store: the store writes nothing and refuses every call but
+//     Close and Abandon; its owner must wipe it (DestroyRocksDBStore) and open it again (U3).
 #ifndef STATECHECK_ROCKSDB_STORE_H_
 #define STATECHECK_ROCKSDB_STORE_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "statecheck/key_value_store.h"
@@ -47,12 +59,22 @@ struct RocksDBStoreOptions {
   // fault schedule ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0.
   bool disable_auto_compactions = false;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
+  StateFormat format = StateFormat::kCurrent;
+  // Legacy format: the committed position the store starts from (its task reads it from the
+  // store's .position file). Ignored in the current format.
+  Position legacy_position;
 };
 
 class RocksDBStore : public KeyValueStore {
  public:
   // Whether the store was closed cleanly last time (the open-status marker was clear).
   virtual bool was_closed_cleanly() const = 0;
+  // The format the store had on disk when it was opened; std::nullopt for a new, empty store.
+  virtual std::optional<StateFormat> found_format() const = 0;
+  // Upgrade (U1): for a store opened in the current format over a legacy one, with nothing
+  // written since: commits `offsets` with `position` as the committed position, marking the
+  // store current-format, in one atomic, durable batch. FailedPrecondition otherwise.
+  virtual Status ImportLegacy(const ChangelogOffsets& offsets, const Position& position) = 0;
 };
 
 // Opens (creating if needed) the store. IOError/Corruption from RocksDB, converted.
