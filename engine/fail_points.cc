@@ -10,7 +10,7 @@
 namespace statecheck {
 namespace {
 
-constexpr size_t kPoints = 5;
+constexpr size_t kPoints = 6;
 
 struct Counter {
   std::atomic<uint64_t> reached{0};
@@ -40,6 +40,9 @@ const std::vector<EngineFailPoint>& EngineFailPoints() {
        "written"},
       {kFailTaskRestoreBatch,
        "a restore fails after applying a batch of changelog records, before committing it"},
+      {kFailTaskUpgradeBeforeDelete,
+       "an upgrade from the legacy format fails after every store imported its offsets, before "
+       "the .checkpoint and .position files are deleted"},
   };
   return points;
 }

@@ -1,9 +1,12 @@
 #include "statecheck/task.h"
 
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <utility>
 
 #include "engine/fail_point.h"
+#include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck {
@@ -79,7 +82,8 @@ class TaskImpl final : public Task, private ProcessorContext {
         logger_(options.logger ? options.logger : StderrLogger()),
         group_(options.application_id + "-" + options.task_id),
         txn_id_(TransactionId(group_)),
-        eos_(options.config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+        eos_(options.config.guarantee == ProcessingGuarantee::kExactlyOnceV2),
+        legacy_(options.config.format == StateFormat::kLegacy) {
     commit_interval_ms_ = options.commit_interval_ms >= 0 ? options.commit_interval_ms
                           : eos_                          ? kExactlyOnceCommitIntervalMs
                                                           : kAtLeastOnceCommitIntervalMs;
@@ -94,6 +98,12 @@ class TaskImpl final : public Task, private ProcessorContext {
       Status s = log->AbortTransaction(txn_id_);
       if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
     }
+    STATECHECK_RETURN_IF_ERROR(LoadLegacyFiles());
+    if (legacy_ && eos_ && legacy_files_found_) {
+      // Legacy exactly-once: the files are good for one start only; once this task has
+      // written anything they no longer describe the stores (SPEC U).
+      STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
+    }
     for (const std::string& name : processor_->StoreNames()) {
       TaskStore ts;
       ts.name = name;
@@ -104,9 +114,22 @@ class TaskImpl final : public Task, private ProcessorContext {
         if (ts.store) ts.store->Abandon();
         return s;
       }
-      ts.last_changelog_offset = ts.store->CommittedOffset(ts.changelog);
       stores_.push_back(std::move(ts));
       restores_.push_back(std::move(restore));
+    }
+    if (legacy_ && !eos_) {
+      // Legacy at-least-once: the files say what the restore applied, as after a commit, so
+      // that the next start does not apply it again.
+      STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
+    }
+    if (!legacy_ && legacy_files_found_) {
+      // U1: every store holds its imported offsets durably; only now may the files go (U2).
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskUpgradeBeforeDelete));
+      STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
+      logger_->Log(LogLevel::kInfo, "Task " + options_.task_id +
+                                        " upgraded from the legacy state format: offsets "
+                                        "imported into the stores, .checkpoint and .position "
+                                        "files deleted");
     }
     CommittedOffsets committed;
     Status s = log->GetCommittedOffsets(group_, &committed);
@@ -179,6 +202,8 @@ class TaskImpl final : public Task, private ProcessorContext {
                                         " had stopped on an error: abandoned, not closed");
     }
     Status s = DoCommit(CommitReason::kClose);
+    // Legacy: the clean close writes the files, under either guarantee (SPEC U).
+    if (s.ok() && legacy_) s = WriteLegacyFiles();
     if (!s.ok()) {
       Abandon();
       return s;
@@ -270,6 +295,9 @@ class TaskImpl final : public Task, private ProcessorContext {
       STATECHECK_RETURN_IF_ERROR(log->Sync());
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
+      // Legacy at-least-once: the files follow every commit, before the input offset, so
+      // that they never name offsets older than the input offset's commit.
+      if (legacy_) STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskBeforeOffsets));
       STATECHECK_RETURN_IF_ERROR(log->CommitOffsets(group_, offsets));
     }
@@ -283,11 +311,126 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   Status CommitStores() {
     for (TaskStore& ts : stores_) {
-      ChangelogOffsets offsets;  // Empty when the changelog was never written: nothing to keep.
-      if (ts.last_changelog_offset) offsets[ts.changelog] = *ts.last_changelog_offset;
+      // Empty when the changelog was never written (nothing to keep), and always in the legacy
+      // format, where .checkpoint keeps the offsets.
+      ChangelogOffsets offsets;
+      if (ts.last_changelog_offset && !legacy_) offsets[ts.changelog] = *ts.last_changelog_offset;
       STATECHECK_RETURN_IF_ERROR(ts.store->Commit(offsets));
     }
     return Status::Ok();
+  }
+
+  // The legacy files (SPEC U) --------------------------------------------------------------------
+  std::string CheckpointPath() const {
+    return options_.state_directory + "/" + kCheckpointFileName;
+  }
+  std::string PositionPath(const std::string& store) const {
+    return options_.state_directory + "/" + store + kPositionFileSuffix;
+  }
+
+  // Reads .checkpoint and every store's .position file. A file that cannot be trusted (any
+  // content error, or an entry skipped as invalid) is logged and marked damaged: the stores it
+  // covers are wiped and restored in full (U5). An I/O error fails the open (F1).
+  Status LoadLegacyFiles() {
+    rocksdb::Env* env = options_.env;
+    std::vector<std::string> warnings;
+    Status s = ReadOffsetCheckpoint(env, CheckpointPath(), &checkpoint_, &warnings);
+    if (s.code() == Status::Code::kIOError) return s;
+    legacy_files_found_ = !s.ok() || !checkpoint_.empty() || !warnings.empty();
+    checkpoint_damaged_ = Untrusted(s, warnings, ".checkpoint", "every store of the task");
+    if (checkpoint_damaged_) checkpoint_.clear();
+    std::set<std::string> changelogs;
+    for (const std::string& name : processor_->StoreNames()) {
+      changelogs.insert(ChangelogPartition(name));
+      warnings.clear();
+      CheckpointOffsets entries;
+      s = ReadOffsetCheckpoint(env, PositionPath(name), &entries, &warnings);
+      if (s.code() == Status::Code::kIOError) return s;
+      legacy_files_found_ = legacy_files_found_ || !s.ok() || !entries.empty() || !warnings.empty();
+      for (const auto& [tp, offset] : entries) {
+        if (tp.partition != 0 && s.ok()) {
+          s = Status::Corruption(PositionPath(name) + ": entry " + tp.topic + " " +
+                                 std::to_string(tp.partition) +
+                                 " names a partition other than 0, which this engine never "
+                                 "writes");
+        }
+        if (offset != kOffsetUnknown) positions_[name][tp.topic] = offset;
+      }
+      if (Untrusted(s, warnings, name + kPositionFileSuffix, "store " + name)) {
+        position_damaged_.insert(name);
+        positions_.erase(name);
+      }
+    }
+    for (const auto& [tp, offset] : checkpoint_) {
+      if (tp.partition != 0 || !changelogs.count(tp.topic)) {
+        logger_->Log(LogLevel::kWarn,
+                     CheckpointPath() + ": entry " + tp.topic + " " + std::to_string(tp.partition) +
+                         " names no changelog of task " + options_.task_id + ": ignored");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Logs why a legacy file cannot be trusted; false when it can.
+  bool Untrusted(const Status& s, const std::vector<std::string>& warnings, const std::string& file,
+                 const std::string& covers) const {
+    for (const std::string& w : warnings) logger_->Log(LogLevel::kWarn, w);
+    if (s.ok() && warnings.empty()) return false;
+    logger_->Log(LogLevel::kError,
+                 "Task " + options_.task_id + ": " +
+                     (s.ok() ? "an entry of " + file + " was invalid" : s.message()) +
+                     ". Not trusting " + file + ": " + covers +
+                     " will be wiped and restored from the changelog.");
+    return true;
+  }
+
+  Status DeleteLegacyFiles() {
+    STATECHECK_RETURN_IF_ERROR(DeleteOffsetCheckpoint(options_.env, CheckpointPath()));
+    for (const std::string& name : processor_->StoreNames()) {
+      STATECHECK_RETURN_IF_ERROR(DeleteOffsetCheckpoint(options_.env, PositionPath(name)));
+    }
+    return Status::Ok();
+  }
+
+  // .checkpoint with every store's last changelog offset (-4: none yet), then each store's
+  // committed position in its .position file.
+  Status WriteLegacyFiles() {
+    CheckpointOffsets offsets;
+    for (const TaskStore& ts : stores_) {
+      offsets[{ts.changelog, 0}] = ts.last_changelog_offset.value_or(kOffsetUnknown);
+    }
+    STATECHECK_RETURN_IF_ERROR(WriteOffsetCheckpoint(options_.env, CheckpointPath(), offsets));
+    for (const TaskStore& ts : stores_) {
+      CheckpointOffsets position;
+      for (const auto& [partition, offset] : ts.store->CommittedPosition()) {
+        position[{partition, 0}] = offset;
+      }
+      STATECHECK_RETURN_IF_ERROR(
+          WriteOffsetCheckpoint(options_.env, PositionPath(ts.name), position));
+    }
+    return Status::Ok();
+  }
+
+  // What the legacy files say of store `ts`, or why the store must be wiped (`*wipe_why`): the
+  // checkpoint offset (std::nullopt = restore from the beginning).
+  std::optional<int64_t> LegacyOffset(const TaskStore& ts, std::string* wipe_why) const {
+    if (checkpoint_damaged_ || position_damaged_.count(ts.name)) {
+      *wipe_why = "its .checkpoint or .position file cannot be trusted (U5)";
+      return std::nullopt;
+    }
+    auto it = checkpoint_.find({ts.changelog, 0});
+    if (it == checkpoint_.end()) {
+      // Kafka wipes only under exactly-once and restores over the store under at-least-once;
+      // the result is the same here, minus any key the changelog never got.
+      *wipe_why = eos_ ? "it has no offset in .checkpoint (written only at a clean close under "
+                         "exactly-once), and under EOS it has the risk of getting uncommitted "
+                         "data in stores"
+                       : "it has no offset in .checkpoint (its task never committed, or the file "
+                         "was lost), so nothing says which of its writes the changelog has";
+      return std::nullopt;
+    }
+    if (it->second == kOffsetUnknown) return std::nullopt;
+    return it->second;
   }
 
   // Opens the store of `ts`, wipes it where T10 says, and restores it from its changelog (C2).
@@ -297,7 +440,43 @@ class TaskImpl final : public Task, private ProcessorContext {
     const std::string directory = options_.state_directory + "/" + ts->name;
     STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store));
     restore->was_closed_cleanly = ts->store->was_closed_cleanly();
-    if (!restore->was_closed_cleanly && options_.config.wipe_on_unclean_shutdown) {
+    // The offset to restore after, when it comes from the legacy files rather than the store.
+    std::optional<int64_t> legacy_offset;
+    const std::optional<StateFormat> found = ts->store->found_format();
+    restore->found_format = found;
+    std::string wipe_why;
+    if (legacy_ && found == StateFormat::kCurrent) {
+      wipe_why = "it has the current format (offsets kept in the store), which state.format=" +
+                 std::string(StateFormatName(StateFormat::kLegacy)) + " cannot use (U3)";
+    } else if (legacy_ && found) {
+      legacy_offset = LegacyOffset(*ts, &wipe_why);
+    } else if (!legacy_ && found == StateFormat::kLegacy) {
+      // U1: import what the legacy files say, atomically with the current-format mark. (A
+      // legacy store's open-status marker means nothing: the files say how it was closed.)
+      restore->was_closed_cleanly = true;
+      legacy_offset = LegacyOffset(*ts, &wipe_why);
+      if (wipe_why.empty()) {
+        ChangelogOffsets offsets;
+        if (legacy_offset) offsets[ts->changelog] = *legacy_offset;
+        const auto position = positions_.find(ts->name);
+        STATECHECK_RETURN_IF_ERROR(ts->store->ImportLegacy(
+            offsets, position == positions_.end() ? Position{} : position->second));
+        logger_->Log(LogLevel::kInfo,
+                     "Store " + ts->name + " of task " + options_.task_id +
+                         " upgraded to the current format: changelog offset " +
+                         (legacy_offset ? std::to_string(*legacy_offset) : "none") +
+                         " imported from .checkpoint");
+        legacy_offset.reset();  // The store has it now.
+      }
+    }
+    if (!wipe_why.empty()) {
+      logger_->Log(LogLevel::kWarn, "Store " + ts->name + " of task " + options_.task_id +
+                                        ": wiping it and restoring it from changelog " +
+                                        ts->changelog + ", because " + wipe_why + ".");
+      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
+      restore->wiped = true;
+    } else if (!restore->was_closed_cleanly && options_.config.wipe_on_unclean_shutdown &&
+               !legacy_) {
       logger_->Log(LogLevel::kWarn,
                    "Store " + ts->name + " of task " + options_.task_id +
                        " was not closed cleanly: wiping it and restoring it from changelog " +
@@ -313,7 +492,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     int64_t end = 0;
     STATECHECK_RETURN_IF_ERROR(eos_ ? log->CommittedEndOffset(ts->changelog, &end)
                                     : log->EndOffset(ts->changelog, &end));
-    restore->stored_offset = ts->store->CommittedOffset(ts->changelog);
+    restore->stored_offset = legacy_ ? legacy_offset : ts->store->CommittedOffset(ts->changelog);
     if (restore->stored_offset && *restore->stored_offset >= end) {
       logger_->Log(LogLevel::kWarn, "Store " + ts->name + " has changelog offset " +
                                         std::to_string(*restore->stored_offset) +
@@ -322,8 +501,10 @@ class TaskImpl final : public Task, private ProcessorContext {
                                         ": wiping the store and restoring it from the beginning.");
       STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
       restore->wiped = true;
+      legacy_offset.reset();
     }
-    std::optional<int64_t> stored = ts->store->CommittedOffset(ts->changelog);
+    std::optional<int64_t> stored =
+        legacy_ ? legacy_offset : ts->store->CommittedOffset(ts->changelog);
     int64_t from = stored ? *stored + 1 : 0;
     restore->start_offset = from;
     restore->end_offset = end;
@@ -342,14 +523,18 @@ class TaskImpl final : public Task, private ProcessorContext {
       if (!applied) break;
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskRestoreBatch));
       // Each batch is committed with the offset of its last record (T7), bounding the buffer.
-      STATECHECK_RETURN_IF_ERROR(ts->store->Commit({{ts->changelog, *applied}}));
+      ChangelogOffsets offsets;
+      if (!legacy_) offsets[ts->changelog] = *applied;
+      STATECHECK_RETURN_IF_ERROR(ts->store->Commit(offsets));
+      stored = *applied;
       from = *applied + 1;
     }
+    ts->last_changelog_offset = stored;
     return Status::Ok();
   }
 
   Status OpenStore(const std::string& name, const std::string& directory,
-                   std::unique_ptr<RocksDBStore>* store) {
+                   std::unique_ptr<RocksDBStore>* store, bool wiped = false) {
     RocksDBStoreOptions so;
     so.name = name;
     so.directory = directory;
@@ -359,6 +544,11 @@ class TaskImpl final : public Task, private ProcessorContext {
     so.write_buffer_size = options_.store_write_buffer_size;
     so.disable_auto_compactions = options_.store_disable_auto_compactions;
     so.logger = logger_;
+    so.format = options_.config.format;
+    if (legacy_ && !wiped) {
+      auto it = positions_.find(name);
+      if (it != positions_.end()) so.legacy_position = it->second;
+    }
     return OpenRocksDBStore(so, store);
   }
 
@@ -366,7 +556,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     ts->store->Close();
     ts->store.reset();
     STATECHECK_RETURN_IF_ERROR(DestroyRocksDBStore(directory, options_.env));
-    return OpenStore(ts->name, directory, &ts->store);
+    return OpenStore(ts->name, directory, &ts->store, /*wiped=*/true);
   }
 
   int64_t UncommittedBytes() const {
@@ -412,7 +602,15 @@ class TaskImpl final : public Task, private ProcessorContext {
   const std::string group_;
   const int64_t txn_id_;
   const bool eos_;
+  const bool legacy_;  // state.format=legacy.
   int64_t commit_interval_ms_ = 0;
+
+  // The legacy files as Open found them (LoadLegacyFiles).
+  bool legacy_files_found_ = false;
+  CheckpointOffsets checkpoint_;
+  bool checkpoint_damaged_ = false;
+  std::map<std::string, Position> positions_;  // Per store.
+  std::set<std::string> position_damaged_;
 
   std::vector<TaskStore> stores_;
   std::vector<StoreRestore> restores_;

@@ -1,12 +1,18 @@
 #include "statecheck/task.h"
 
+#include <fiu-control.h>
+#include <fiu.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "engine/test_util.h"
+#include "statecheck/fail_points.h"
+#include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck {
@@ -29,6 +35,9 @@ const std::map<std::string, std::string> kEosRu = {
     {"default.state.isolation.level", "READ_UNCOMMITTED"}};
 const std::map<std::string, std::string> kAlosRc = {
     {"default.state.isolation.level", "READ_COMMITTED"}};
+const std::map<std::string, std::string> kLegacyAlos = {{"state.format", "legacy"}};
+const std::map<std::string, std::string> kLegacyEos = {{"processing.guarantee", "exactly_once_v2"},
+                                                       {"state.format", "legacy"}};
 
 class TaskTest : public ::testing::Test {
  protected:
@@ -105,6 +114,18 @@ class TaskTest : public ::testing::Test {
     KeyValue kv;
     while (it->HasNext() && it->Next(&kv).ok()) out[kv.key] = kv.value;
     return out;
+  }
+
+  // The text of the file `name` in the state directory, or "(none)".
+  std::string StateFile(const std::string& name) {
+    std::ifstream in(dir_ / "state" / name);
+    if (!in) return "(none)";
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  void WriteStateFile(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / "state" / name) << text;
   }
 
   int64_t CommittedInput() {
@@ -350,6 +371,209 @@ TEST_F(TaskTest, RestoreInSmallBatchesSkipsAbortedTransactions) {
   ASSERT_OK(Open(o));
   EXPECT_EQ(View("kv").size(), 5u);
   EXPECT_EQ(View("kv").count("k9"), 0u);
+}
+
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// SPEC U: the legacy format, upgrade and downgrade
+// -------------------------------------------------
+
+TEST_F(TaskTest, LegacyAtLeastOnceKeepsOffsetsInCheckpointFilesAfterEveryCommit) {
+  ASSERT_OK(Open(Options(kLegacyAlos)));
+  Input("a", "1");
+  Input("b", "2");
+  EXPECT_EQ(ProcessAll(), 2);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(StateFile(".checkpoint"),
+            "0\n2\napp-counts-changelog-0_0 0 1\napp-kv-changelog-0_0 0 1\n");
+  EXPECT_EQ(StateFile("kv.position"), "0\n1\ninput 0 1\n");
+  EXPECT_FALSE(task_->Store("kv")->CommittedOffset("app-kv-changelog-0_0"));  // Not in the store.
+  Input("c", "3");
+  ProcessAll();
+  task_->Abandon();  // A crash: the checkpoint of the last commit stays.
+  OpenTheLog();
+  ASSERT_OK(Open(Options(kLegacyAlos)));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped) << r.store;
+    EXPECT_EQ(r.stored_offset, std::optional<int64_t>(1)) << r.store;
+    EXPECT_EQ(r.start_offset, 2) << r.store;
+    EXPECT_EQ(r.records_restored, 1) << r.store;  // c, written before the crash.
+  }
+  EXPECT_EQ(task_->next_input_offset(), 2);
+  EXPECT_EQ(task_->Store("kv")->CommittedPosition(), (Position{{"input", 1}}));
+}
+
+TEST_F(TaskTest, LegacyExactlyOnceWritesTheCheckpointOnlyAtACleanCloseAndWipesWithoutIt) {
+  ASSERT_OK(Open(Options(kLegacyEos)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(StateFile(".checkpoint"), "(none)");
+  ASSERT_OK(task_->Close());
+  // Offset 0 of each changelog is the transaction's begin marker.
+  EXPECT_EQ(StateFile(".checkpoint"),
+            "0\n2\napp-counts-changelog-0_0 0 1\napp-kv-changelog-0_0 0 1\n");
+  ASSERT_OK(Open(Options(kLegacyEos)));
+  EXPECT_EQ(StateFile(".checkpoint"), "(none)");  // Deleted when the task starts.
+  EXPECT_EQ(StateFile("kv.position"), "(none)");
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped) << r.store;
+    EXPECT_EQ(r.records_restored, 0) << r.store;
+  }
+  Input("b", "2");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("c", "3");
+  ProcessAll();  // Written straight into the store, never committed.
+  task_->Abandon();
+  OpenTheLog();
+  ASSERT_OK(Open(Options(kLegacyEos)));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_TRUE(r.wiped) << r.store;
+    EXPECT_EQ(r.start_offset, 0) << r.store;
+    EXPECT_EQ(r.records_restored, 2) << r.store;
+  }
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_NE(logger_->All().find("no offset in .checkpoint"), std::string::npos) << logger_->All();
+}
+
+TEST_F(TaskTest, UpgradeImportsTheLegacyFilesIntoTheStoresThenDeletesThem) {
+  for (const auto& [legacy, current] :
+       {std::pair{kLegacyAlos, kAlos}, std::pair{kLegacyEos, kEos}}) {
+    SCOPED_TRACE(current.empty() ? "at_least_once" : "exactly_once_v2");
+    task_.reset();
+    fs::remove_all(dir_);
+    OpenTheLog();
+    ASSERT_OK(Open(Options(legacy)));
+    Input("a", "1");
+    Input("b", "2");
+    ProcessAll();
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(Open(Options(current)));  // U1: the user does nothing.
+    // The last record's changelog offset: after a begin marker under exactly-once.
+    const int64_t last = current.empty() ? 1 : 2;
+    for (const StoreRestore& r : task_->restores()) {
+      EXPECT_FALSE(r.wiped) << r.store;
+      EXPECT_EQ(r.stored_offset, std::optional<int64_t>(last)) << r.store;
+      EXPECT_EQ(r.records_restored, 0) << r.store;
+    }
+    EXPECT_EQ(task_->Store("kv")->CommittedOffset("app-kv-changelog-0_0"), last);
+    EXPECT_EQ(task_->Store("kv")->CommittedPosition(), (Position{{"input", 1}}));
+    EXPECT_EQ(StateFile(".checkpoint"), "(none)");
+    EXPECT_EQ(StateFile("kv.position"), "(none)");
+    EXPECT_EQ(StateFile("counts.position"), "(none)");
+    EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}, {"b", "1"}}));
+    Input("a", "3");
+    EXPECT_EQ(ProcessAll(), 1);
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(Open(Options(current)));
+    EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}, {"b", "1"}}));
+    EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "b=2#1", "a=3#2"}));
+  }
+}
+
+TEST_F(TaskTest, AnUpgradeInterruptedBeforeTheFilesAreDeletedFinishesWithoutImportingTwice) {
+  ASSERT_OK(Open(Options(kLegacyAlos)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Close());
+  const std::string checkpoint = StateFile(".checkpoint");
+  fiu_init(0);
+  const std::string point(kFailTaskUpgradeBeforeDelete);
+  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
+  const Status s = Open(Options(kAlos));
+  fiu_disable(point.c_str());
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_EQ(StateFile(".checkpoint"), checkpoint);  // U2: still there ...
+  {
+    // ... and the stores are current already, with the imported offsets.
+    RocksDBStoreOptions so;
+    so.name = "kv";
+    so.directory = (dir_ / "state" / "kv").string();
+    so.logger = logger_;
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_OK(OpenRocksDBStore(so, &store));
+    EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+    EXPECT_EQ(store->CommittedOffset("app-kv-changelog-0_0"), 0);
+    store->Close();
+  }
+  // Two commits later on the changelog, a second import would move the offset back.
+  ASSERT_OK(Open(Options(kAlos)));
+  EXPECT_EQ(StateFile(".checkpoint"), "(none)");
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped) << r.store;
+    EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
+    EXPECT_EQ(r.records_restored, 0) << r.store;
+  }
+}
+
+TEST_F(TaskTest, DowngradeWipesTheStoresAndRestoresThemFromTheChangelog) {
+  for (const auto& [current, legacy] :
+       {std::pair{kAlosRc, kLegacyAlos}, std::pair{kEos, kLegacyEos}}) {
+    task_.reset();
+    fs::remove_all(dir_);
+    OpenTheLog();
+    ASSERT_OK(Open(Options(current)));
+    Input("a", "1");
+    Input("a", "2");
+    ProcessAll();
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(Open(Options(legacy)));  // U3: the user does nothing.
+    for (const StoreRestore& r : task_->restores()) {
+      EXPECT_TRUE(r.wiped) << r.store;
+      EXPECT_EQ(r.start_offset, 0) << r.store;
+      EXPECT_EQ(r.records_restored, 2) << r.store;
+    }
+    EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "2"}}));
+    EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}}));
+    EXPECT_NE(logger_->All().find("which state.format=legacy cannot use (U3)"), std::string::npos)
+        << logger_->All();
+    Input("a", "3");
+    EXPECT_EQ(ProcessAll(), 1);
+    ASSERT_OK(task_->Close());
+    EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "a=2#2", "a=3#3"}));
+  }
+}
+
+TEST_F(TaskTest, ADamagedCheckpointOrPositionFileIsNeverTrusted) {
+  struct Case {
+    std::string file, text, wiped;  // wiped: "all" or one store's name.
+    std::map<std::string, std::string> props;
+  };
+  const std::vector<Case> cases = {
+      {".checkpoint", "1\n0\n", "all", kLegacyAlos},                            // version
+      {".checkpoint", "0\n2\napp-kv-changelog-0_0 0 1\n", "all", kLegacyAlos},  // count
+      {".checkpoint", "0\n2\napp-kv-changelog-0_0 0 -2\napp-counts-changelog-0_0 0 1\n", "all",
+       kLegacyAlos},                                    // a negative offset
+      {".checkpoint", "0\n1\nkv 0 x\n", "all", kAlos},  // on upgrade
+      {"kv.position", "0\n1\ninput 0\n", "kv", kLegacyAlos},
+      {"kv.position", "0\n1\ninput 0 1\n", "none", kLegacyAlos},  // intact: nothing wiped
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file + ": " + c.text);
+    task_.reset();
+    fs::remove_all(dir_);
+    OpenTheLog();
+    ASSERT_OK(Open(Options(kLegacyAlos)));
+    Input("a", "1");
+    ProcessAll();
+    ASSERT_OK(task_->Close());
+    WriteStateFile(c.file, c.text);
+    ASSERT_OK(Open(Options(c.props)));  // U5: reported, and a full restore.
+    for (const StoreRestore& r : task_->restores()) {
+      const bool wiped = c.wiped == "all" || c.wiped == r.store;
+      EXPECT_EQ(r.wiped, wiped) << r.store;
+      EXPECT_EQ(r.records_restored, wiped ? 1 : 0) << r.store;
+    }
+    EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}}));
+    if (c.wiped != "none") {
+      EXPECT_NE(logger_->All().find("Not trusting " + c.file), std::string::npos) << logger_->All();
+    }
+  }
 }
 
 }  // namespace

@@ -27,6 +27,8 @@ inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/comm
 inline constexpr std::string_view kFailTaskAfterLog = "statecheck/task/commit/after_log";
 inline constexpr std::string_view kFailTaskBeforeOffsets = "statecheck/task/commit/before_offsets";
 inline constexpr std::string_view kFailTaskRestoreBatch = "statecheck/task/restore/batch";
+inline constexpr std::string_view kFailTaskUpgradeBeforeDelete =
+    "statecheck/task/upgrade/before_delete";
 
 // Every engine fail point, in a fixed order.
 const std::vector<EngineFailPoint>& EngineFailPoints();

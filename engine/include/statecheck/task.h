@@ -27,6 +27,26 @@
 // store wiped and restored from 0, as Kafka does for an out-of-range changelog offset. Then
 // processing resumes at the committed input offset.
 //
+// Formats (SPEC U; config.format). In the legacy format the stores keep no offsets (see
+// rocksdb_store.h): the task keeps its changelog offsets in `<state_directory>/.checkpoint` and
+// each store's committed position in `<state_directory>/<store>.position`
+// (statecheck/offset_checkpoint.h; log partition P is the entry "P 0 <offset>", -4 for a store
+// with no changelog record yet). At-least-once writes them after every commit, between the
+// stores' commit and the input offset's, and once its stores are restored; both guarantees
+// write them at a clean close; an exactly-once task deletes them when it starts. Opening:
+//   * legacy, store legacy:   restore after its .checkpoint offset; wipe it when there is none.
+//   * legacy, store current:  wipe (U3, a downgrade): the legacy format cannot use its offsets.
+//   * current, store legacy:  import (U1, an upgrade): the .checkpoint offset and the .position
+//                             entries go into the store with its current-format mark, in one
+//                             atomic commit; wipe it instead when there is no offset. Once
+//                             every store is open, the legacy files are deleted — never
+//                             before (U2): a crash in between leaves each store legacy with its
+//                             files, or current with what they said.
+//   * current, store current: as above (T10).
+// A legacy file that cannot be trusted — any error reading its content, or an entry skipped as
+// invalid — is logged, and every store it covers wiped and restored in full (U5). An I/O error
+// reading it fails the open (F1).
+//
 // Failure (C6). When a write, a commit or a restore step fails, the task reports the error and
 // stops: every later call returns FailedPrecondition, and the caller Abandon()s it and opens a
 // new task on the same directories (Kafka's "task corrupted"). Nothing committed is lost — the
@@ -121,7 +141,11 @@ struct TaskOptions {
 struct StoreRestore {
   std::string store;
   std::string changelog;
-  bool was_closed_cleanly = true;        // The store's open-status marker was clear (T7).
+  // The store's format on disk when the task opened it (std::nullopt: a new store), SPEC U.
+  std::optional<StateFormat> found_format;
+  // The store's open-status marker was clear (T7); always true for a legacy store, which has
+  // none (its .checkpoint tells a clean close).
+  bool was_closed_cleanly = true;
   bool wiped = false;                    // Wiped before restoring (T10, or an out-of-range offset).
   std::optional<int64_t> stored_offset;  // The store's changelog offset before restoring.
   int64_t start_offset = 0;              // Restore read from here ...
