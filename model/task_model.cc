@@ -1,9 +1,13 @@
 #include "model/task_model.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace statecheck::model {
 namespace {
+
+// At most this many candidate changelog states per store (at-least-once leaves several).
+constexpr size_t kMaxLogged = 64;
 
 std::string Show(const StoreState& s) {
   std::ostringstream out;
@@ -23,6 +27,13 @@ std::string Show(const std::vector<OutputRecord>& records) {
   return out.str();
 }
 
+std::string FormatNames(const std::vector<StateFormat>& formats) {
+  std::string out;
+  for (StateFormat f : formats)
+    out += (out.empty() ? "" : " or ") + std::string(StateFormatName(f));
+  return out;
+}
+
 bool IsReadCommitted(const TaskModelConfig& c) {
   return c.isolation == IsolationLevel::kReadCommitted;
 }
@@ -31,7 +42,51 @@ bool IsReadCommitted(const TaskModelConfig& c) {
 
 TaskModel::TaskModel(TaskModelConfig config, int64_t now_ms)
     : config_(config), last_commit_ms_(now_ms) {
-  for (const std::string& name : StoreNames()) stores_[name];
+  for (const std::string& name : StoreNames()) stores_[name].disk = {config_.format};
+  // The first start, as every legacy at-least-once start, writes the legacy files.
+  legacy_files_ = config_.format == StateFormat::kLegacy &&
+                  config_.guarantee == ProcessingGuarantee::kAtLeastOnce;
+}
+
+void TaskModel::DamageLegacyFile(const std::string& store) {
+  if (store.empty()) {
+    for (const std::string& name : StoreNames()) legacy_files_damaged_.insert(name);
+  } else {
+    legacy_files_damaged_.insert(store);
+  }
+}
+
+void TaskModel::UpgradeInterrupted() {
+  for (auto& [name, s] : stores_) s.disk = {StateFormat::kLegacy, StateFormat::kCurrent};
+}
+
+void TaskModel::LegacyFilesWritten() {
+  legacy_files_ = true;
+  legacy_files_damaged_.clear();
+}
+
+bool TaskModel::ExpectWipe(const std::string& name, std::optional<StateFormat> found, bool clean,
+                           std::string* rule) const {
+  const bool legacy = config_.format == StateFormat::kLegacy;
+  if (!found) {
+    *rule = "U4";
+    return false;
+  }
+  if (*found == StateFormat::kCurrent) {
+    if (legacy) {
+      *rule = "U3 (a current-format store opened in the legacy format)";
+      return true;
+    }
+    *rule = "T10";
+    return !clean && config_.wipe_on_unclean_shutdown;
+  }
+  if (legacy_files_damaged_.count(name)) {
+    *rule = "U5 (its legacy file was damaged)";
+    return true;
+  }
+  *rule = legacy_files_ ? "U1/U2 (the legacy files hold its offset)"
+                        : "U4 (a legacy store whose offset is in no .checkpoint)";
+  return !legacy_files_;
 }
 
 void TaskModel::AppendInput(std::string key, std::optional<std::string> value) {
@@ -124,12 +179,16 @@ void TaskModel::ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms)
 
 void TaskModel::Commit(int64_t now_ms) { DoCommit(2, now_ms); }
 
-void TaskModel::Close(int64_t now_ms) { DoCommit(3, now_ms); }
+void TaskModel::Close(int64_t now_ms) {
+  DoCommit(3, now_ms);
+  if (config_.format == StateFormat::kLegacy) LegacyFilesWritten();
+}
 
 void TaskModel::DoCommit(int reason, int64_t now_ms) {
   if (since_commit_ == 0) return;
   for (auto& [name, s] : stores_) {
     s.committed = Apply(s.committed, s.pending, s.pending.size());
+    for (StoreState& logged : s.logged) logged = Apply(logged, s.pending, s.pending.size());
     s.changelog_committed += s.pending.size();
     s.last_commit_writes = s.pending.size();
     s.pending.clear();
@@ -140,6 +199,10 @@ void TaskModel::DoCommit(int reason, int64_t now_ms) {
   since_commit_ = 0;
   last_commit_ms_ = now_ms;
   if (reason >= 0) ++commits_by_reason_[reason];
+  if (config_.format == StateFormat::kLegacy &&
+      config_.guarantee == ProcessingGuarantee::kAtLeastOnce) {
+    LegacyFilesWritten();
+  }
 }
 
 std::string TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& observed) const {
@@ -182,6 +245,17 @@ std::string TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
     commit_uncertain_ = false;
     return "";
   }
+  if (!eos && config_.format == StateFormat::kLegacy) {
+    // A legacy at-least-once commit writes the legacy files after the stores and before the
+    // input offset: they may lead with the stores.
+    TaskModel written = *this;
+    written.commit_uncertain_ = false;
+    written.LegacyFilesWritten();
+    if (written.CheckAndAdopt(false, o, Slack::kStoresMayLead, now_ms).empty()) {
+      *this = std::move(written);
+      return "";
+    }
+  }
   return "F1: after a failed commit the task restarted in neither outcome: had it committed, " +
          why_after + "; had it not, " + why_before;
 }
@@ -200,16 +274,45 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
   for (auto& [name, s] : stores) {
     const bool wiped = o.wiped.count(name) ? o.wiped.at(name) : false;
     const int64_t restored = o.restored.count(name) ? o.restored.at(name) : 0;
-    const bool expect_wipe = !clean && config_.wipe_on_unclean_shutdown;
+    std::optional<StateFormat> found = s.disk.size() == 1 ? s.disk[0] : StateFormat::kLegacy;
+    if (auto f = o.found_format.find(name); f != o.found_format.end()) found = f->second;
+    if (!found || std::find(s.disk.begin(), s.disk.end(), *found) == s.disk.end()) {
+      return std::string(s.disk.size() > 1 ? "U2" : "U4") + ": store " + name + " was " +
+             (found ? std::string(StateFormatName(*found)) : std::string("missing")) +
+             " on disk, where it can only be " + FormatNames(s.disk);
+    }
+    std::string rule;
+    const bool expect_wipe = ExpectWipe(name, found, clean, &rule);
     if (wiped != expect_wipe) {
-      return "T10: store " + name + (wiped ? " was wiped" : " was not wiped") + " after a" +
+      return rule + ": store " + name + " (" + std::string(StateFormatName(*found)) +
+             " on disk) was " + (wiped ? "wiped" : "not wiped") + " when the " +
+             std::string(StateFormatName(config_.format)) + " format started after a" +
              (clean ? " clean" : "n unclean") + " shutdown under " +
              (eos ? "exactly_once_v2" : "at_least_once") + " with " +
              (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED");
     }
     auto it = o.stores.find(name);
     const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
-    if (eos || clean) {
+    // What the changelog replays to: `observed` after a wipe, else as it was.
+    std::vector<StoreState> logged = wiped ? std::vector<StoreState>{observed} : s.logged;
+    if (!eos && wiped) {
+      // Restored from the whole changelog: what it held at the last commit, then a prefix of
+      // the writes since. (How many records that was, the harness checks against the log.)
+      bool found_prefix = false;
+      for (const StoreState& base : s.logged) {
+        for (size_t r = 0; r <= s.pending.size() && !found_prefix; ++r) {
+          found_prefix = Apply(base, s.pending, r) == observed;
+        }
+      }
+      if (!found_prefix) {
+        return "C4: store " + name + " after its wipe and restore is " + Show(observed) +
+               ", not what its changelog held at the last commit " + Show(s.logged.front()) +
+               (s.logged.size() > 1 ? " (or " + std::to_string(s.logged.size() - 1) + " more)"
+                                    : std::string()) +
+               " followed by a prefix of its " + std::to_string(s.pending.size()) + " later writes";
+      }
+      s.changelog_committed = restored;
+    } else if (eos || clean) {
       const int64_t expect_restored = wiped ? s.changelog_committed : 0;
       // A store whose commit was lost after the log transaction committed restores that
       // commit's writes from the changelog.
@@ -251,11 +354,35 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                "READ_UNCOMMITTED)";
       }
       s.changelog_committed += restored;
+      // The store may now hold writes its changelog lost (j > r), or the changelog writes the
+      // store's offset already covered (a failed commit's): what a later wipe restores is the
+      // changelog at the last commit with between r and all of the later writes.
+      logged.clear();
+      for (const StoreState& base : s.logged) {
+        for (size_t x = static_cast<size_t>(restored); x <= k; ++x) {
+          StoreState candidate = Apply(base, s.pending, x);
+          if (std::find(logged.begin(), logged.end(), candidate) == logged.end() &&
+              logged.size() < kMaxLogged) {
+            logged.push_back(std::move(candidate));
+          }
+        }
+      }
     }
     s.committed = observed;
+    s.logged = std::move(logged);
     s.pending.clear();
+    s.disk = {config_.format};
   }
   stores_ = std::move(stores);
+  // A legacy exactly-once start deletes the legacy files; so does every current-format start,
+  // once the stores hold what they said (U1).
+  if (config_.format == StateFormat::kCurrent ||
+      config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+    legacy_files_ = false;
+    legacy_files_damaged_.clear();
+  } else {
+    LegacyFilesWritten();  // A legacy at-least-once start writes what it restored.
+  }
   committed_output_ = o.committed_output;
   pending_output_.clear();
   ResetAfterRestart(now_ms);

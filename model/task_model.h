@@ -20,6 +20,20 @@
 // Restart() checks an observation against these and, when it is allowed, adopts it: at-least-once
 // processing after a crash continues from the state the engine actually restored.
 //
+// Formats (SPEC U). The model knows which format each store has on disk (or, after an upgrade
+// that failed half-way, that it is one of the two: U2) and whether the legacy files hold a
+// trustworthy offset for it: written by every legacy at-least-once commit and start and every
+// legacy clean close; deleted by a legacy exactly-once start and by a current-format start;
+// damaged by the harness. A restart wipes a store — and restores it from its whole changelog —
+// exactly when
+//   * the current format finds it current: T10 as above;
+//   * the legacy format finds it current: always (U3);
+//   * either format finds it legacy: when the legacy files hold no trustworthy offset for it
+//     (U5 for a damaged file; otherwise a crash under legacy exactly-once, or a legacy task that
+//     never committed); otherwise the offset is used (legacy) or imported (U1) and nothing wiped.
+// A wiped store equals its changelog: the last commit's state (exactly-once), or that followed
+// by a prefix of the writes since (at-least-once).
+//
 // The key-value processor, exactly (as task.h's NewKeyValueProcessor): for input (k, v),
 // counts[k] := counts[k] + 1 in decimal; v present: kv[k] := v and output (k, v#count);
 // v null: kv[k] erased and output (k, null).
@@ -29,6 +43,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +59,7 @@ struct TaskModelConfig {
   int64_t uncommitted_max_bytes = -1;                           // T6; -1 = unlimited.
   int64_t commit_interval_records = 0;                          // 0 = no record trigger.
   int64_t commit_interval_ms = 0;                               // Resolved (never -1).
+  StateFormat format = StateFormat::kCurrent;                   // SPEC U.
 };
 
 using StoreState = std::map<std::string, std::string>;
@@ -61,6 +77,9 @@ struct RestartObservation {
   std::map<std::string, StoreState> stores;    // Each store as the writer reads it.
   std::map<std::string, bool> wiped;           // Per store: wiped before the restore.
   std::map<std::string, int64_t> restored;     // Per store: changelog records restored.
+  // Per store: the format it had on disk before the restart (std::nullopt: none, a new store).
+  // A store missing here is taken to have the one format the model expects.
+  std::map<std::string, std::optional<StateFormat>> found_format;
 };
 
 class TaskModel {
@@ -90,6 +109,15 @@ class TaskModel {
   // for; see CommitFailed) or while processing the next record, whose writes and output may
   // then be partly in the changelog and the output (at-least-once prefixes). A restart follows.
   void ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms);
+
+  // The next restart runs with `config` (another state.format: an upgrade or a downgrade, U1–U4).
+  void SwitchConfig(const TaskModelConfig& config) { config_ = config; }
+  // The harness damaged the legacy file of `store` (its .position file), or .checkpoint
+  // (`store` empty: every store's offset).
+  void DamageLegacyFile(const std::string& store);
+  // A start in the current format failed after a clean legacy close (an interrupted upgrade,
+  // U2): each store may now be legacy or current on disk, and must be one of them.
+  void UpgradeInterrupted();
 
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
   // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
@@ -123,6 +151,11 @@ class TaskModel {
     std::vector<std::pair<std::string, std::optional<std::string>>> pending;  // Since commit.
     int64_t changelog_committed = 0;  // Changelog records of this store in committed commits.
     int64_t last_commit_writes = 0;   // Of which in the last commit.
+    std::vector<StateFormat> disk;    // The formats it may have on disk.
+    // What replaying the whole changelog gives as of the last commit: `committed`, except
+    // under at-least-once after a crash, where the store may have kept writes the changelog
+    // lost, or the changelog more than the restore applied — then each possibility.
+    std::vector<StoreState> logged = {StoreState{}};
   };
   // What a failed commit may have left besides exactly one of its two outcomes.
   enum class Slack { kNone, kStoresMayLag, kStoresMayLead };
@@ -139,6 +172,11 @@ class TaskModel {
   void ApplyRecord(int64_t i);
   void DoCommit(int reason, int64_t now_ms);
   void ResetAfterRestart(int64_t now_ms);
+  // Whether a restart must wipe store `name`, found in `found` on disk; `*rule` says why.
+  bool ExpectWipe(const std::string& name, std::optional<StateFormat> found, bool clean,
+                  std::string* rule) const;
+  // After a legacy at-least-once commit or a legacy clean close: the files hold every store.
+  void LegacyFilesWritten();
 
   TaskModelConfig config_;
   std::vector<std::pair<std::string, std::optional<std::string>>> input_;
@@ -151,6 +189,9 @@ class TaskModel {
   int64_t last_commit_ms_ = 0;
   int64_t commits_by_reason_[kReasons] = {0, 0, 0, 0};
   bool commit_uncertain_ = false;
+  // The legacy files hold a trustworthy offset for every store, except those damaged.
+  bool legacy_files_ = false;
+  std::set<std::string> legacy_files_damaged_;
 };
 
 }  // namespace statecheck::model

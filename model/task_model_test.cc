@@ -97,5 +97,60 @@ TEST(TaskModel, CommitTriggers) {
   EXPECT_EQ(m.committed_input_offset(), 2);
 }
 
+// SPEC U: which restarts wipe, across upgrades and downgrades.
+TEST(TaskModel, FormatSwitchesWipeWhereSpecUSays) {
+  TaskModelConfig legacy =
+      Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadUncommitted);
+  legacy.format = StateFormat::kLegacy;
+  TaskModelConfig current =
+      Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadCommitted);
+  TaskModel m(legacy, 0);
+  m.AppendInput("a", "1");
+  m.Process(1, 0);
+  m.Close(0);  // Writes the legacy files.
+  const StoreState committed = m.Current("kv");
+  auto observe = [&](bool wiped, std::optional<StateFormat> found) {
+    RestartObservation o = Observe(m, {{"kv", committed}, {"counts", m.Current("counts")}});
+    for (const std::string& store : TaskModel::StoreNames()) {
+      o.wiped[store] = wiped;
+      o.found_format[store] = found;
+      o.restored[store] = wiped ? 1 : 0;
+    }
+    return o;
+  };
+  // U1: the upgrade imports the files: no wipe.
+  m.SwitchConfig(current);
+  EXPECT_NE(m.Restart(true, observe(true, StateFormat::kLegacy), 0).find("U1/U2"),
+            std::string::npos);
+  EXPECT_EQ(m.Restart(true, observe(false, StateFormat::kLegacy), 0), "");
+  // The stores are current now: a store found legacy cannot be (U4).
+  m.Close(0);
+  EXPECT_NE(m.Restart(true, observe(false, StateFormat::kLegacy), 0).find("U4"), std::string::npos);
+  // U3: the downgrade must wipe.
+  m.SwitchConfig(legacy);
+  EXPECT_NE(m.Restart(true, observe(false, StateFormat::kCurrent), 0).find("U3"),
+            std::string::npos);
+  EXPECT_EQ(m.Restart(true, observe(true, StateFormat::kCurrent), 0), "");
+  // Legacy exactly-once: the start deleted the files, so a crash now wipes; a damaged file
+  // (U5) wipes even after a clean close.
+  EXPECT_NE(m.Restart(false, observe(false, StateFormat::kLegacy), 0).find("U4"),
+            std::string::npos);
+  EXPECT_EQ(m.Restart(false, observe(true, StateFormat::kLegacy), 0), "");
+  m.Close(0);
+  m.DamageLegacyFile("kv");
+  RestartObservation o = observe(false, StateFormat::kLegacy);
+  EXPECT_NE(m.Restart(true, o, 0).find("U5"), std::string::npos);
+  o.wiped["kv"] = true;
+  o.restored["kv"] = 1;
+  EXPECT_EQ(m.Restart(true, o, 0), "");
+  // U2: after an interrupted upgrade each store may be either format, and nothing else.
+  m.Close(0);
+  m.SwitchConfig(current);
+  m.UpgradeInterrupted();
+  o = observe(false, StateFormat::kLegacy);
+  o.found_format["counts"] = StateFormat::kCurrent;
+  EXPECT_EQ(m.Restart(false, o, 0), "");
+}
+
 }  // namespace
 }  // namespace statecheck::model

@@ -19,6 +19,7 @@
 #include "properties/window_store_ops.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/log.h"
+#include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
 
@@ -37,9 +38,18 @@ enum class TaskOpType {
   kRestart,
   kFaultyCommit,   // Power-loss configurations only.
   kFaultyRestore,  // Power-loss configurations only.
+  kRestartAs,      // Format-switching configurations only (SPEC U), as the two below.
+  kDamageFile,
+  kFaultyUpgrade,  // In the legacy format only.
 };
-constexpr const char* kTaskOpNames[] = {"append", "process", "advanceClock", "commit",
-                                        "crash",  "restart", "faultyCommit", "faultyRestore"};
+constexpr const char* kTaskOpNames[] = {"append",    "process",    "advanceClock", "commit",
+                                        "crash",     "restart",    "faultyCommit", "faultyRestore",
+                                        "restartAs", "damageFile", "faultyUpgrade"};
+
+// The legacy files a damageFile step may damage, and how.
+constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
+constexpr const char* kDamages[] = {"version",  "count",    "malformed",
+                                    "negative", "truncate", "empty"};
 
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
@@ -53,6 +63,12 @@ struct TaskOp {
   // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
   faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;
   uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
+  // kRestartAs, kDamageFile: a clean close (else a crash) first; then the format the task
+  // starts in (kFaultyUpgrade: the format of the start after the failed upgrade).
+  bool clean = false;
+  StateFormat format = StateFormat::kCurrent;
+  std::string file;    // kDamageFile: one of kLegacyFiles ...
+  std::string damage;  // ... damaged as one of kDamages.
 };
 
 // The fail points a faulty commit arms: every fsync and directory fsync of every file kind.
@@ -70,15 +86,27 @@ std::string TaskOpToString(const TaskOp& op) {
   }
   if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
   if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
-  if (op.type == TaskOpType::kFaultyCommit) {
-    j["process"] = op.k;
+  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile) {
+    j["clean"] = op.clean;
+  }
+  if (op.type == TaskOpType::kDamageFile) {
+    j["file"] = op.file;
+    j["damage"] = op.damage;
+  }
+  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile ||
+      op.type == TaskOpType::kFaultyUpgrade) {
+    j["format"] = StateFormatName(op.format);
+  }
+  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade) {
+    if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
     constexpr const char* kErrors[] = {"EIO", "ENOSPC", "short write"};
     j["error"] = kErrors[static_cast<int>(op.error)];
   }
   if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
-      op.type == TaskOpType::kFaultyRestore) {
+      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kRestartAs ||
+      op.type == TaskOpType::kDamageFile || op.type == TaskOpType::kFaultyUpgrade) {
     j["tear_seed"] = op.tear_seed;
   }
   return j.dump();
@@ -116,6 +144,39 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
   setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
   return Status::Ok();
+}
+
+Status TearSeed(const Json& j, const std::string& name, uint64_t* out) {
+  if (!j.contains("tear_seed")) return Status::Ok();
+  if (!j["tear_seed"].is_number_unsigned() && !j["tear_seed"].is_number_integer()) {
+    return Status::InvalidArgument(name + ": tear_seed is a number");
+  }
+  *out = j["tear_seed"].get<uint64_t>();
+  return Status::Ok();
+}
+
+Status FormatField(const Json& j, const std::string& name, StateFormat* out) {
+  const std::string f = j.contains("format") && j["format"].is_string() ? j["format"] : "";
+  if (f != "legacy" && f != "current") {
+    return Status::InvalidArgument(name + ": field \"format\" is \"legacy\" or \"current\"");
+  }
+  *out = f == "legacy" ? StateFormat::kLegacy : StateFormat::kCurrent;
+  return Status::Ok();
+}
+
+template <size_t N>
+Status OneOf(const Json& j, const std::string& name, const char* field,
+             const char* const (&allowed)[N], std::string* out) {
+  const std::string v = j.contains(field) && j[field].is_string() ? j[field] : "";
+  for (const char* a : allowed) {
+    if (v == a) {
+      *out = v;
+      return Status::Ok();
+    }
+  }
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  return Status::InvalidArgument(name + ": field \"" + field + "\" is one of " + list);
 }
 
 // The inverse of TaskOpToString. InvalidArgument naming what is wrong.
@@ -162,11 +223,28 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       return integer("max_records", &op->n);
     case TaskOpType::kAdvanceClock:
       return integer("ms", &op->n);
+    case TaskOpType::kRestartAs:
+    case TaskOpType::kDamageFile:
+      if (!j.contains("clean") || !j["clean"].is_boolean()) {
+        return Status::InvalidArgument(name + ": missing boolean field \"clean\"");
+      }
+      op->clean = j["clean"].get<bool>();
+      if (op->type == TaskOpType::kDamageFile) {
+        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "file", kLegacyFiles, &op->file));
+        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kDamages, &op->damage));
+      }
+      STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
+      return TearSeed(j, name, &op->tear_seed);
+    case TaskOpType::kFaultyUpgrade:
     case TaskOpType::kFaultyCommit: {
       STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
-      STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
+      if (op->type == TaskOpType::kFaultyCommit) {
+        STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
+      } else {
+        STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
+      }
       if (!j.contains("point") || !j["point"].is_string()) {
-        return Status::InvalidArgument("faultyCommit: missing string field \"point\"");
+        return Status::InvalidArgument(name + ": missing string field \"point\"");
       }
       op->point = j["point"].get<std::string>();
       const std::string error = j.value("error", std::string("EIO"));
@@ -177,13 +255,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
     }
     case TaskOpType::kCrash:
     case TaskOpType::kFaultyRestore:
-      if (j.contains("tear_seed")) {
-        if (!j["tear_seed"].is_number_unsigned() && !j["tear_seed"].is_number_integer()) {
-          return Status::InvalidArgument(name + ": tear_seed is a number");
-        }
-        op->tear_seed = j["tear_seed"].get<uint64_t>();
-      }
-      return Status::Ok();
+      return TearSeed(j, name, &op->tear_seed);
     case TaskOpType::kCommit:
     case TaskOpType::kRestart:
       return Status::Ok();
@@ -201,23 +273,22 @@ class TaskSut {
     options_.input_partition = kInput;
     options_.output_partition = kOutput;
     options_.state_directory = dir_ + "/state";
-    options_.config = resolved;
-    options_.config.uncommitted_max_bytes = setup.uncommitted_max_bytes;
+    configs_[resolved.format] = resolved;
+    if (config.format_switches) {
+      // The same T1 row in the other format; the case starts in the legacy one.
+      std::map<std::string, std::string> props = config.streams_config;
+      props[std::string(kStateFormatConfig)] = "legacy";
+      ResolveStateConfig(props, &configs_[StateFormat::kLegacy]);
+      props[std::string(kStateFormatConfig)] = "current";
+      ResolveStateConfig(props, &configs_[StateFormat::kCurrent]);
+    }
+    UseFormat(config.format_switches ? StateFormat::kLegacy : resolved.format);
     options_.commit_interval_records = setup.commit_interval_records;
     options_.commit_interval_ms = setup.commit_interval_ms;
     options_.clock = clock_;
     options_.store_use_wal = config.use_wal;
     options_.logger = NullLogger();
-    model::TaskModelConfig mc;
-    mc.guarantee = resolved.guarantee;
-    mc.isolation = resolved.isolation;
-    mc.wipe_on_unclean_shutdown = resolved.wipe_on_unclean_shutdown;
-    mc.uncommitted_max_bytes = setup.uncommitted_max_bytes;
-    mc.commit_interval_records = setup.commit_interval_records;
-    mc.commit_interval_ms = setup.commit_interval_ms >= 0 ? setup.commit_interval_ms
-                            : resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2 ? 100
-                                                                                        : 30000;
-    model_ = std::make_unique<model::TaskModel>(mc, clock_->NowMs());
+    model_ = std::make_unique<model::TaskModel>(ModelConfig(), clock_->NowMs());
     eos_ = resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2;
     if (config.power_loss) {
       fault_env_ = faults::NewFaultEnv(faults::BaseFileSystem::kInMemory);
@@ -236,12 +307,8 @@ class TaskSut {
   }
 
   // Opens the log and the task; "" or what went wrong.
-  // `after_crash`: first check each store as the crash left it on disk (T7).
-  std::string Start(bool after_crash = false) {
+  std::string Start() {
     if (std::string why = OpenTheLog(); !why.empty()) return why;
-    if (after_crash && options_.config.isolation == IsolationLevel::kReadCommitted) {
-      if (std::string why = CheckStoresOnDisk(); !why.empty()) return why;
-    }
     const Status s = OpenTask(options_, NewProcessor(), &task_);
     if (!s.ok()) return "opening the task: " + s.ToString();
     return "";
@@ -296,20 +363,11 @@ class TaskSut {
         return Crash(op.tear_seed);
       case TaskOpType::kFaultyCommit: {
         // Armed: process `k` records (commits their triggers ask for included), then commit.
-        std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
-        if (op.point != "fsync") points = {op.point};
-        for (const std::string& point : points) {
-          faults::FaultSpec spec{faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0};
-          spec.error = op.error;
-          const Status s = faults::FailPoints::Enable(point, spec, 0);
-          if (!s.ok()) return "arming " + point + ": " + s.ToString();
-        }
+        if (std::string why = Arm(op); !why.empty()) return why;
         int64_t processed = 0;
         const Status processing = task_->Process(op.k, &processed);
         const Status s = processing.ok() ? task_->Commit() : processing;
-        uint64_t fired = 0;
-        for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
-        faults::FailPoints::Reset();
+        const uint64_t fired = Disarm();
         if (s.ok()) {
           const int64_t expected = model_->Process(op.k, clock_->NowMs());
           if (processed != expected) {
@@ -356,8 +414,194 @@ class TaskSut {
         model_->Close(clock_->NowMs());
         return Restart(/*clean=*/true);
       }
+      case TaskOpType::kRestartAs:
+      case TaskOpType::kDamageFile: {
+        if (op.clean) {
+          const Status s = task_->Close();
+          if (!s.ok()) return "Close: " + s.ToString();
+          model_->Close(clock_->NowMs());
+        } else {
+          if (fault_env_.fs) fault_env_.fs->SetActive(false);
+          task_->Abandon();
+        }
+        task_.reset();
+        log_.reset();
+        if (!op.clean) {
+          if (std::string why = PowerLoss(op.tear_seed); !why.empty()) return why;
+        }
+        if (op.type == TaskOpType::kDamageFile) {
+          if (std::string why = Damage(op.file, op.damage); !why.empty()) return why;
+        }
+        return Restart(op.clean, op.format);
+      }
+      case TaskOpType::kFaultyUpgrade:
+        return FaultyUpgrade(op);
     }
     return "unknown op";
+  }
+
+  // Arms the fault of a faulty step: `op.point` ("fsync": every fsync and directory fsync) fails
+  // its `op.n`-th time with `op.error`. "" or what went wrong.
+  static std::string Arm(const TaskOp& op) {
+    std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
+    if (op.point != "fsync") points = {op.point};
+    for (const std::string& point : points) {
+      faults::FaultSpec spec{faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0};
+      spec.error = op.error;
+      const Status s = faults::FailPoints::Enable(point, spec, 0);
+      if (!s.ok()) return "arming " + point + ": " + s.ToString();
+    }
+    return "";
+  }
+  // Disarms every fault; returns how many fired.
+  static uint64_t Disarm() {
+    uint64_t fired = 0;
+    for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
+    faults::FailPoints::Reset();
+    return fired;
+  }
+
+  // The options and the model's configuration in `format`.
+  void UseFormat(StateFormat format) {
+    options_.config = configs_.at(format);
+    options_.config.uncommitted_max_bytes = setup_.uncommitted_max_bytes;
+  }
+  model::TaskModelConfig ModelConfig() const {
+    const StateConfig& c = options_.config;
+    model::TaskModelConfig mc;
+    mc.guarantee = c.guarantee;
+    mc.isolation = c.isolation;
+    mc.wipe_on_unclean_shutdown = c.wipe_on_unclean_shutdown;
+    mc.format = c.format;
+    mc.uncommitted_max_bytes = setup_.uncommitted_max_bytes;
+    mc.commit_interval_records = setup_.commit_interval_records;
+    mc.commit_interval_ms = setup_.commit_interval_ms >= 0 ? setup_.commit_interval_ms
+                            : c.guarantee == ProcessingGuarantee::kExactlyOnceV2 ? 100
+                                                                                 : 30000;
+    return mc;
+  }
+
+  // What the legacy files of the state directory hold (SPEC U).
+  struct LegacyFiles {
+    std::optional<CheckpointOffsets> checkpoint;  // nullopt: missing or untrustworthy.
+    std::map<std::string, Position> positions;    // Per store; trustworthy files only.
+    std::vector<std::string> present;             // The files that exist.
+  };
+  // The store of a "<store>.position" file name.
+  static std::string StoreOf(const std::string& position_file) {
+    return position_file.substr(0, position_file.size() - (sizeof(kPositionFileSuffix) - 1));
+  }
+  rocksdb::Env* Env() const { return options_.env ? options_.env : rocksdb::Env::Default(); }
+  std::string StatePath(const std::string& file) const {
+    return options_.state_directory + "/" + file;
+  }
+  LegacyFiles ReadLegacyFiles() const {
+    LegacyFiles out;
+    std::vector<std::string> names = {kCheckpointFileName};
+    for (const std::string& store : model::TaskModel::StoreNames()) {
+      names.push_back(store + kPositionFileSuffix);
+    }
+    for (const std::string& name : names) {
+      if (Env()->FileExists(StatePath(name)).ok()) out.present.push_back(name);
+      std::vector<std::string> warnings;
+      CheckpointOffsets entries;
+      if (!ReadOffsetCheckpoint(Env(), StatePath(name), &entries, &warnings).ok() ||
+          !warnings.empty()) {
+        continue;
+      }
+      if (name == kCheckpointFileName) {
+        if (!entries.empty()) out.checkpoint = std::move(entries);
+        continue;
+      }
+      Position& position = out.positions[StoreOf(name)];
+      for (const auto& [tp, offset] : entries) position[tp.topic] = offset;
+    }
+    return out;
+  }
+
+  // Damages a legacy file (creating it first if missing): its every damage makes it
+  // untrustworthy (U5).
+  std::string Damage(const std::string& file, const std::string& damage) {
+    const std::string path = StatePath(file);
+    std::string text;
+    if (!Env()->FileExists(path).ok() || !rocksdb::ReadFileToString(Env(), path, &text).ok()) {
+      text = file == kCheckpointFileName ? "0\n1\napp-kv-changelog-0_0 0 0\n" : "0\n1\ninput 0 0\n";
+    }
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < text.size();) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      lines.push_back(text.substr(at, nl - at));
+      at = nl + 1;
+    }
+    while (lines.size() < 2) lines.push_back(lines.empty() ? "0" : "1");
+    if (damage == "version") {
+      lines[0] = "7";
+    } else if (damage == "count") {
+      lines[1] = "9999";
+    } else if (damage == "malformed") {
+      lines.insert(lines.begin() + 2, "not an entry");
+    } else if (damage == "negative") {
+      if (lines.size() < 3) lines.push_back("app-kv-changelog-0_0 0 0");
+      lines[2] = lines[2].substr(0, lines[2].rfind(' ') + 1) + "-2";
+    }
+    std::string damaged;
+    for (const std::string& line : lines) damaged += line + "\n";
+    if (damage == "truncate") damaged = text.substr(0, text.size() / 2);
+    if (damage == "empty") damaged.clear();
+    const rocksdb::Status s =
+        rocksdb::WriteStringToFile(Env(), damaged, path, /*should_sync=*/true);
+    if (!s.ok()) return "damaging " + path + ": " + s.ToString();
+    model_->DamageLegacyFile(file == kCheckpointFileName ? "" : StoreOf(file));
+    return "";
+  }
+
+  // From the legacy format: a clean close, then a start in the current format with a fault
+  // armed. A failure must be the injected one (F1); then the machine loses power and the task
+  // starts in `op.format`: each store must be legacy with its files, or current with what they
+  // said (U2).
+  std::string FaultyUpgrade(const TaskOp& op) {
+    if (options_.config.format != StateFormat::kLegacy)
+      return "faultyUpgrade: the task runs in the current format; the step needs the legacy one";
+    Status s = task_->Close();
+    if (!s.ok()) return "Close: " + s.ToString();
+    model_->Close(clock_->NowMs());
+    task_.reset();
+    log_.reset();
+    if (std::string why = OpenTheLog(); !why.empty()) return why;
+    UseFormat(StateFormat::kCurrent);
+    model_->SwitchConfig(ModelConfig());
+    const LegacyFiles before = ReadLegacyFiles();
+    if (std::string why = Arm(op); !why.empty()) return why;
+    s = OpenTask(options_, NewProcessor(), &task_);
+    const uint64_t fired = Disarm();
+    if (s.ok()) {
+      // The fault never fired where it could fail the upgrade: a plain upgrade, then (as the
+      // step promised) on to `op.format`.
+      if (std::string why = CheckRestart(/*clean=*/true, before, /*interrupted=*/false);
+          !why.empty() || op.format == StateFormat::kCurrent) {
+        return why;
+      }
+      s = task_->Close();
+      if (!s.ok()) return "Close: " + s.ToString();
+      model_->Close(clock_->NowMs());
+      return Restart(/*clean=*/true, op.format);
+    }
+    // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the
+    // second succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB
+    // 7.8, DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
+    const bool rocksdb_retried_open =
+        fired > 0 && s.code() == Status::Code::kInvalidArgument &&
+        s.message().find("Direct I/O is not supported") != std::string::npos;
+    if (!faults::IsInjectedFault(s) && !rocksdb_retried_open) {
+      return "F1: the failed upgrade reported " + s.ToString();
+    }
+    task_.reset();
+    model_->UpgradeInterrupted();
+    if (fault_env_.fs) fault_env_.fs->SetActive(false);
+    log_.reset();
+    if (std::string why = PowerLoss(op.tear_seed); !why.empty()) return why;
+    return Restart(/*clean=*/false, op.format, &before);
   }
 
   // A crash: the process dies (and under power loss the machine too), then restarts.
@@ -409,6 +653,10 @@ class TaskSut {
       std::unique_ptr<RocksDBStore> store;
       Status s = OpenRocksDBStore(so, &store);
       if (!s.ok()) return "T7: store " + name + " does not open after the crash: " + s.ToString();
+      if (store->found_format() == StateFormat::kLegacy) {
+        store->Abandon();  // No offsets in a legacy store: its task's .checkpoint has them.
+        continue;
+      }
       const std::string changelog = ChangelogPartitionName(options_, name);
       const std::optional<int64_t> stored = store->CommittedOffset(changelog);
       model::StoreState on_disk, prefix;
@@ -439,12 +687,31 @@ class TaskSut {
     return "";
   }
 
-  // Drops the task and the log (both already closed or abandoned), opens them again and checks
-  // the restart against the model.
-  std::string Restart(bool clean) {
+  // Drops the task and the log (both already closed or abandoned), opens them again — the task
+  // in `format` if given (an upgrade or a downgrade) — and checks the restart against the
+  // model. After a crash it first checks each store as the crash left it on disk (T7).
+  // `upgrade_files`: the legacy files before an upgrade that failed (U2).
+  std::string Restart(bool clean, std::optional<StateFormat> format = std::nullopt,
+                      const LegacyFiles* upgrade_files = nullptr) {
     task_.reset();
     log_.reset();
-    if (std::string why = Start(/*after_crash=*/!clean); !why.empty()) return why;
+    if (std::string why = OpenTheLog(); !why.empty()) return why;
+    if (!clean && options_.config.isolation == IsolationLevel::kReadCommitted) {
+      if (std::string why = CheckStoresOnDisk(); !why.empty()) return why;
+    }
+    if (format) {
+      UseFormat(*format);
+      model_->SwitchConfig(ModelConfig());
+    }
+    const LegacyFiles before = upgrade_files ? *upgrade_files : ReadLegacyFiles();
+    const Status s = OpenTask(options_, NewProcessor(), &task_);
+    if (!s.ok()) return "opening the task: " + s.ToString();
+    return CheckRestart(clean, before, upgrade_files != nullptr);
+  }
+
+  // The checks after a restart: C2, T7, U1–U5, then the model's.
+  std::string CheckRestart(bool clean, const LegacyFiles& before, bool interrupted_upgrade) {
+    const bool legacy = options_.config.format == StateFormat::kLegacy;
     model::RestartObservation o;
     if (std::string why = ReadCommitted(&o.committed_input, &o.committed_output); !why.empty()) {
       return why;
@@ -476,8 +743,37 @@ class TaskSut {
                std::to_string(end) + "), where the changelog holds " + std::to_string(records) +
                (eos_ ? " committed ones" : "");
       }
-      // T7: the open-status marker tells a crash from a clean close.
-      if (r.was_closed_cleanly != clean) {
+      // U1, U2: a legacy store not wiped restored after its .checkpoint offset, with its
+      // .position; so did an upgrade that got as far as importing them before it failed.
+      if (!r.wiped && (r.found_format == StateFormat::kLegacy ||
+                       (interrupted_upgrade && r.found_format == StateFormat::kCurrent))) {
+        std::optional<int64_t> expected;
+        if (before.checkpoint) {
+          auto it = before.checkpoint->find({r.changelog, 0});
+          if (it != before.checkpoint->end() && it->second != kOffsetUnknown) {
+            expected = it->second;
+          }
+        }
+        if (r.stored_offset != expected) {
+          return std::string(interrupted_upgrade ? "U2" : "U1") + ": store " + r.store + " (" +
+                 std::string(StateFormatName(*r.found_format)) +
+                 " on disk) restored after changelog offset " +
+                 (r.stored_offset ? std::to_string(*r.stored_offset) : "(none)") +
+                 ", where .checkpoint said " + (expected ? std::to_string(*expected) : "(none)");
+        }
+        const Position position =
+            before.positions.count(r.store) ? before.positions.at(r.store) : Position{};
+        if (task_->Store(r.store)->CommittedPosition() != position) {
+          return std::string(interrupted_upgrade ? "U2" : "U1") + ": store " + r.store +
+                 " has committed position " +
+                 ShowPosition(task_->Store(r.store)->CommittedPosition()) + ", where " + r.store +
+                 ".position said " + ShowPosition(position);
+        }
+      }
+      o.found_format[r.store] = r.found_format;
+      // T7: the open-status marker tells a crash from a clean close (current-format stores;
+      // a legacy one's .checkpoint tells it).
+      if (r.found_format == StateFormat::kCurrent && !legacy && r.was_closed_cleanly != clean) {
         return "T7: store " + r.store + " reports " +
                (r.was_closed_cleanly ? "a clean" : "an unclean") + " shutdown after a " +
                (clean ? "clean close" : "crash");
@@ -489,7 +785,20 @@ class TaskSut {
         return why;
       }
     }
+    // U1: a current-format start leaves no legacy file; nor does a legacy exactly-once one.
+    if (!legacy || eos_) {
+      for (const std::string& file : ReadLegacyFiles().present) {
+        return std::string(legacy ? "SPEC U" : "U1") + ": " + file + " is still there after a " +
+               std::string(StateFormatName(options_.config.format)) + "-format start";
+      }
+    }
     return model_->Restart(clean, o, clock_->NowMs());
+  }
+
+  static std::string ShowPosition(const Position& p) {
+    Json j = Json::object();
+    for (const auto& [k, v] : p) j[k] = v;
+    return j.dump();
   }
 
   std::unique_ptr<Processor> NewProcessor() const {
@@ -593,7 +902,8 @@ class TaskSut {
   int steps_ = 0;
   bool eos_ = false;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  faults::FaultEnv fault_env_;  // Power-loss configurations only.
+  faults::FaultEnv fault_env_;                  // Power-loss configurations only.
+  std::map<StateFormat, StateConfig> configs_;  // The configuration in each format.
   TaskOptions options_;
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
@@ -602,12 +912,23 @@ class TaskSut {
 
 struct GenState {
   bool power_loss = false;
+  bool format_switches = false;
+  bool legacy = false;  // The format the task runs in now.
 };
 using Command = rc::state::Command<GenState, TaskSut>;
 
 class TaskCommand final : public Command {
  public:
   explicit TaskCommand(TaskOp op) : op_(std::move(op)) {}
+  void checkPreconditions(const GenState& state) const override {
+    RC_PRE(op_.type != TaskOpType::kFaultyUpgrade || state.legacy);
+  }
+  void apply(GenState& state) const override {
+    if (op_.type == TaskOpType::kRestartAs || op_.type == TaskOpType::kDamageFile ||
+        op_.type == TaskOpType::kFaultyUpgrade) {
+      state.legacy = op_.format == StateFormat::kLegacy;
+    }
+  }
   void run(const GenState&, TaskSut& sut) const override {
     const std::string why = sut.Step(op_);
     if (!why.empty()) throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, why);
@@ -618,17 +939,23 @@ class TaskCommand final : public Command {
   TaskOp op_;
 };
 
-rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
-  return rc::gen::exec([power_loss] {
+rc::Gen<TaskOp> GenTaskOp(const GenState& state) {
+  return rc::gen::exec([state] {
+    const bool power_loss = state.power_loss;
+    const int formats = state.format_switches ? 1 : 0;
     TaskOp op;
-    op.type = PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
-                                        {5, TaskOpType::kProcess},
-                                        {1, TaskOpType::kAdvanceClock},
-                                        {2, TaskOpType::kCommit},
-                                        {2, TaskOpType::kCrash},
-                                        {1, TaskOpType::kRestart},
-                                        {power_loss ? 3 : 0, TaskOpType::kFaultyCommit},
-                                        {power_loss ? 1 : 0, TaskOpType::kFaultyRestore}});
+    op.type =
+        PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
+                                  {5, TaskOpType::kProcess},
+                                  {1, TaskOpType::kAdvanceClock},
+                                  {2, TaskOpType::kCommit},
+                                  {2, TaskOpType::kCrash},
+                                  {1, TaskOpType::kRestart},
+                                  {power_loss ? 3 : 0, TaskOpType::kFaultyCommit},
+                                  {power_loss ? 1 : 0, TaskOpType::kFaultyRestore},
+                                  {3 * formats, TaskOpType::kRestartAs},
+                                  {formats, TaskOpType::kDamageFile},
+                                  {state.legacy ? 2 * formats : 0, TaskOpType::kFaultyUpgrade}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -659,7 +986,9 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
                                            "statecheck/fs/delete/*",
                                            "statecheck/fs/truncate/*"};
         for (const EngineFailPoint& p : EngineFailPoints()) {
-          if (p.name != kFailTaskRestoreBatch) points.emplace_back(p.name);
+          if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete) {
+            points.emplace_back(p.name);
+          }
         }
         op.point = *rc::gen::elementOf(points);
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
@@ -675,6 +1004,31 @@ rc::Gen<TaskOp> GenTaskOp(bool power_loss) {
         break;
       }
       case TaskOpType::kFaultyRestore:
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kRestartAs:
+      case TaskOpType::kDamageFile:
+        op.clean = *rc::gen::arbitrary<bool>();
+        op.format = *rc::gen::element(StateFormat::kLegacy, StateFormat::kCurrent);
+        if (op.type == TaskOpType::kDamageFile) {
+          op.file = *rc::gen::elementOf(
+              std::vector<std::string>(std::begin(kLegacyFiles), std::end(kLegacyFiles)));
+          op.damage = *rc::gen::elementOf(
+              std::vector<std::string>(std::begin(kDamages), std::end(kDamages)));
+        }
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kFaultyUpgrade:
+        // Where an upgrade can fail: between its imports and the deletion of the files, any
+        // operation on the legacy files, or the n-th fsync (the imports' flushes).
+        op.point = *rc::gen::elementOf(std::vector<std::string>{
+            std::string(kFailTaskUpgradeBeforeDelete), "fsync", "fsync",
+            "statecheck/fs/delete/checkpoint", "statecheck/fs/read/checkpoint",
+            "statecheck/fs/open/*", "statecheck/fs/append/*"});
+        op.n = op.point == kFailTaskUpgradeBeforeDelete ? 1 : *UniformInRange<int64_t>(1, 12);
+        op.format = *rc::gen::element(StateFormat::kLegacy, StateFormat::kCurrent);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       case TaskOpType::kCrash:
@@ -702,19 +1056,26 @@ Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out) {
 }
 
 std::vector<TaskConfig> TaskT1Rows() {
+  auto row = [](std::string label, std::map<std::string, std::string> props, bool use_wal) {
+    TaskConfig c;
+    c.label = std::move(label);
+    c.streams_config = std::move(props);
+    c.use_wal = use_wal;
+    return c;
+  };
   return {
-      {"alos_unset", {}, false},
-      {"alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true},
-      {"alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}, false},
-      {"eos_unset", {{"processing.guarantee", "exactly_once_v2"}}, false},
-      {"eos_ru",
-       {{"processing.guarantee", "exactly_once_v2"},
-        {"default.state.isolation.level", "READ_UNCOMMITTED"}},
-       false},
-      {"eos_rc",
-       {{"processing.guarantee", "exactly_once_v2"},
-        {"default.state.isolation.level", "READ_COMMITTED"}},
-       true},
+      row("alos_unset", {}, false),
+      row("alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true),
+      row("alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}, false),
+      row("eos_unset", {{"processing.guarantee", "exactly_once_v2"}}, false),
+      row("eos_ru",
+          {{"processing.guarantee", "exactly_once_v2"},
+           {"default.state.isolation.level", "READ_UNCOMMITTED"}},
+          false),
+      row("eos_rc",
+          {{"processing.guarantee", "exactly_once_v2"},
+           {"default.state.isolation.level", "READ_COMMITTED"}},
+          true),
   };
 }
 
@@ -723,6 +1084,12 @@ std::vector<TaskConfig> TaskOptionMatrix() {
   for (TaskConfig row : TaskT1Rows()) {
     row.label += "_powerloss";
     row.power_loss = true;
+    out.push_back(std::move(row));
+  }
+  for (TaskConfig row : TaskT1Rows()) {
+    row.label += "_formats";
+    row.power_loss = true;
+    row.format_switches = true;
     out.push_back(std::move(row));
   }
   return out;
@@ -751,8 +1118,9 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     TaskSut sut(dir, config, resolved, setup, &out.operations);
     const std::string started = sut.Start();
     RC_ASSERT(started.empty());
-    rc::state::check(GenState{config.power_loss}, sut, [](const GenState& state) {
-      return rc::gen::map(GenTaskOp(state.power_loss), [](TaskOp op) {
+    const GenState initial{config.power_loss, config.format_switches, config.format_switches};
+    rc::state::check(initial, sut, [](const GenState& state) {
+      return rc::gen::map(GenTaskOp(state), [](TaskOp op) {
         return std::shared_ptr<const Command>(std::make_shared<TaskCommand>(std::move(op)));
       });
     });

@@ -21,6 +21,15 @@
 // the task must restart with each failed commit in one of its two outcomes, never in between,
 // and a record that failed half-way at most partly visible, as at-least-once prefixes allow.
 // "faultyRestore" crashes, fails the restart's restore half-way, and crashes again.
+//
+// The format-switching configurations (SPEC U) start in the legacy format and add three steps:
+// "restartAs" (a clean close or a crash, then a start in either format: an upgrade, a
+// downgrade or neither), "damageFile" (the same, with a legacy file damaged in between: U5)
+// and, in the legacy format, "faultyUpgrade" (a clean close, then an upgrade that fails at an
+// armed fault, power loss, and a start in either format: U2). After every start they check that
+// a legacy store restored after its .checkpoint offset with its .position (U1, U2), that no
+// legacy file outlives a current-format start (U1), and the model's wipes (U3, U5) and states
+// (C3, C4 across every switch: U4).
 #ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 #define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 
@@ -43,6 +52,9 @@ struct TaskConfig {
   std::map<std::string, std::string> streams_config;  // The T1 keys.
   bool use_wal = false;                               // The stores' RocksDB WAL.
   bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
+  // Starts in the legacy format and switches between the formats (SPEC U): the row's
+  // configuration with state.format=legacy or current.
+  bool format_switches = false;
   // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
   // plant a different one to see the property fail.)
   std::function<std::unique_ptr<Processor>()> processor;
@@ -54,8 +66,9 @@ Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out);
 // The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
 std::vector<TaskConfig> TaskT1Rows();
 
-// The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes
-// and with power loss (label suffix "_powerloss").
+// The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes,
+// with power loss (label suffix "_powerloss"), and switching formats under power loss
+// ("_formats").
 std::vector<TaskConfig> TaskOptionMatrix();
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as

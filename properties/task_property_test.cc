@@ -38,7 +38,8 @@ TEST_P(TaskProperty, MatchesModel) {
 }
 
 // Coverage: the power-loss configurations, run as in CI, make every engine fail point fire and
-// reach the file system's sync, append and open points of the log, the SSTs and the MANIFEST.
+// reach the file system's sync, append and open points of the log, the SSTs, the MANIFEST and
+// the legacy files.
 TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
   ResetEngineFailPointCounts();
   faults::ResetFsFailPointCounts();
@@ -58,7 +59,11 @@ TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
   for (const auto& [name, c] : faults::FsFailPointCounts()) fs[name] = c;
   for (const char* name :
        {"statecheck/fs/sync/log", "statecheck/fs/append/log", "statecheck/fs/open/log",
-        "statecheck/fs/sync/sst", "statecheck/fs/sync/manifest", "statecheck/fs/dir_fsync/log"}) {
+        "statecheck/fs/sync/sst", "statecheck/fs/sync/manifest", "statecheck/fs/dir_fsync/log",
+        // The legacy format's .checkpoint and .position files (the _formats configurations).
+        "statecheck/fs/open/checkpoint", "statecheck/fs/append/checkpoint",
+        "statecheck/fs/sync/checkpoint", "statecheck/fs/rename/checkpoint",
+        "statecheck/fs/delete/checkpoint", "statecheck/fs/read/checkpoint"}) {
     EXPECT_GT(fs[name].reached, 0u) << name << " never reached";
   }
   EXPECT_GT(fs["statecheck/fs/sync/log"].fired + fs["statecheck/fs/sync/sst"].fired, 0u);
