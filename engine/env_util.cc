@@ -1,5 +1,7 @@
 #include "engine/env_util.h"
 
+#include <memory>
+
 namespace statecheck::internal {
 
 rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path) {
@@ -9,6 +11,15 @@ rocksdb::Status CreateDirs(rocksdb::Env* env, const std::string& path) {
     if (!s.ok()) return s;
   }
   return env->CreateDirIfMissing(path);
+}
+
+rocksdb::Status SyncParentDirectory(rocksdb::Env* env, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  std::unique_ptr<rocksdb::Directory> directory;
+  rocksdb::Status s = env->NewDirectory(dir.empty() ? "/" : dir, &directory);
+  if (s.ok()) s = directory->Fsync();
+  return s;
 }
 
 }  // namespace statecheck::internal

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <memory>
 
+#include "engine/env_util.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -81,12 +82,7 @@ class LineReader {
 };
 
 Status SyncDirectory(rocksdb::Env* env, const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  std::unique_ptr<rocksdb::Directory> directory;
-  rocksdb::Status s = env->NewDirectory(dir.empty() ? "/" : dir, &directory);
-  if (s.ok()) s = directory->Fsync();
-  return FromRocksDB(s);
+  return FromRocksDB(internal::SyncParentDirectory(env, path));
 }
 
 }  // namespace

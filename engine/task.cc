@@ -1,11 +1,15 @@
 #include "statecheck/task.h"
 
+#include <rocksdb/env.h>
+
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <utility>
 
+#include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/rocksdb_status.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -438,7 +442,17 @@ class TaskImpl final : public Task, private ProcessorContext {
     restore->store = ts->name;
     restore->changelog = ts->changelog;
     const std::string directory = options_.state_directory + "/" + ts->name;
-    STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store));
+    if (Env()->FileExists(WipeMarkerPath(ts->name)).ok()) {
+      // A wipe that a crash interrupted may have left half a store: finish it first.
+      logger_->Log(LogLevel::kWarn, "Store " + ts->name + " of task " + options_.task_id +
+                                        ": an earlier wipe did not finish; wiping it again and "
+                                        "restoring it from changelog " +
+                                        ts->changelog + ".");
+      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
+      restore->wiped = true;
+    } else {
+      STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store));
+    }
     restore->was_closed_cleanly = ts->store->was_closed_cleanly();
     // The offset to restore after, when it comes from the legacy files rather than the store.
     std::optional<int64_t> legacy_offset;
@@ -552,11 +566,28 @@ class TaskImpl final : public Task, private ProcessorContext {
     return OpenRocksDBStore(so, store);
   }
 
+  // Wipes the store of `ts` and opens it again, empty. Crash-safe: a marker file, durable
+  // before the first file goes and deleted once the new store is, makes the next start finish
+  // a wipe a crash interrupted (a half-deleted store may not even open).
   Status Wipe(TaskStore* ts, const std::string& directory) {
-    ts->store->Close();
+    // Abandoned, not closed: a clean close would clear its open-status marker, and a crash
+    // before the wipe marker is durable would then leave a store that looks clean.
+    if (ts->store) ts->store->Abandon();
     ts->store.reset();
+    rocksdb::Env* env = Env();
+    const std::string marker = WipeMarkerPath(ts->name);
+    rocksdb::Status s = rocksdb::WriteStringToFile(env, "", marker, /*should_sync=*/true);
+    if (s.ok()) s = internal::SyncParentDirectory(env, marker);
+    if (!s.ok()) return internal::FromRocksDB(s);
     STATECHECK_RETURN_IF_ERROR(DestroyRocksDBStore(directory, options_.env));
-    return OpenStore(ts->name, directory, &ts->store, /*wiped=*/true);
+    STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store, /*wiped=*/true));
+    s = env->DeleteFile(marker);
+    if (s.ok()) s = internal::SyncParentDirectory(env, marker);
+    return internal::FromRocksDB(s);
+  }
+  rocksdb::Env* Env() const { return options_.env ? options_.env : rocksdb::Env::Default(); }
+  std::string WipeMarkerPath(const std::string& store) const {
+    return options_.state_directory + "/" + store + ".wiping";
   }
 
   int64_t UncommittedBytes() const {

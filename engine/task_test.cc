@@ -578,3 +578,28 @@ TEST_F(TaskTest, ADamagedCheckpointOrPositionFileIsNeverTrusted) {
 
 }  // namespace
 }  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// A wipe leaves a marker, durable before the first file goes, until the new store is: a crash
+// in between, which may leave half a store, makes the next start wipe it again.
+TEST_F(TaskTest, AnInterruptedWipeIsFinishedAtTheNextStart) {
+  ASSERT_OK(Open(Options(kAlos)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Close());
+  WriteStateFile("kv.wiping", "");  // As a crash in the middle of wiping kv leaves it.
+  ASSERT_OK(Open(Options(kAlos)));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_EQ(r.wiped, r.store == "kv") << r.store;
+    EXPECT_EQ(r.records_restored, r.store == "kv" ? 1 : 0) << r.store;
+  }
+  EXPECT_EQ(StateFile("kv.wiping"), "(none)");
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}}));
+  EXPECT_NE(logger_->All().find("an earlier wipe did not finish"), std::string::npos)
+      << logger_->All();
+}
+
+}  // namespace
+}  // namespace statecheck

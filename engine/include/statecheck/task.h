@@ -47,6 +47,10 @@
 // invalid — is logged, and every store it covers wiped and restored in full (U5). An I/O error
 // reading it fails the open (F1).
 //
+// Wipes are crash-safe: a `<store>.wiping` marker in the state directory is durable before the
+// first file of the store goes and deleted once the new, empty store is; a start that finds
+// one (a crash interrupted the wipe, which may have left half a store) wipes the store again.
+//
 // Failure (C6). When a write, a commit or a restore step fails, the task reports the error and
 // stops: every later call returns FailedPrecondition, and the caller Abandon()s it and opens a
 // new task on the same directories (Kafka's "task corrupted"). Nothing committed is lost — the
