@@ -120,6 +120,10 @@ const std::string& FsFailPointName(FsOp op, FileKind kind);
 struct FailPointInfo {
   std::string name;
   std::string description;  // One line.
+  // Why statecheck's engine never reaches this point ("" when it does): the operation never
+  // happens on files of this kind. TaskPropertyCoverage.EveryReachableFailPointFires keeps this
+  // honest: every other point fires in its sweep, and none of these is even reached.
+  std::string unreachable_because;
 };
 
 // Every file-system fail point, op-major (kNumFsOps x kNumFileKinds entries).

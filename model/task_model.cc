@@ -58,7 +58,10 @@ void TaskModel::DamageLegacyFile(const std::string& store) {
 
 void TaskModel::UpgradeInterrupted() {
   for (auto& [name, s] : stores_) s.disk = {StateFormat::kLegacy, StateFormat::kCurrent};
+  start_interrupted_ = true;
 }
+
+void TaskModel::StartInterrupted() { start_interrupted_ = true; }
 
 void TaskModel::LegacyFilesWritten() {
   legacy_files_ = true;
@@ -276,14 +279,18 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     const int64_t restored = o.restored.count(name) ? o.restored.at(name) : 0;
     std::optional<StateFormat> found = s.disk.size() == 1 ? s.disk[0] : StateFormat::kLegacy;
     if (auto f = o.found_format.find(name); f != o.found_format.end()) found = f->second;
-    if (!found || std::find(s.disk.begin(), s.disk.end(), *found) == s.disk.end()) {
+    // Missing: only when a start that may have been wiping it failed (F2: the wipe restarts).
+    const bool missing_allowed = start_interrupted_;
+    if (found ? std::find(s.disk.begin(), s.disk.end(), *found) == s.disk.end()
+              : !missing_allowed) {
       return std::string(s.disk.size() > 1 ? "U2" : "U4") + ": store " + name + " was " +
              (found ? std::string(StateFormatName(*found)) : std::string("missing")) +
              " on disk, where it can only be " + FormatNames(s.disk);
     }
     std::string rule;
     const bool expect_wipe = ExpectWipe(name, found, clean, &rule);
-    if (wiped != expect_wipe) {
+    // A store found missing was wiped by the failed start, or is being wiped now.
+    if (wiped != expect_wipe && found) {
       return rule + ": store " + name + " (" + std::string(StateFormatName(*found)) +
              " on disk) was " + (wiped ? "wiped" : "not wiped") + " when the " +
              std::string(StateFormatName(config_.format)) + " format started after a" +
@@ -293,9 +300,11 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     }
     auto it = o.stores.find(name);
     const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
+    // Restored from nothing: after a wipe, or into a store a failed start's wipe left missing.
+    const bool from_scratch = wiped || !found;
     // What the changelog replays to: `observed` after a wipe, else as it was.
-    std::vector<StoreState> logged = wiped ? std::vector<StoreState>{observed} : s.logged;
-    if (!eos && wiped) {
+    std::vector<StoreState> logged = from_scratch ? std::vector<StoreState>{observed} : s.logged;
+    if (!eos && from_scratch) {
       // Restored from the whole changelog: what it held at the last commit, then a prefix of
       // the writes since. (How many records that was, the harness checks against the log.)
       bool found_prefix = false;
@@ -313,11 +322,12 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       }
       s.changelog_committed = restored;
     } else if (eos || clean) {
-      const int64_t expect_restored = wiped ? s.changelog_committed : 0;
+      const int64_t expect_restored = from_scratch ? s.changelog_committed : 0;
       // A store whose commit was lost after the log transaction committed restores that
-      // commit's writes from the changelog.
+      // commit's writes from the changelog; one a failed start restored in part, the rest.
       const bool lagged =
-          slack == Slack::kStoresMayLag && !wiped && restored == s.last_commit_writes;
+          !from_scratch && ((slack == Slack::kStoresMayLag && restored == s.last_commit_writes) ||
+                            (start_interrupted_ && restored <= s.changelog_committed));
       if (restored != expect_restored && !lagged) {
         return "C2: store " + name + " restored " + std::to_string(restored) +
                " changelog records, expected " + std::to_string(expect_restored) +
@@ -339,14 +349,19 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       // commit committed the stores but not the input offset), and the restore applied the
       // first r.
       const size_t k = s.pending.size();
-      bool found = false;
-      for (size_t j = 0; j <= k && !found; ++j) {
+      bool found_state = false;
+      for (size_t j = 0; j <= k && !found_state; ++j) {
         const bool possible =
             !IsReadCommitted(config_) || j == 0 || (j == k && slack == Slack::kStoresMayLead);
-        found =
+        found_state =
             possible && Apply(Apply(s.committed, s.pending, j), s.pending, restored) == observed;
       }
-      if (!found) {
+      // A failed start may have restored (and committed) the first x - restored of them.
+      for (size_t x = static_cast<size_t>(restored); start_interrupted_ && x <= k && !found_state;
+           ++x) {
+        found_state = Apply(s.committed, s.pending, x) == observed;
+      }
+      if (!found_state) {
         return "C4: store " + name + " after restart is " + Show(observed) +
                ", not its last commit " + Show(s.committed) + " with the first " +
                std::to_string(restored) + " of its " + std::to_string(k) +
@@ -374,6 +389,7 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     s.disk = {config_.format};
   }
   stores_ = std::move(stores);
+  start_interrupted_ = false;
   // A legacy exactly-once start deletes the legacy files; so does every current-format start,
   // once the stores hold what they said (U1).
   if (config_.format == StateFormat::kCurrent ||

@@ -116,8 +116,13 @@ class TaskModel {
   // (`store` empty: every store's offset).
   void DamageLegacyFile(const std::string& store);
   // A start in the current format failed after a clean legacy close (an interrupted upgrade,
-  // U2): each store may now be legacy or current on disk, and must be one of them.
+  // U2): each store may now be legacy or current on disk, and must be one of them. Implies
+  // StartInterrupted().
   void UpgradeInterrupted();
+  // A start failed part-way (F1, F2): until the next restart succeeds, a store may be missing
+  // (a wipe the failed start began: restored from scratch, whatever the wipe rules say) or
+  // hold part of what that start restored (committed with its offset).
+  void StartInterrupted();
 
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
   // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
@@ -191,6 +196,7 @@ class TaskModel {
   bool commit_uncertain_ = false;
   // The legacy files hold a trustworthy offset for every store, except those damaged.
   bool legacy_files_ = false;
+  bool start_interrupted_ = false;  // Since the last restart the model checked.
   std::set<std::string> legacy_files_damaged_;
 };
 

@@ -152,5 +152,32 @@ TEST(TaskModel, FormatSwitchesWipeWhereSpecUSays) {
   EXPECT_EQ(m.Restart(false, o, 0), "");
 }
 
+// F1, F2: a start that failed part-way may have wiped a store (it is then missing: restored
+// from scratch) or restored part of its changelog (committed with its offset); nothing else.
+TEST(TaskModel, AFailedStartMayLeaveAStoreMissingOrPartlyRestored) {
+  TaskModel m(Config(ProcessingGuarantee::kAtLeastOnce, IsolationLevel::kReadCommitted), 0);
+  m.AppendInput("a", "1");
+  m.AppendInput("b", "2");
+  m.Process(2, 0);
+  // Under READ_COMMITTED the store holds none of the two uncommitted writes after a crash ...
+  RestartObservation o = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {}}});
+  o.restored = {{"kv", 0}, {"counts", 0}};
+  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  // ... unless a failed start restored the first one.
+  m.StartInterrupted();
+  EXPECT_EQ(m.Restart(false, o, 0), "");
+  // Missing only after a failed start; then restored from scratch: every committed record.
+  TaskModel e(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadCommitted), 0);
+  e.AppendInput("a", "1");
+  e.Process(1, 0);
+  e.Commit(0);
+  o = Observe(e, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
+  o.found_format["kv"] = std::nullopt;
+  o.restored = {{"kv", 1}, {"counts", 0}};
+  EXPECT_NE(e.Restart(false, o, 0).find("U4"), std::string::npos);
+  e.StartInterrupted();
+  EXPECT_EQ(e.Restart(false, o, 0), "");
+}
+
 }  // namespace
 }  // namespace statecheck::model

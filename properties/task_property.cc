@@ -97,7 +97,8 @@ std::string TaskOpToString(const TaskOp& op) {
       op.type == TaskOpType::kFaultyUpgrade) {
     j["format"] = StateFormatName(op.format);
   }
-  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade) {
+  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
+      op.type == TaskOpType::kFaultyRestore) {
     if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
@@ -235,12 +236,19 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       }
       STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
       return TearSeed(j, name, &op->tear_seed);
+    case TaskOpType::kFaultyRestore:
     case TaskOpType::kFaultyUpgrade:
     case TaskOpType::kFaultyCommit: {
+      if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
+        // Traces from before faultyRestore had a point: the restore's own, at its first reach.
+        op->point = kFailTaskRestoreBatch;
+        op->n = 1;
+        return TearSeed(j, name, &op->tear_seed);
+      }
       STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
       if (op->type == TaskOpType::kFaultyCommit) {
         STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
-      } else {
+      } else if (op->type == TaskOpType::kFaultyUpgrade) {
         STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
       }
       if (!j.contains("point") || !j["point"].is_string()) {
@@ -254,7 +262,6 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       [[fallthrough]];
     }
     case TaskOpType::kCrash:
-    case TaskOpType::kFaultyRestore:
       return TearSeed(j, name, &op->tear_seed);
     case TaskOpType::kCommit:
     case TaskOpType::kRestart:
@@ -390,22 +397,36 @@ class TaskSut {
         return Crash(op.tear_seed);
       }
       case TaskOpType::kFaultyRestore: {
-        // A crash, then a restart whose restore fails after its first batch (F1: an injected,
-        // clear error), then another crash and a restart that must still find every commit.
-        const Status armed = faults::FailPoints::Enable(std::string(kFailTaskRestoreBatch),
-                                                        {faults::FaultSpec::Mode::kOnce, 1, 0}, 0);
-        if (!armed.ok()) return "arming the restore fail point: " + armed.ToString();
+        // A crash, then a restart that fails at the armed fault (by default after the first
+        // restore batch) with the injected error, said clearly (F1); then another crash and a
+        // restart that must still find every commit.
         if (fault_env_.fs) fault_env_.fs->SetActive(false);
         task_->Abandon();
         task_.reset();
         log_.reset();
         if (std::string why = PowerLoss(op.tear_seed); !why.empty()) return why;
-        if (std::string why = OpenTheLog(); !why.empty()) return why;
-        const Status s = OpenTask(options_, NewProcessor(), &task_);
-        faults::FailPoints::Reset();
-        if (s.ok()) return Crash(op.tear_seed);  // Nothing to restore: the point was not reached.
-        if (!faults::IsInjectedFault(s)) return "F1: the failed restore reported " + s.ToString();
+        const LegacyFiles before = ReadLegacyFiles();
+        if (std::string why = Arm(op); !why.empty()) return why;
+        Status s = OpenLog(LogOptionsFor(), &log_);
+        if (s.ok()) {
+          options_.log = log_.get();
+          s = OpenTask(options_, NewProcessor(), &task_);
+        }
+        const uint64_t fired = Disarm();
+        if (s.ok()) {
+          // The fault did not stop the start: it is a restart like any other.
+          if (std::string why = CheckRestart(/*clean=*/false, before, /*interrupted=*/false);
+              !why.empty()) {
+            return why;
+          }
+          return Crash(op.tear_seed);
+        }
+        if (!ExplainedByInjectedFault(s, fired)) {
+          return "F1: the failed restart reported " + s.ToString();
+        }
+        model_->StartInterrupted();
         task_.reset();
+        log_.reset();
         return Crash(op.tear_seed, /*task_open=*/false);
       }
       case TaskOpType::kRestart: {
@@ -452,6 +473,15 @@ class TaskSut {
       if (!s.ok()) return "arming " + point + ": " + s.ToString();
     }
     return "";
+  }
+  // F1: whether `s`, from a call during which `fired` faults fired, is the injected error.
+  // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the second
+  // succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB 7.8,
+  // DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
+  static bool ExplainedByInjectedFault(const Status& s, uint64_t fired) {
+    if (faults::IsInjectedFault(s)) return true;
+    return fired > 0 && s.code() == Status::Code::kInvalidArgument &&
+           s.message().find("Direct I/O is not supported") != std::string::npos;
   }
   // Disarms every fault; returns how many fired.
   static uint64_t Disarm() {
@@ -587,13 +617,7 @@ class TaskSut {
       model_->Close(clock_->NowMs());
       return Restart(/*clean=*/true, op.format);
     }
-    // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the
-    // second succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB
-    // 7.8, DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
-    const bool rocksdb_retried_open =
-        fired > 0 && s.code() == Status::Code::kInvalidArgument &&
-        s.message().find("Direct I/O is not supported") != std::string::npos;
-    if (!faults::IsInjectedFault(s) && !rocksdb_retried_open) {
+    if (!ExplainedByInjectedFault(s, fired)) {
       return "F1: the failed upgrade reported " + s.ToString();
     }
     task_.reset();
@@ -623,12 +647,15 @@ class TaskSut {
   }
 
   // Opens the log (recovering it) for the task to use; "" or what went wrong.
-  std::string OpenTheLog() {
+  LogOptions LogOptionsFor() const {
     LogOptions lo;
     lo.directory = dir_ + "/log";
     lo.env = options_.env;
     lo.logger = NullLogger();
-    const Status s = OpenLog(lo, &log_);
+    return lo;
+  }
+  std::string OpenTheLog() {
+    const Status s = OpenLog(LogOptionsFor(), &log_);
     if (!s.ok()) return "opening the log: " + s.ToString();
     options_.log = log_.get();
     return "";
@@ -1004,6 +1031,15 @@ rc::Gen<TaskOp> GenTaskOp(const GenState& state) {
         break;
       }
       case TaskOpType::kFaultyRestore:
+        // Where a start can fail: the restore's own point, or any file operation of the log's
+        // and the stores' recovery.
+        op.point = *rc::gen::elementOf(std::vector<std::string>{
+            std::string(kFailTaskRestoreBatch), std::string(kFailTaskRestoreBatch), "fsync",
+            "statecheck/fs/open/*", "statecheck/fs/read/*", "statecheck/fs/append/*",
+            "statecheck/fs/delete/*", "statecheck/fs/truncate/*"});
+        op.n = op.point == kFailTaskRestoreBatch ? 1 : *UniformInRange<int64_t>(1, 12);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       case TaskOpType::kRestartAs:
@@ -1238,6 +1274,61 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
     ++out->steps_run;
   }
   return Status::Ok();
+}
+
+FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points) {
+  FaultSweepOutcome out;
+  auto records = [](std::vector<std::pair<std::string, Json>> kvs) {
+    Json a = Json::array();
+    for (auto& [k, v] : kvs) a.push_back(Json::array({k, v}));
+    return a;
+  };
+  for (const char* config : {"alos_ru_powerloss", "eos_rc_powerloss", "eos_ru_powerloss",
+                             "alos_unset_formats", "eos_unset_formats"}) {
+    const bool formats = std::string_view(config).ends_with("_formats");
+    for (const std::string& point : points) {
+      TaskTrace trace;
+      trace.config = config;
+      trace.setup = Json{{"commit_interval_records", 0},
+                         {"commit_interval_ms", -1},
+                         {"uncommitted_max_bytes", -1}};
+      auto step = [&](Json j) {
+        trace.steps.push_back({static_cast<int>(trace.steps.size()) + 2, std::move(j)});
+      };
+      auto fault = [&](const char* op) {
+        return Json{{"op", op}, {"point", point}, {"n", 1}, {"error", "EIO"}, {"tear_seed", 0}};
+      };
+      step({{"op", "append"},
+            {"records", records({{"a", "1"}, {"b", "2"}, {"a", nullptr}, {"c", "3"}})}});
+      step({{"op", "process"}, {"max_records", 2}});
+      step({{"op", "commit"}});
+      Json commit = fault("faultyCommit");
+      commit["process"] = 2;
+      step(commit);
+      step({{"op", "append"}, {"records", records({{"d", "4"}})}});
+      step({{"op", "process"}, {"max_records", 1}});
+      step(fault("faultyRestore"));
+      if (formats) {  // Started legacy: an upgrade, then a downgrade, a start in legacy.
+        Json upgrade = fault("faultyUpgrade");
+        upgrade["format"] = "current";
+        step(upgrade);
+        step({{"op", "process"}, {"max_records", 1}});
+        step({{"op", "restartAs"}, {"clean", false}, {"format", "legacy"}, {"tear_seed", 0}});
+        step(fault("faultyRestore"));
+      }
+      ++out.runs;
+      TaskReplayOutcome replay;
+      const Status s = ReplayTaskTrace(trace, &replay);
+      if (!s.ok()) {
+        out.failures.push_back(std::string(config) + ", " + point + ": " + s.ToString());
+      } else if (replay.diverged) {
+        out.failures.push_back(std::string(config) + ", " + point + ": step " +
+                               std::to_string(replay.step) + " " + replay.op + ": " +
+                               replay.message);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace statecheck::properties

@@ -108,6 +108,17 @@ struct TaskReplayOutcome {
 Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
                        std::function<std::unique_ptr<Processor>()> processor = nullptr);
 
+// The fault sweep (F1–F5 coverage): every fail point in `points` in turn, in a fixed scenario
+// per configuration (eos and alos, with and without the WAL, and switching formats) that arms
+// it at its first reach in a commit (faultyCommit), in a start (faultyRestore) and, switching
+// formats, in an upgrade (faultyUpgrade) — each step checked as the property checks it. The
+// fail-point counters (EngineFailPointCounts, faults::FsFailPointCounts) say what fired.
+struct FaultSweepOutcome {
+  int runs = 0;                       // Scenarios run (configurations x points).
+  std::vector<std::string> failures;  // "<config>, <point>: step N <op>: <what the check said>".
+};
+FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points);
+
 }  // namespace statecheck::properties
 
 #endif  // STATECHECK_PROPERTIES_TASK_PROPERTY_H_

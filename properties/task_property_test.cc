@@ -69,6 +69,41 @@ TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
   EXPECT_GT(fs["statecheck/fs/sync/log"].fired + fs["statecheck/fs/sync/sst"].fired, 0u);
 }
 
+// F1–F5 coverage: every fail point the engine can reach fires in the fault sweep — at its first
+// reach in a commit, a start and an upgrade, in each configuration — and every firing keeps
+// the rules (F1: the injected error, said clearly; then C3/C4, T7, U2 after power loss). The
+// points the catalogue calls unreachable are not even reached: if the engine starts using one,
+// this fails and the catalogue must say so.
+TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
+  ResetEngineFailPointCounts();
+  faults::ResetFsFailPointCounts();
+  std::vector<std::string> points;
+  for (const EngineFailPoint& p : EngineFailPoints()) points.emplace_back(p.name);
+  const std::vector<faults::FailPointInfo> catalogue = faults::FsFailPointCatalogue();
+  for (const faults::FailPointInfo& p : catalogue) points.push_back(p.name);
+  const FaultSweepOutcome out = RunFaultSweep(points);
+  EXPECT_EQ(out.runs, 5 * static_cast<int>(points.size()));
+  for (const std::string& failure : out.failures) ADD_FAILURE() << failure;
+  for (const FailPointCount& c : EngineFailPointCounts()) {
+    EXPECT_GT(c.fired, 0u) << c.name << " never fired (reached " << c.reached << ")";
+  }
+  int reachable = 0;
+  for (const auto& [name, c] : faults::FsFailPointCounts()) {
+    std::string unreachable_because;
+    for (const faults::FailPointInfo& p : catalogue) {
+      if (p.name == name) unreachable_because = p.unreachable_because;
+    }
+    if (unreachable_because.empty()) {
+      ++reachable;
+      EXPECT_GT(c.fired, 0u) << name << " never fired (reached " << c.reached << ")";
+    } else {
+      EXPECT_EQ(c.reached, 0u) << name << " is reached, but the catalogue says it cannot be: "
+                               << unreachable_because;
+    }
+  }
+  EXPECT_EQ(reachable, 47);  // Of 80; with the 6 engine points, 53 fail points fire.
+}
+
 // F5: one seed drives the operations and the fault schedule. The same run twice does the same
 // operations; a failure found with power loss and faults re-runs from its reproduce string with
 // the same message.

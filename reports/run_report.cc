@@ -7,6 +7,18 @@
 #include <nlohmann/json.hpp>
 
 namespace statecheck::reports {
+
+std::string FailPointCoverage(const std::vector<FailPointRow>& rows) {
+  int reachable = 0, reached = 0, fired = 0;
+  for (const FailPointRow& f : rows) {
+    reachable += f.reachable;
+    reached += f.reachable && f.reached > 0;
+    fired += f.reachable && f.fired > 0;
+  }
+  return std::to_string(fired) + " of " + std::to_string(reachable) +
+         " reachable fail points fired (" + std::to_string(reached) + " reached; " +
+         std::to_string(rows.size() - reachable) + " more are unreachable by construction)";
+}
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -80,7 +92,8 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
   j["properties"] = std::move(props);
   Json points = Json::array();
   for (const FailPointRow& f : report.fail_points) {
-    points.push_back(Json{{"name", f.name}, {"reached", f.reached}, {"fired", f.fired}});
+    points.push_back(Json{
+        {"name", f.name}, {"reached", f.reached}, {"fired", f.fired}, {"reachable", f.reachable}});
   }
   j["fail_points"] = std::move(points);
   Json rules = Json::array();
@@ -128,14 +141,8 @@ std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdic
           std::to_string(v.operations) + " | " + v.rule->statement + " |\n";
   }
   if (!report.fail_points.empty()) {
-    int reached = 0, fired = 0;
-    for (const FailPointRow& f : report.fail_points) {
-      reached += f.reached > 0;
-      fired += f.fired > 0;
-    }
-    md += "\n## Fail points\n\n" + std::to_string(reached) + " of " +
-          std::to_string(report.fail_points.size()) + " reached, " + std::to_string(fired) +
-          " fired. Points never reached are not listed.\n\n| fail point | reached | fired |\n"
+    md += "\n## Fail points\n\n" + FailPointCoverage(report.fail_points) +
+          ". Points never reached are not listed.\n\n| fail point | reached | fired |\n"
           "|---|---|---|\n";
     for (const FailPointRow& f : report.fail_points) {
       if (f.reached == 0) continue;

@@ -36,7 +36,11 @@ struct FailPointRow {
   std::string name;  // "statecheck/fs/sync/wal", "statecheck/task/commit/after_log", ...
   uint64_t reached = 0;
   uint64_t fired = 0;
+  bool reachable = true;  // False: the engine never performs the operation (list faults: why).
 };
+
+// "F of R reachable fail points fired (N more are unreachable by construction)".
+std::string FailPointCoverage(const std::vector<FailPointRow>& rows);
 
 struct RunReport {
   uint64_t seed = 0;

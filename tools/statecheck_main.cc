@@ -360,8 +360,13 @@ int Run(const RunFlags& flags, const std::string& command) {
   for (const FailPointCount& c : EngineFailPointCounts()) {
     report.fail_points.push_back({c.name, c.reached, c.fired});
   }
+  const std::vector<faults::FailPointInfo> fs_catalogue = faults::FsFailPointCatalogue();
   for (const auto& [name, c] : faults::FsFailPointCounts()) {
-    report.fail_points.push_back({name, c.reached, c.fired});
+    bool reachable = true;
+    for (const faults::FailPointInfo& info : fs_catalogue) {
+      if (info.name == name) reachable = info.unreachable_because.empty();
+    }
+    report.fail_points.push_back({name, c.reached, c.fired, reachable});
   }
   const auto verdicts = reports::RuleVerdicts(rules, report);
 
@@ -382,19 +387,15 @@ int Run(const RunFlags& flags, const std::string& command) {
     return kExitUsage;
   }
   {
-    int reached = 0, fired = 0;
     std::string fired_names;
     for (const reports::FailPointRow& f : report.fail_points) {
-      reached += f.reached > 0;
-      fired += f.fired > 0;
       if (f.fired > 0) {
         fired_names += "\n  " + f.name + ": reached " + std::to_string(f.reached) + ", fired " +
                        std::to_string(f.fired);
       }
     }
-    std::cout << "\nfail points: " << reached << " of " << report.fail_points.size() << " reached, "
-              << fired << " fired (statecheck list faults; counts in the report)" << fired_names
-              << "\n";
+    std::cout << "\nfail points: " << reports::FailPointCoverage(report.fail_points)
+              << " (statecheck list faults; counts in the report)" << fired_names << "\n";
   }
   std::cout << "\n"
             << total_cases << " cases, " << total_ops << " operations in "
@@ -412,25 +413,33 @@ int Run(const RunFlags& flags, const std::string& command) {
 
 // The fault catalogue: the engine's named fail points, then the fault file system's.
 int ListFaults(bool json) {
-  std::vector<std::pair<std::string, std::string>> rows;
+  std::vector<faults::FailPointInfo> rows;
   for (const EngineFailPoint& p : EngineFailPoints()) {
-    rows.emplace_back(std::string(p.name), std::string(p.description));
+    rows.push_back({std::string(p.name), std::string(p.description), ""});
   }
-  for (const faults::FailPointInfo& p : faults::FsFailPointCatalogue()) {
-    rows.emplace_back(p.name, p.description);
-  }
+  for (faults::FailPointInfo& p : faults::FsFailPointCatalogue()) rows.push_back(std::move(p));
   if (json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& [name, description] : rows) {
-      j.push_back({{"name", name}, {"description", description}});
+    for (const faults::FailPointInfo& p : rows) {
+      nlohmann::ordered_json row = {{"name", p.name},
+                                    {"description", p.description},
+                                    {"reachable", p.unreachable_because.empty()}};
+      if (!p.unreachable_because.empty()) row["unreachable_because"] = p.unreachable_because;
+      j.push_back(std::move(row));
     }
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << rows.size() << " fail points (drive them by name with fiu-ctrl, or let "
-            << "statecheck run arm them):\n";
-  for (const auto& [name, description] : rows) {
-    std::printf("  %-42s %s\n", name.c_str(), description.c_str());
+  int unreachable = 0;
+  for (const faults::FailPointInfo& p : rows) unreachable += !p.unreachable_because.empty();
+  std::cout << rows.size() << " fail points, " << rows.size() - unreachable
+            << " reachable (drive them by name with fiu-ctrl, or let statecheck run arm them):\n";
+  for (const faults::FailPointInfo& p : rows) {
+    std::printf(
+        "  %-42s %s%s\n", p.name.c_str(), p.description.c_str(),
+        p.unreachable_because.empty()
+            ? ""
+            : ("\n  " + std::string(44, ' ') + "unreachable: " + p.unreachable_because).c_str());
   }
   return kExitOk;
 }
