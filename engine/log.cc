@@ -23,6 +23,8 @@ constexpr uint8_t kMagic = 0xC1;
 constexpr size_t kHeaderSize = 32;
 constexpr size_t kCrcOffset = 28;
 constexpr uint8_t kFlagNullValue = 1;
+constexpr uint8_t kFlagTimestamp = 2;  // 8 bytes of timestamp open the payload.
+constexpr size_t kTimestampSize = 8;
 constexpr size_t kMaxPartitionName = 200;
 constexpr char kLogSuffix[] = ".log";
 constexpr char kTxnStatePartition[] = "__txn_state";
@@ -39,6 +41,7 @@ struct Entry {
   int64_t txn_id = 0;
   std::string key;
   std::optional<std::string> value;
+  int64_t timestamp = kNoTimestamp;
 };
 
 void PutFixed32(std::string* dst, uint32_t v) {
@@ -58,24 +61,29 @@ uint64_t GetFixed64(const char* p) {
   return v;
 }
 
+// A record: a 32-byte header (magic, type, flags, 0, txn id, offset, key size, value size,
+// CRC32C of the header's first 28 bytes and the payload), then the payload: the timestamp
+// (8 bytes, when flag kFlagTimestamp is set), the key, the value.
 std::string EncodeRecord(const Entry& e, int64_t offset) {
   std::string out;
   const size_t value_size = e.value ? e.value->size() : 0;
-  out.reserve(kHeaderSize + e.key.size() + value_size);
+  const bool timestamped = e.timestamp != kNoTimestamp;
+  out.reserve(kHeaderSize + kTimestampSize + e.key.size() + value_size);
   out.push_back(static_cast<char>(kMagic));
   out.push_back(static_cast<char>(e.type));
-  out.push_back(static_cast<char>(e.value ? 0 : kFlagNullValue));
+  out.push_back(
+      static_cast<char>((e.value ? 0 : kFlagNullValue) | (timestamped ? kFlagTimestamp : 0)));
   out.push_back(0);
   PutFixed64(&out, static_cast<uint64_t>(e.txn_id));
   PutFixed64(&out, static_cast<uint64_t>(offset));
   PutFixed32(&out, static_cast<uint32_t>(e.key.size()));
   PutFixed32(&out, static_cast<uint32_t>(value_size));
-  uint32_t crc = Crc32c(out);
-  crc = Crc32c(e.key, crc);
-  if (e.value) crc = Crc32c(*e.value, crc);
-  PutFixed32(&out, crc);
-  out += e.key;
-  if (e.value) out += *e.value;
+  std::string payload;
+  if (timestamped) PutFixed64(&payload, static_cast<uint64_t>(e.timestamp));
+  payload += e.key;
+  if (e.value) payload += *e.value;
+  PutFixed32(&out, Crc32c(payload, Crc32c(out)));
+  out += payload;
   return out;
 }
 
@@ -86,28 +94,30 @@ bool DecodeRecord(std::string_view data, size_t pos, Entry* e, int64_t* offset, 
   const auto type = static_cast<uint8_t>(h[1]);
   const auto flags = static_cast<uint8_t>(h[2]);
   if (static_cast<uint8_t>(h[0]) != kMagic || type < 1 || type > 4 ||
-      (flags & ~kFlagNullValue) != 0 || h[3] != 0) {
+      (flags & ~(kFlagNullValue | kFlagTimestamp)) != 0 || h[3] != 0) {
     return false;
   }
   const uint64_t key_size = GetFixed32(h + 20);
   const uint64_t value_size = GetFixed32(h + 24);
+  const uint64_t timestamp_size = (flags & kFlagTimestamp) ? kTimestampSize : 0;
   if ((flags & kFlagNullValue) && value_size != 0) return false;
-  if (key_size + value_size > data.size() - pos - kHeaderSize) return false;
-  const std::string_view payload(h + kHeaderSize, key_size + value_size);
+  if (timestamp_size + key_size + value_size > data.size() - pos - kHeaderSize) return false;
+  const std::string_view payload(h + kHeaderSize, timestamp_size + key_size + value_size);
   if (Crc32c(payload, Crc32c(std::string_view(h, kCrcOffset))) != GetFixed32(h + kCrcOffset)) {
     return false;
   }
   e->type = static_cast<RecordType>(type);
   e->state = TxnState::kNone;
   e->txn_id = static_cast<int64_t>(GetFixed64(h + 4));
-  e->key.assign(payload.substr(0, key_size));
+  e->timestamp = timestamp_size ? static_cast<int64_t>(GetFixed64(payload.data())) : kNoTimestamp;
+  e->key.assign(payload.substr(timestamp_size, key_size));
   if (flags & kFlagNullValue) {
     e->value.reset();
   } else {
-    e->value.emplace(payload.substr(key_size));
+    e->value.emplace(payload.substr(timestamp_size + key_size));
   }
   *offset = static_cast<int64_t>(GetFixed64(h + 12));
-  *length = kHeaderSize + key_size + value_size;
+  *length = kHeaderSize + payload.size();
   return true;
 }
 
@@ -351,12 +361,15 @@ class LogImpl : public Log {
 
   Status Open();
 
+  using Log::Append;
   Status Append(std::string_view partition, std::string_view key,
-                std::optional<std::string_view> value, int64_t* offset) override {
+                std::optional<std::string_view> value, int64_t timestamp,
+                int64_t* offset) override {
     std::lock_guard<std::mutex> l(mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
-    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value), offset);
+    STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
+    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp), offset);
   }
 
   Status Sync() override {
@@ -381,12 +394,16 @@ class LogImpl : public Log {
     return Status::Ok();
   }
 
+  using Log::AppendTransactional;
   Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
-                             std::optional<std::string_view> value, int64_t* offset) override {
+                             std::optional<std::string_view> value, int64_t timestamp,
+                             int64_t* offset) override {
     std::lock_guard<std::mutex> l(mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
-    return AppendTransactionalLocked(txn_id, partition, MakeData(txn_id, key, value), offset);
+    STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
+    return AppendTransactionalLocked(txn_id, partition, MakeData(txn_id, key, value, timestamp),
+                                     offset);
   }
 
   Status AppendOffsetsTransactional(int64_t txn_id, std::string_view group,
@@ -477,7 +494,7 @@ class LogImpl : public Log {
     for (int64_t i = from_offset; i < limit && count < max_records; ++i) {
       const Entry& e = p->entries[static_cast<size_t>(i)];
       if (e.type != RecordType::kData || (committed && !Visible(e))) continue;
-      records->push_back(LogRecord{i, e.key, e.value, e.txn_id});
+      records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp});
       ++count;
     }
     return Status::Ok();
@@ -498,14 +515,21 @@ class LogImpl : public Log {
            (e.state == TxnState::kNone || e.state == TxnState::kCommitted);
   }
 
-  static Entry MakeData(int64_t txn_id, std::string_view key,
-                        std::optional<std::string_view> value) {
+  static Entry MakeData(int64_t txn_id, std::string_view key, std::optional<std::string_view> value,
+                        int64_t timestamp = kNoTimestamp) {
     Entry e;
     e.type = RecordType::kData;
     e.txn_id = txn_id;
     e.key.assign(key);
     if (value) e.value.emplace(*value);
+    e.timestamp = timestamp;
     return e;
+  }
+
+  static Status CheckTimestamp(int64_t timestamp) {
+    if (timestamp >= kNoTimestamp) return Status::Ok();
+    return Status::InvalidArgument("record timestamp " + std::to_string(timestamp) +
+                                   " is negative (a timestamp is >= 0, or -1 for none)");
   }
 
   static Entry MakeOffsets(int64_t txn_id, std::string_view group,

@@ -108,6 +108,32 @@ TEST_F(LogTest, AppendAssignsConsecutiveOffsetsAndReads) {
   EXPECT_EQ(log_->Partitions(), (Strings{"input-0", "output-0"}));
 }
 
+// Records carry a timestamp (Kafka's record timestamp, SPEC E) or none, through a reopen too.
+TEST_F(LogTest, RecordsCarryTheirTimestamps) {
+  ASSERT_OK(Open());
+  int64_t offset = 0;
+  ASSERT_OK(log_->Append("input-0", "a", "1", 1700000000000, &offset));
+  ASSERT_OK(log_->Append("input-0", "b", std::nullopt, 0, &offset));
+  ASSERT_OK(log_->Append("input-0", "c", "3", &offset));  // None.
+  ASSERT_OK(log_->BeginTransaction(7));
+  ASSERT_OK(log_->AppendTransactional(7, "input-0", "d", "4", 42, &offset));
+  ASSERT_OK(log_->CommitTransaction(7));
+  const Status negative = log_->Append("input-0", "e", "5", -2, &offset);
+  EXPECT_EQ(negative.code(), Status::Code::kInvalidArgument) << negative;
+  EXPECT_NE(negative.message().find("timestamp -2 is negative"), std::string::npos) << negative;
+  for (int open = 0; open < 2; ++open) {
+    std::vector<LogRecord> records;
+    ASSERT_OK(log_->Read("input-0", 0, 10, kCommitted, &records));
+    ASSERT_EQ(records.size(), 4u);
+    EXPECT_EQ(records[0], (LogRecord{0, "a", "1", 0, 1700000000000}));
+    EXPECT_EQ(records[1], (LogRecord{1, "b", std::nullopt, 0, 0}));
+    EXPECT_EQ(records[2], (LogRecord{2, "c", "3", 0, kNoTimestamp}));
+    EXPECT_EQ(records[3].timestamp, 42);
+    ASSERT_OK(Open());  // Recovery reads them back from the file.
+  }
+  EXPECT_EQ(logger_->All(), "");
+}
+
 TEST_F(LogTest, AppendIsVisibleToReadCommittedAfterSync) {
   ASSERT_OK(Open());
   AppendOk("input-0", "a", "1");

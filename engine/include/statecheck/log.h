@@ -89,11 +89,15 @@ struct LogOptions {
 };
 
 // One data record as a reader sees it.
+// A record's timestamp when it has none (Kafka's RecordBatch.NO_TIMESTAMP).
+inline constexpr int64_t kNoTimestamp = -1;
+
 struct LogRecord {
   int64_t offset = 0;
   std::string key;
   std::optional<std::string> value;  // nullopt = a tombstone.
   int64_t txn_id = 0;                // 0 = appended outside a transaction.
+  int64_t timestamp = kNoTimestamp;  // Milliseconds, >= 0; or kNoTimestamp.
   friend bool operator==(const LogRecord&, const LogRecord&) = default;
 };
 
@@ -112,10 +116,16 @@ class Log {
 
   // Appends a data record outside any transaction and sets `*offset` to its offset. It is
   // written to the file (it survives a process crash) but durable only after Sync().
-  // InvalidArgument for a bad partition name; IOError if the write failed (nothing appended);
-  // FailedPrecondition if the partition or the log must be reopened (see "Failures").
+  // InvalidArgument for a bad partition name or a timestamp below kNoTimestamp; IOError if the
+  // write failed (nothing appended); FailedPrecondition if the partition or the log must be
+  // reopened (see "Failures").
   virtual Status Append(std::string_view partition, std::string_view key,
-                        std::optional<std::string_view> value, int64_t* offset) = 0;
+                        std::optional<std::string_view> value, int64_t timestamp,
+                        int64_t* offset) = 0;
+  Status Append(std::string_view partition, std::string_view key,
+                std::optional<std::string_view> value, int64_t* offset) {
+    return Append(partition, key, value, kNoTimestamp, offset);
+  }
 
   // Fsyncs every partition with unsynced records; they become visible to READ_COMMITTED
   // readers. IOError if an fsync failed.
@@ -129,7 +139,11 @@ class Log {
   // append to `partition`). NotFound if no such transaction is open; otherwise as Append.
   virtual Status AppendTransactional(int64_t txn_id, std::string_view partition,
                                      std::string_view key, std::optional<std::string_view> value,
-                                     int64_t* offset) = 0;
+                                     int64_t timestamp, int64_t* offset) = 0;
+  Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
+                             std::optional<std::string_view> value, int64_t* offset) {
+    return AppendTransactional(txn_id, partition, key, value, kNoTimestamp, offset);
+  }
 
   // Writes `group`'s committed offsets inside transaction `txn_id`: they become visible with the
   // transaction's other records, or never. NotFound if no such transaction is open;
