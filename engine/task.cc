@@ -143,6 +143,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     } else if (s.code() != Status::Code::kNotFound) {
       return s;
     }
+    STATECHECK_RETURN_IF_ERROR(processor_->Init(committed.metadata));
     last_commit_ms_ = clock_->NowMs();
     open_ = true;
     return Status::Ok();
@@ -255,26 +256,37 @@ class TaskImpl final : public Task, private ProcessorContext {
     RecordContext context{options_.input_partition, current_ ? current_->offset : 0};
     STATECHECK_RETURN_IF_ERROR(ts->store->Put(key, value, current_ ? &context : nullptr));
     int64_t offset = 0;
-    STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, &offset));
+    STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, RecordTimestamp(), &offset));
     ts->last_changelog_offset = offset;
     return Status::Ok();
   }
 
-  Status Forward(std::string_view key, std::optional<std::string_view> value) override {
-    int64_t offset = 0;
-    return Append(options_.output_partition, key, value, &offset);
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
+    TaskStore* ts = Find(store);
+    if (!ts) return UnknownStore(store);
+    return ts->store->Range(from, to, it);
   }
+
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    int64_t offset = 0;
+    return Append(options_.output_partition, key, value, timestamp, &offset);
+  }
+
+  int64_t RecordTimestamp() const override { return current_ ? current_->timestamp : kNoTimestamp; }
+  int64_t WallClockMs() const override { return clock_->NowMs(); }
 
   // ----------------------------------------------------------------------------------------------
   Status Append(std::string_view partition, std::string_view key,
-                std::optional<std::string_view> value, int64_t* offset) {
+                std::optional<std::string_view> value, int64_t timestamp, int64_t* offset) {
     Log* log = options_.log;
-    if (!eos_) return log->Append(partition, key, value, offset);
+    if (!eos_) return log->Append(partition, key, value, timestamp, offset);
     if (!txn_open_) {
       STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
       txn_open_ = true;
     }
-    return log->AppendTransactional(txn_id_, partition, key, value, offset);
+    return log->AppendTransactional(txn_id_, partition, key, value, timestamp, offset);
   }
 
   // The commit protocol (task.h, C1).

@@ -21,6 +21,11 @@
     const ::statecheck::Status _s = (expr);      \
     ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
   } while (0)
+#define EXPECT_OK(expr)                          \
+  do {                                           \
+    const ::statecheck::Status _s = (expr);      \
+    EXPECT_TRUE(_s.ok()) << #expr << ": " << _s; \
+  } while (0)
 
 namespace statecheck::testing {
 

@@ -19,12 +19,6 @@
 #include "faults/fail_points.h"
 #include "statecheck/log.h"
 
-#define EXPECT_OK(expr)                          \
-  do {                                           \
-    const ::statecheck::Status _s = (expr);      \
-    EXPECT_TRUE(_s.ok()) << #expr << ": " << _s; \
-  } while (0)
-
 namespace statecheck::faults {
 namespace {
 

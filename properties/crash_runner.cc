@@ -110,12 +110,22 @@ class KillingContext final : public ProcessorContext {
     kill_->Tick();
     return s;
   }
-  Status Forward(std::string_view key, std::optional<std::string_view> value) override {
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
     kill_->Tick();
-    Status s = inner_->Forward(key, value);
+    Status s = inner_->Range(store, from, to, it);
     kill_->Tick();
     return s;
   }
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    kill_->Tick();
+    Status s = inner_->Forward(key, value, timestamp);
+    kill_->Tick();
+    return s;
+  }
+  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
 
  private:
   ProcessorContext* inner_;
@@ -131,6 +141,8 @@ class KillingProcessor final : public Processor {
     KillingContext k(context, kill_);
     return inner_->Process(record, &k);
   }
+  std::string CommitMetadata() const override { return inner_->CommitMetadata(); }
+  Status Init(std::string_view metadata) override { return inner_->Init(metadata); }
 
  private:
   std::unique_ptr<Processor> inner_;

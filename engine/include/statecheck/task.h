@@ -94,11 +94,26 @@ class ProcessorContext {
   virtual Status Get(std::string_view store, std::string_view key,
                      std::optional<std::string>* value) = 0;
   // Writes `key` = `value` (std::nullopt deletes) to `store` and to its changelog, with the
-  // current input record as the write's context (T8).
+  // current input record as the write's context (T8) and its timestamp on the changelog record.
   virtual Status Put(std::string_view store, std::string_view key,
                      std::optional<std::string_view> value) = 0;
-  // Appends an output record.
-  virtual Status Forward(std::string_view key, std::optional<std::string_view> value) = 0;
+  // The writer's iterator over the keys of `store` from `from` to `to`, both included
+  // (std::nullopt: unbounded; KeyValueStore::Range), ascending, its own writes included (T5).
+  // InvalidArgument for an unknown store.
+  virtual Status Range(std::string_view store, std::optional<std::string_view> from,
+                       std::optional<std::string_view> to,
+                       std::unique_ptr<KeyValueIterator>* it) = 0;
+  // Appends an output record with `timestamp` (kNoTimestamp or >= 0).
+  virtual Status Forward(std::string_view key, std::optional<std::string_view> value,
+                         int64_t timestamp) = 0;
+  // Appends an output record with the input record's timestamp, as Kafka forwards by default.
+  Status Forward(std::string_view key, std::optional<std::string_view> value) {
+    return Forward(key, value, RecordTimestamp());
+  }
+  // The timestamp of the input record being processed (kNoTimestamp if it has none).
+  virtual int64_t RecordTimestamp() const = 0;
+  // Wall-clock time: the task's Clock (SPEC E5's emit interval).
+  virtual int64_t WallClockMs() const = 0;
 };
 
 class Processor {
@@ -110,6 +125,12 @@ class Processor {
   virtual Status Process(const LogRecord& record, ProcessorContext* context) = 0;
   // Metadata committed with the input offset (SPEC E10); empty by default.
   virtual std::string CommitMetadata() const { return {}; }
+  // Called once when the task has restored its stores, before the first record, with the
+  // metadata last committed with the input offset ("" if none). An error fails OpenTask.
+  virtual Status Init(std::string_view committed_metadata) {
+    (void)committed_metadata;
+    return Status::Ok();
+  }
 };
 
 // The key-value processor. Stores "kv" and "counts". For an input record (k, v):
