@@ -1,0 +1,81 @@
+// Windowed aggregation over time windows with KIP-825's emit strategies (SPEC E1–E6, E9, E10),
+// as a task Processor (statecheck/task.h): its state lives in a transactional store of the task,
+// restored from its changelog, and the last emitted close time is committed with the input
+// offset, so the aggregation survives crashes.
+//
+// For an input record (key, value, timestamp):
+//   * a null key, or no timestamp, is dropped and counted (E1);
+//   * stream time := max(stream time, timestamp) — the largest record timestamp seen since the
+//     task started (not restored);
+//   * for each time window holding the timestamp, by ascending start: if it still takes records
+//     (TimeWindows::Accepts: end > stream time - grace) its aggregate becomes
+//     aggregator(key, value, aggregate or initializer()), and under ON_WINDOW_UPDATE one output
+//     follows (E2); if not, that window alone is skipped, counted, and a warning names the
+//     window, its expiration and the stream time (E1);
+//   * under ON_WINDOW_CLOSE, when the close time (stream time - grace) has passed the last
+//     emitted one and emit_interval_ms of wall-clock time have passed since the last attempt
+//     (E5), every window that closed since — end in (last emitted close time, close time] — is
+//     emitted once, with its final aggregate, by window start, then key bytes (E3, E4), read
+//     with one time-ordered range scan over exactly those windows (E9).
+// An output record's key is "<start>:<end>:<key>" (decimal; the key's bytes follow the second
+// colon), its value the aggregate, its timestamp the largest record timestamp of the window.
+//
+// The store ("agg" by default) keys each window by [start, 8 bytes big-endian][key] and holds
+// [the window's largest record timestamp, 8 bytes big-endian][aggregate]. The processor's
+// commit metadata (E10) is "<store>=<last emitted close time>"; a starting task takes the
+// largest such value it finds.
+#ifndef STATECHECK_WINDOWED_AGGREGATION_H_
+#define STATECHECK_WINDOWED_AGGREGATION_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "statecheck/logger.h"
+#include "statecheck/status.h"
+#include "statecheck/task.h"
+#include "statecheck/windows.h"
+
+namespace statecheck {
+
+struct Aggregator {
+  std::function<std::string()> initializer;
+  // (key, value, aggregate) → the new aggregate. `value` is null for a tombstone.
+  std::function<std::string(std::string_view, std::optional<std::string_view>, std::string_view)>
+      aggregate;
+};
+// count(): the number of records, in decimal (tombstones too, as Kafka's count counts them).
+Aggregator CountAggregator();
+
+// What the aggregation did since its task opened; read it from the test or harness that made
+// the processor (it is shared with the processor).
+struct AggregationStats {
+  int64_t dropped_records = 0;  // Kafka's dropped-records: null keys, no timestamp, late (E1).
+  int64_t emitted = 0;          // Output records.
+};
+
+struct TimeWindowedAggregationOptions {
+  TimeWindows windows;
+  EmitStrategy emit = EmitStrategy::kOnWindowUpdate;
+  // Kafka's internal emit.interval.ms for emit-final (default 1000; tests set 0). >= 0.
+  int64_t emit_interval_ms = 1000;
+  std::string store = "agg";  // A store name of the task: [A-Za-z0-9._-].
+  int64_t retention_ms = -1;  // -1: the window size plus the grace period.
+  Aggregator aggregator = CountAggregator();
+  std::shared_ptr<AggregationStats> stats;  // Null: not reported.
+  std::shared_ptr<Logger> logger;           // Null = StderrLogger().
+};
+
+// InvalidArgument with Kafka's text for a retention shorter than size + grace, or naming the
+// option for an empty store name, a negative emit interval or a missing aggregator.
+Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
+                                  std::unique_ptr<Processor>* out);
+
+// The output key of `window` for `key`: "<start>:<end>:<key>".
+std::string WindowedKey(const Window& window, std::string_view key);
+
+}  // namespace statecheck
+
+#endif  // STATECHECK_WINDOWED_AGGREGATION_H_

@@ -1,0 +1,211 @@
+#include "statecheck/windowed_aggregation.h"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+namespace statecheck {
+namespace {
+
+constexpr int64_t kNoCloseTime = -1;  // Nothing emitted yet (Kafka: ConsumerRecord.NO_TIMESTAMP).
+
+std::string BigEndian(int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<char>(static_cast<uint64_t>(v) & 0xff);
+    v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8);
+  }
+  return out;
+}
+
+int64_t FromBigEndian(std::string_view s) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(s[i]);
+  return static_cast<int64_t>(v);
+}
+
+// The store's key of `key`'s aggregate in the window starting at `start` (starts are >= 0, so
+// big-endian bytes sort as the numbers do: time order, then key bytes).
+std::string StoreKey(int64_t start, std::string_view key) {
+  return BigEndian(start) + std::string(key);
+}
+
+class TimeWindowedAggregation final : public Processor {
+ public:
+  explicit TimeWindowedAggregation(const TimeWindowedAggregationOptions& options)
+      : options_(options),
+        stats_(options.stats ? options.stats : std::make_shared<AggregationStats>()),
+        logger_(options.logger ? options.logger : StderrLogger()) {}
+
+  std::vector<std::string> StoreNames() const override { return {options_.store}; }
+
+  Status Init(std::string_view metadata) override {
+    // "<store>=<close time>" entries, ';'-separated; merged by max (E10).
+    last_emit_close_ = kNoCloseTime;
+    size_t at = 0;
+    while (at < metadata.size()) {
+      size_t end = metadata.find(';', at);
+      if (end == std::string_view::npos) end = metadata.size();
+      const std::string_view entry = metadata.substr(at, end - at);
+      at = end + 1;
+      const size_t eq = entry.find('=');
+      int64_t close = 0;
+      const std::string_view number = eq == std::string_view::npos ? "" : entry.substr(eq + 1);
+      auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), close);
+      if (eq == std::string_view::npos || ec != std::errc() ||
+          ptr != number.data() + number.size()) {
+        return Status::Corruption("windowed aggregation: committed metadata \"" +
+                                  std::string(metadata) +
+                                  "\" is not \"<store>=<last emitted close time>\"");
+      }
+      if (entry.substr(0, eq) == options_.store)
+        last_emit_close_ = std::max(last_emit_close_, close);
+    }
+    stream_time_ = kNoTimestamp;
+    return Status::Ok();
+  }
+
+  std::string CommitMetadata() const override {
+    if (last_emit_close_ == kNoCloseTime) return {};
+    return options_.store + "=" + std::to_string(last_emit_close_);
+  }
+
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    if (record.key.empty() || record.timestamp == kNoTimestamp) {
+      // Kafka's null key; the log has no null keys, so an empty one stands for it.
+      ++stats_->dropped_records;
+      logger_->Log(LogLevel::kWarn, std::string("Skipping record due to ") +
+                                        (record.key.empty() ? "null key" : "no timestamp") +
+                                        ". offset=[" + std::to_string(record.offset) + "]");
+      return Status::Ok();
+    }
+    const int64_t ts = record.timestamp;
+    stream_time_ = std::max(stream_time_, ts);
+    const TimeWindows& windows = options_.windows;
+    for (const Window& window : windows.WindowsFor(ts)) {
+      if (!windows.Accepts(window, stream_time_)) {
+        ++stats_->dropped_records;
+        logger_->Log(LogLevel::kWarn, "Skipping record for expired window. offset=[" +
+                                          std::to_string(record.offset) + "] timestamp=[" +
+                                          std::to_string(ts) + "] window=[" +
+                                          std::to_string(window.start) + "," +
+                                          std::to_string(window.end) + ") expiration=[" +
+                                          std::to_string(window.end + windows.grace_ms()) +
+                                          "] streamTime=[" + std::to_string(stream_time_) + "]");
+        continue;
+      }
+      const std::string key = StoreKey(window.start, record.key);
+      std::optional<std::string> stored;
+      STATECHECK_RETURN_IF_ERROR(context->Get(options_.store, key, &stored));
+      int64_t max_ts = ts;
+      std::string aggregate;
+      if (stored) {
+        if (stored->size() < 8) return Damaged(key);
+        max_ts = std::max(max_ts, FromBigEndian(*stored));
+        aggregate = stored->substr(8);
+      } else {
+        aggregate = options_.aggregator.initializer();
+      }
+      aggregate = options_.aggregator.aggregate(
+          record.key, record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+          aggregate);
+      STATECHECK_RETURN_IF_ERROR(context->Put(options_.store, key, BigEndian(max_ts) + aggregate));
+      if (options_.emit == EmitStrategy::kOnWindowUpdate) {
+        STATECHECK_RETURN_IF_ERROR(
+            context->Forward(WindowedKey(window, record.key), aggregate, max_ts));
+        ++stats_->emitted;
+      }
+    }
+    if (options_.emit == EmitStrategy::kOnWindowClose) return MaybeEmitFinal(context);
+    return Status::Ok();
+  }
+
+ private:
+  // E3–E5, E9: emits every window that closed since the last emission, if it is time.
+  Status MaybeEmitFinal(ProcessorContext* context) {
+    const TimeWindows& windows = options_.windows;
+    const int64_t close = stream_time_ - windows.grace_ms();  // Windows ending by it are closed.
+    if (close <= last_emit_close_) return Status::Ok();
+    const int64_t now = context->WallClockMs();
+    if (last_emit_attempt_ms_ && now - *last_emit_attempt_ms_ < options_.emit_interval_ms) {
+      return Status::Ok();
+    }
+    last_emit_attempt_ms_ = now;
+    // Closed since the last emission: end in (last close, close], i.e. start in
+    // (last close - size, close - size].
+    const int64_t size = windows.size_ms();
+    const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
+    const int64_t last = close - size;
+    if (last >= first) {
+      std::unique_ptr<KeyValueIterator> it;
+      STATECHECK_RETURN_IF_ERROR(
+          context->Range(options_.store, BigEndian(first), BigEndian(last + 1), &it));
+      KeyValue kv;
+      while (it->HasNext()) {
+        STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+        if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(kv.key);
+        const int64_t start = FromBigEndian(kv.key);
+        if (start > last) break;
+        const Window window{start, start + size};
+        STATECHECK_RETURN_IF_ERROR(context->Forward(WindowedKey(window, kv.key.substr(8)),
+                                                    kv.value.substr(8), FromBigEndian(kv.value)));
+        ++stats_->emitted;
+      }
+    }
+    last_emit_close_ = close;
+    return Status::Ok();
+  }
+
+  Status Damaged(std::string_view key) const {
+    return Status::Corruption("windowed aggregation: store " + options_.store +
+                              " holds a record that is not a window aggregate (key of " +
+                              std::to_string(key.size()) + " bytes)");
+  }
+
+  const TimeWindowedAggregationOptions options_;
+  const std::shared_ptr<AggregationStats> stats_;
+  const std::shared_ptr<Logger> logger_;
+  int64_t stream_time_ = kNoTimestamp;
+  int64_t last_emit_close_ = kNoCloseTime;
+  std::optional<int64_t> last_emit_attempt_ms_;
+};
+
+}  // namespace
+
+Aggregator CountAggregator() {
+  return {[] { return std::string("0"); },
+          [](std::string_view, std::optional<std::string_view>, std::string_view aggregate) {
+            int64_t n = 0;
+            std::from_chars(aggregate.data(), aggregate.data() + aggregate.size(), n);
+            return std::to_string(n + 1);
+          }};
+}
+
+std::string WindowedKey(const Window& window, std::string_view key) {
+  return std::to_string(window.start) + ":" + std::to_string(window.end) + ":" + std::string(key);
+}
+
+Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
+                                  std::unique_ptr<Processor>* out) {
+  out->reset();
+  if (options.store.empty()) {
+    return Status::InvalidArgument("windowed aggregation option store cannot be empty");
+  }
+  if (options.emit_interval_ms < 0) {
+    return Status::InvalidArgument(
+        "windowed aggregation option emit_interval_ms must be >= 0, got " +
+        std::to_string(options.emit_interval_ms));
+  }
+  if (!options.aggregator.initializer || !options.aggregator.aggregate) {
+    return Status::InvalidArgument(
+        "windowed aggregation option aggregator needs an initializer and an aggregate function");
+  }
+  const int64_t retention = options.retention_ms >= 0
+                                ? options.retention_ms
+                                : options.windows.size_ms() + options.windows.grace_ms();
+  STATECHECK_RETURN_IF_ERROR(options.windows.CheckRetention(options.store, retention));
+  *out = std::make_unique<TimeWindowedAggregation>(options);
+  return Status::Ok();
+}
+
+}  // namespace statecheck
