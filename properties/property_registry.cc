@@ -10,6 +10,7 @@
 #include "properties/kv_history.h"
 #include "properties/kv_store_property.h"
 #include "properties/task_property.h"
+#include "properties/windowed_aggregation_property.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace rc::detail {
@@ -39,6 +40,14 @@ std::vector<PropertySpec> AllProperties() {
   for (const TaskConfig& config : TaskOptionMatrix()) {
     out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
                    [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },
+                   /*batch_divisor=*/8});
+  }
+  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+    out.push_back({"windowed/MatchesModel/" + config.label, "windowed",
+                   "WindowedAggregationProperty.MatchesModel",
+                   [config](const PropertyParams& p) {
+                     return CheckWindowedAggregationMatchesModel(config, p);
+                   },
                    /*batch_divisor=*/8});
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the

@@ -37,15 +37,12 @@
 #include <string_view>
 
 #include "statecheck/status.h"
+#include "statecheck/windows.h"
 
 namespace statecheck {
 
-// A window [start, end): end = start + windowSize, saturating at INT64_MAX.
-struct Window {
-  int64_t start = 0;
-  int64_t end = 0;
-  friend bool operator==(const Window&, const Window&) = default;
-};
+// The store's windows are time windows (statecheck/windows.h's Window): [start, end), end =
+// start + windowSize, saturating at INT64_MAX.
 
 // One record as a read returns it. Single-key reads fill `key` too.
 struct WindowedRecord {

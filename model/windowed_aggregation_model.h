@@ -1,0 +1,84 @@
+// WindowedAggregationModel: the reference model of a windowed count over time windows with
+// KIP-825's emit strategies, run as an exactly-once task (SPEC E1–E6, E10; engine:
+// statecheck/windowed_aggregation.h).
+//
+// How it differs from the engine: no store, no key encoding, no range scans. It keeps every
+// input record; a window's aggregate is recomputed from the records it took, and the windows of
+// a timestamp are found by walking the starts from 0. Commits happen only when told (the
+// harness commits explicitly). A crash returns everything to the last commit; stream time and
+// the emit-interval clock start afresh (they are not restored, SPEC E), the last emitted close
+// time does not (it is committed, E6, E10).
+#ifndef STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
+#define STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace statecheck::model {
+
+struct WindowedModelConfig {
+  int64_t size_ms = 10;
+  int64_t advance_ms = 10;
+  int64_t grace_ms = 0;
+  bool emit_final = false;
+  int64_t emit_interval_ms = 0;
+};
+
+struct WindowedOutput {
+  std::string key;  // "<start>:<end>:<key>"
+  std::string value;
+  int64_t timestamp = 0;
+  friend bool operator==(const WindowedOutput&, const WindowedOutput&) = default;
+};
+
+class WindowedAggregationModel {
+ public:
+  explicit WindowedAggregationModel(WindowedModelConfig config) : config_(config) {}
+
+  // An input record; `timestamp` -1 = none.
+  void AppendInput(std::string key, int64_t timestamp);
+  // Processes up to `max_records` input records at wall-clock time `now_ms`; returns how many.
+  int64_t Process(int64_t max_records, int64_t now_ms);
+  void Commit();
+  // The task died (exactly-once): back to the last commit.
+  void Crash();
+  // A clean close and restart: a commit, then a fresh stream time.
+  void Restart();
+
+  const std::vector<WindowedOutput>& committed_output() const { return committed_.output; }
+  int64_t committed_input_offset() const { return committed_.next; }
+  int64_t next_input_offset() const { return current_.next; }
+  // Records dropped by the task object running now (null key, no timestamp, late: E1).
+  int64_t dropped_records() const { return dropped_; }
+  // The committed aggregates, as the store holds them: (window start, key) → (count, max ts).
+  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> CommittedAggregates()
+      const;
+
+ private:
+  struct State {
+    int64_t next = 0;                                    // Input index.
+    std::vector<std::pair<int64_t, std::string>> taken;  // (window start, key), per record taken.
+    std::vector<int64_t> taken_ts;                       // ... and its timestamp.
+    int64_t last_emit_close = -1;
+    std::vector<WindowedOutput> output;
+  };
+  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms);
+  std::pair<int64_t, int64_t> Aggregate(const State& s, int64_t start,
+                                        const std::string& key) const;
+
+  const WindowedModelConfig config_;
+  std::vector<std::pair<std::string, int64_t>> input_;
+  State current_;
+  State committed_;
+  int64_t stream_time_ = -1;
+  std::optional<int64_t> last_attempt_ms_;
+  int64_t dropped_ = 0;
+};
+
+}  // namespace statecheck::model
+
+#endif  // STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_

@@ -1,0 +1,315 @@
+#include "properties/windowed_aggregation_property.h"
+
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "model/windowed_aggregation_model.h"
+#include "properties/generators.h"
+#include "properties/rapidcheck_runner.h"
+#include "statecheck/log.h"
+#include "statecheck/task.h"
+#include "statecheck/windowed_aggregation.h"
+
+namespace statecheck::properties {
+namespace {
+
+enum class WOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
+constexpr const char* kWOpNames[] = {"append", "process", "advanceClock",
+                                     "commit", "crash",   "restart"};
+
+struct WOp {
+  WOpType type = WOpType::kCommit;
+  std::vector<std::pair<std::string, int64_t>> records;  // kAppend: (key, timestamp or -1).
+  int64_t n = 0;                                         // kProcess: records; kAdvanceClock: ms.
+};
+
+std::string WOpToString(const WOp& op) {
+  std::ostringstream out;
+  out << "{\"op\":\"" << kWOpNames[static_cast<int>(op.type)] << "\"";
+  if (op.type == WOpType::kAppend) {
+    out << ",\"records\":[";
+    for (size_t i = 0; i < op.records.size(); ++i) {
+      out << (i ? "," : "") << "[\"" << op.records[i].first << "\"," << op.records[i].second << "]";
+    }
+    out << "]";
+  }
+  if (op.type == WOpType::kProcess) out << ",\"max_records\":" << op.n;
+  if (op.type == WOpType::kAdvanceClock) out << ",\"ms\":" << op.n;
+  return out.str() + "}";
+}
+
+std::string Show(const std::vector<model::WindowedOutput>& out) {
+  std::string s = "[";
+  for (size_t i = 0; i < out.size(); ++i) {
+    s += (i ? ", " : "") + out[i].key + "=" + out[i].value + "@" + std::to_string(out[i].timestamp);
+  }
+  return s + "]";
+}
+
+constexpr char kInput[] = "input";
+constexpr char kOutput[] = "output";
+constexpr int64_t kEmitIntervalMs = 50;
+
+class WindowedSut {
+ public:
+  WindowedSut(std::string dir, const WindowedAggregationConfig& config, int64_t* operations)
+      : dir_(std::move(dir)), config_(config), operations_(operations) {
+    model::WindowedModelConfig mc;
+    mc.size_ms = config.size_ms;
+    mc.advance_ms = config.advance_ms;
+    mc.grace_ms = config.grace_ms;
+    mc.emit_final = config.emit_final;
+    mc.emit_interval_ms = kEmitIntervalMs;
+    model_ = std::make_unique<model::WindowedAggregationModel>(mc);
+  }
+  ~WindowedSut() {
+    task_.reset();
+    log_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string Start() {
+    task_.reset();
+    log_.reset();
+    LogOptions lo;
+    lo.directory = dir_ + "/log";
+    lo.logger = NullLogger();
+    Status s = OpenLog(lo, &log_);
+    if (!s.ok()) return "opening the log: " + s.ToString();
+    TimeWindows tumbling, windows;
+    s = TimeWindows::OfSizeAndGrace(config_.size_ms, config_.grace_ms, &tumbling);
+    if (s.ok()) s = tumbling.AdvanceBy(config_.advance_ms, &windows);
+    TimeWindowedAggregationOptions a;
+    a.windows = windows;
+    a.emit = config_.emit_final ? EmitStrategy::kOnWindowClose : EmitStrategy::kOnWindowUpdate;
+    a.emit_interval_ms = kEmitIntervalMs;
+    stats_ = std::make_shared<AggregationStats>();
+    a.stats = stats_;
+    a.logger = NullLogger();
+    std::unique_ptr<Processor> processor;
+    if (s.ok()) s = NewTimeWindowedAggregation(a, &processor);
+    if (!s.ok()) return "the aggregation: " + s.ToString();
+    TaskOptions o;
+    o.application_id = "app";
+    o.input_partition = kInput;
+    o.output_partition = kOutput;
+    o.state_directory = dir_ + "/state";
+    o.log = log_.get();
+    o.clock = clock_;
+    o.logger = NullLogger();
+    o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
+    s = ResolveStateConfig(config_.streams_config, &o.config);
+    if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
+    return s.ok() ? "" : "opening the task: " + s.ToString();
+  }
+
+  std::string Step(const WOp& op) {
+    ++*operations_;
+    ++steps_;
+    std::string why = Apply(op);
+    if (why.empty()) why = Check();
+    return why.empty() ? ""
+                       : "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " + why;
+  }
+
+ private:
+  std::string Apply(const WOp& op) {
+    switch (op.type) {
+      case WOpType::kAppend: {
+        for (const auto& [key, ts] : op.records) {
+          int64_t offset = 0;
+          const Status s = log_->Append(kInput, key, "v", ts, &offset);
+          if (!s.ok()) return "appending: " + s.ToString();
+          model_->AppendInput(key, ts);
+        }
+        const Status s = log_->Sync();
+        return s.ok() ? "" : "syncing: " + s.ToString();
+      }
+      case WOpType::kProcess: {
+        int64_t processed = 0;
+        const Status s = task_->Process(op.n, &processed);
+        if (!s.ok()) return "Process: " + s.ToString();
+        const int64_t expected = model_->Process(op.n, clock_->NowMs());
+        if (processed != expected) {
+          return "processed " + std::to_string(processed) + ", the model " +
+                 std::to_string(expected);
+        }
+        return "";
+      }
+      case WOpType::kAdvanceClock:
+        clock_->Advance(op.n);
+        return "";
+      case WOpType::kCommit: {
+        const Status s = task_->Commit();
+        if (!s.ok()) return "Commit: " + s.ToString();
+        model_->Commit();
+        return "";
+      }
+      case WOpType::kCrash:
+        task_->Abandon();
+        model_->Crash();
+        return Restarted();
+      case WOpType::kRestart: {
+        const Status s = task_->Close();
+        if (!s.ok()) return "Close: " + s.ToString();
+        model_->Restart();
+        return Restarted();
+      }
+    }
+    return "unknown op";
+  }
+
+  // After a restart: the store holds exactly the committed aggregates.
+  std::string Restarted() {
+    if (std::string why = Start(); !why.empty()) return why;
+    std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> store;
+    std::unique_ptr<KeyValueIterator> it;
+    Status s = task_->Store("agg")->NewQueryView()->All(&it);
+    KeyValue kv;
+    while (s.ok() && it->HasNext()) {
+      s = it->Next(&kv);
+      if (!s.ok()) break;
+      auto be = [](std::string_view b) {
+        uint64_t v = 0;
+        for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(b[i]);
+        return static_cast<int64_t>(v);
+      };
+      store[{be(kv.key), kv.key.substr(8)}] = {std::stoll(kv.value.substr(8)), be(kv.value)};
+    }
+    if (!s.ok()) return "reading the store: " + s.ToString();
+    if (store != model_->CommittedAggregates()) {
+      return "E6: after the restart the store holds " + std::to_string(store.size()) +
+             " window aggregates that differ from the " +
+             std::to_string(model_->CommittedAggregates().size()) + " of the last commit";
+    }
+    return "";
+  }
+
+  std::string Check() {
+    std::vector<LogRecord> records;
+    Status s = log_->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &records);
+    if (!s.ok()) return "reading the output: " + s.ToString();
+    std::vector<model::WindowedOutput> output;
+    for (const LogRecord& r : records)
+      output.push_back({r.key, r.value.value_or("null"), r.timestamp});
+    if (output != model_->committed_output()) {
+      return std::string(config_.emit_final ? "E3/E6" : "E2/E6") + ": committed output " +
+             Show(output) + ", the model " + Show(model_->committed_output());
+    }
+    CommittedOffsets c;
+    s = log_->GetCommittedOffsets(task_->OffsetsGroup(), &c);
+    const int64_t committed = s.ok() && c.offsets.count(kInput) ? c.offsets.at(kInput) : 0;
+    if (committed != model_->committed_input_offset()) {
+      return "C1: committed input offset " + std::to_string(committed) + ", the model " +
+             std::to_string(model_->committed_input_offset());
+    }
+    if (stats_->dropped_records != model_->dropped_records()) {
+      return "E1: the task dropped " + std::to_string(stats_->dropped_records) +
+             " records, the model " + std::to_string(model_->dropped_records());
+    }
+    return "";
+  }
+
+  const std::string dir_;
+  const WindowedAggregationConfig config_;
+  int64_t* operations_;
+  int steps_ = 0;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::shared_ptr<AggregationStats> stats_;
+  std::unique_ptr<Log> log_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<model::WindowedAggregationModel> model_;
+};
+
+struct WGenState {};
+using WCommand = rc::state::Command<WGenState, WindowedSut>;
+
+class WindowedCommand final : public WCommand {
+ public:
+  explicit WindowedCommand(WOp op) : op_(std::move(op)) {}
+  void run(const WGenState&, WindowedSut& sut) const override {
+    const std::string why = sut.Step(op_);
+    if (!why.empty()) throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, why);
+  }
+  void show(std::ostream& os) const override { os << WOpToString(op_); }
+
+ private:
+  WOp op_;
+};
+
+rc::Gen<WOp> GenWOp(const WindowedAggregationConfig& config) {
+  return rc::gen::exec([config] {
+    WOp op;
+    op.type = PickWeighted<WOpType>({{5, WOpType::kAppend},
+                                     {5, WOpType::kProcess},
+                                     {2, WOpType::kAdvanceClock},
+                                     {2, WOpType::kCommit},
+                                     {1, WOpType::kCrash},
+                                     {1, WOpType::kRestart}});
+    switch (op.type) {
+      case WOpType::kAppend: {
+        const int n = *UniformInRange<int>(1, 4);
+        for (int i = 0; i < n; ++i) {
+          // Keys that are byte-prefixes of others, and the empty ("null") key now and then.
+          std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b", "a", ""});
+          // Timestamps near window ends and end + grace: multiples of the advance, +-1, and
+          // grace past them; now and then none.
+          const int64_t base = *UniformInRange<int64_t>(0, 6) * config.advance_ms;
+          const int64_t ts = *rc::gen::elementOf(
+              std::vector<int64_t>{base, base - 1, base + 1, base + config.grace_ms,
+                                   base + config.grace_ms - 1, base + config.size_ms, -1});
+          op.records.emplace_back(std::move(key), ts < -1 ? 0 : ts);
+        }
+        break;
+      }
+      case WOpType::kProcess:
+        op.n = *UniformInRange<int64_t>(1, 8);
+        break;
+      case WOpType::kAdvanceClock:
+        op.n = *rc::gen::elementOf(std::vector<int64_t>{1, kEmitIntervalMs, 200});
+        break;
+      default:
+        break;
+    }
+    return op;
+  });
+}
+
+}  // namespace
+
+std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
+  const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};
+  const std::map<std::string, std::string> eos_ru = {
+      {"processing.guarantee", "exactly_once_v2"},
+      {"default.state.isolation.level", "READ_UNCOMMITTED"}};
+  return {
+      {"tumbling_eager", 10, 10, 0, false, eos},    {"tumbling_final", 10, 10, 0, true, eos},
+      {"hopping_eager", 10, 4, 3, false, eos},      {"hopping_final", 10, 4, 3, true, eos},
+      {"hopping_final_ru", 10, 4, 3, true, eos_ru},
+  };
+}
+
+PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
+                                                     const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "windowed/MatchesModel/" + config.label;
+  auto property = [&] {
+    const std::string dir = ScratchDirectory("windowed");
+    std::filesystem::remove_all(dir);
+    WindowedSut sut(dir, config, &out.operations);
+    const std::string started = sut.Start();
+    RC_ASSERT(started.empty());
+    rc::state::check(WGenState{}, sut, [&config](const WGenState&) {
+      return rc::gen::map(GenWOp(config), [](WOp op) {
+        return std::shared_ptr<const WCommand>(std::make_shared<WindowedCommand>(std::move(op)));
+      });
+    });
+  };
+  RunProperty(property, params, &out);
+  return out;
+}
+
+}  // namespace statecheck::properties
