@@ -170,7 +170,110 @@ class TimeWindowedAggregation final : public Processor {
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 
+// Captures the records the inner processor forwards into the suppress buffer.
+class BufferingContext final : public ProcessorContext {
+ public:
+  BufferingContext(ProcessorContext* inner, std::string buffer, int64_t size_ms,
+                   int64_t* stream_time)
+      : inner_(inner), buffer_(std::move(buffer)), size_ms_(size_ms), stream_time_(stream_time) {}
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    return inner_->Get(store, key, value);
+  }
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    return inner_->Put(store, key, value);
+  }
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(store, from, to, it);
+  }
+  // "<start>:<end>:<key>" → buffered under [end][windowed key], replacing the window's last.
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    int64_t start = 0;
+    auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), start);
+    if (ec != std::errc() || ptr == key.data() + key.size() || *ptr != ':' || !value) {
+      return Status::Corruption("suppress: \"" + std::string(key) + "\" is not a window update");
+    }
+    *stream_time_ = std::max(*stream_time_, timestamp);
+    return inner_->Put(buffer_, BigEndian(start + size_ms_) + std::string(key),
+                       BigEndian(timestamp) + std::string(*value));
+  }
+  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+
+ private:
+  ProcessorContext* inner_;
+  const std::string buffer_;
+  const int64_t size_ms_;
+  int64_t* stream_time_;
+};
+
+class SuppressedAggregation final : public Processor {
+ public:
+  SuppressedAggregation(const TimeWindowedAggregationOptions& options,
+                        std::unique_ptr<Processor> eager)
+      : options_(options), eager_(std::move(eager)), buffer_(options.store + ".suppress") {}
+
+  std::vector<std::string> StoreNames() const override {
+    std::vector<std::string> names = eager_->StoreNames();
+    names.push_back(buffer_);
+    return names;
+  }
+  Status Init(std::string_view metadata) override {
+    stream_time_ = kNoTimestamp;  // Not restored (SPEC E); the buffer is, from its changelog.
+    return eager_->Init(metadata);
+  }
+  std::string CommitMetadata() const override { return eager_->CommitMetadata(); }
+
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    BufferingContext buffering(context, buffer_, options_.windows.size_ms(), &stream_time_);
+    STATECHECK_RETURN_IF_ERROR(eager_->Process(record, &buffering));
+    // Evict every buffered window that has closed, oldest end first.
+    std::unique_ptr<KeyValueIterator> it;
+    STATECHECK_RETURN_IF_ERROR(context->Range(buffer_, std::nullopt, std::nullopt, &it));
+    KeyValue kv;
+    std::vector<std::string> evicted;
+    while (it->HasNext()) {
+      STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+      if (kv.key.size() < 8 || kv.value.size() < 8) {
+        return Status::Corruption("suppress: store " + buffer_ + " holds a damaged record");
+      }
+      if (FromBigEndian(kv.key) + options_.windows.grace_ms() > stream_time_) break;
+      STATECHECK_RETURN_IF_ERROR(
+          context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));
+      evicted.push_back(kv.key);
+    }
+    it.reset();
+    for (const std::string& key : evicted) {
+      STATECHECK_RETURN_IF_ERROR(context->Put(buffer_, key, std::nullopt));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const TimeWindowedAggregationOptions options_;
+  const std::unique_ptr<Processor> eager_;
+  const std::string buffer_;
+  int64_t stream_time_ = kNoTimestamp;
+};
+
 }  // namespace
+
+Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
+                                            std::unique_ptr<Processor>* out) {
+  out->reset();
+  if (options.emit != EmitStrategy::kOnWindowUpdate) {
+    return Status::InvalidArgument(
+        "suppress(untilWindowCloses) suppresses an emit-eager (ON_WINDOW_UPDATE) aggregation; "
+        "this one emits ON_WINDOW_CLOSE already");
+  }
+  std::unique_ptr<Processor> eager;
+  STATECHECK_RETURN_IF_ERROR(NewTimeWindowedAggregation(options, &eager));
+  *out = std::make_unique<SuppressedAggregation>(options, std::move(eager));
+  return Status::Ok();
+}
 
 Aggregator CountAggregator() {
   return {[] { return std::string("0"); },

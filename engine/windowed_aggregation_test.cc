@@ -36,7 +36,8 @@ class WindowedAggregationTest : public ::testing::Test {
   }
 
   // Opens the task with a windowed count over `windows`.
-  Status Open(const TimeWindows& windows, EmitStrategy emit, bool eos = false) {
+  Status Open(const TimeWindows& windows, EmitStrategy emit, bool eos = false,
+              bool suppressed = false) {
     task_.reset();
     TimeWindowedAggregationOptions a;
     a.windows = windows;
@@ -45,7 +46,8 @@ class WindowedAggregationTest : public ::testing::Test {
     a.stats = stats_;
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
-    STATECHECK_RETURN_IF_ERROR(NewTimeWindowedAggregation(a, &processor));
+    STATECHECK_RETURN_IF_ERROR(suppressed ? NewSuppressedTimeWindowedAggregation(a, &processor)
+                                          : NewTimeWindowedAggregation(a, &processor));
     TaskOptions o;
     o.application_id = "app";
     o.input_partition = "input";
@@ -200,6 +202,39 @@ TEST_F(WindowedAggregationTest, EmitFinalWaitsForTheEmitInterval) {
   clock_->Advance(1);
   Input("a", 22);
   EXPECT_EQ(Run(), (std::vector<std::string>{"10:20:a=2@11"}));
+}
+
+// E7: suppress(untilWindowCloses) over emit-eager gives emit-final's windows, values and order —
+// here, where every record reaches the suppress (none is late for all its windows).
+TEST_F(WindowedAggregationTest, SuppressedEmitEagerEqualsEmitFinal) {
+  TimeWindows hopping;
+  ASSERT_OK(Tumbling(10, 2).AdvanceBy(5, &hopping));
+  ASSERT_OK(Open(hopping, EmitStrategy::kOnWindowUpdate, /*eos=*/true, /*suppressed=*/true));
+  Input("b", 6);
+  Input("a", 7);
+  Input("b", 8);
+  Input("c", 11);
+  EXPECT_TRUE(Run().empty());
+  Input("c", 12);  // The suppress's stream time 12: [0,10) closed (10 + 2 <= 12).
+  EXPECT_EQ(Run(), (std::vector<std::string>{"0:10:a=1@7", "0:10:b=2@8"}));
+  Input("c", 12);
+  Input("d", 30);
+  EXPECT_EQ(Run(),
+            (std::vector<std::string>{"5:15:a=1@7", "5:15:b=2@8", "5:15:c=3@12", "10:20:c=3@12"}));
+  // The buffer survives a crash: what was buffered and committed is emitted later, once.
+  Input("e", 31);
+  EXPECT_TRUE(Run().empty());
+  task_->Abandon();
+  ReopenLog();
+  ASSERT_OK(Open(hopping, EmitStrategy::kOnWindowUpdate, /*eos=*/true, /*suppressed=*/true));
+  Input("f", 60);
+  EXPECT_EQ(Run(), (std::vector<std::string>{"25:35:d=1@30", "25:35:e=1@31", "30:40:d=1@30",
+                                             "30:40:e=1@31"}));
+  std::unique_ptr<Processor> p;
+  TimeWindowedAggregationOptions final_options;
+  final_options.emit = EmitStrategy::kOnWindowClose;
+  EXPECT_EQ(NewSuppressedTimeWindowedAggregation(final_options, &p).code(),
+            Status::Code::kInvalidArgument);
 }
 
 TEST_F(WindowedAggregationTest, BadOptionsAreClearErrors) {

@@ -49,6 +49,14 @@ std::vector<PropertySpec> AllProperties() {
                      return CheckWindowedAggregationMatchesModel(config, p);
                    },
                    /*batch_divisor=*/8});
+    if (!config.emit_final) {  // E7, once per window shape.
+      out.push_back({"windowed/EmitFinalEqualsSuppressedEager/" + config.label, "windowed",
+                     "WindowedAggregationDifferential.EmitFinalEqualsSuppressedEager",
+                     [config](const PropertyParams& p) {
+                       return CheckEmitFinalEqualsSuppressedEager(config, p);
+                     },
+                     /*batch_divisor=*/8});
+    }
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
   // history judged afterwards. Not a rapidcheck property: a batch runs `max_success` workloads,

@@ -12,6 +12,7 @@
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 #include "statecheck/windowed_aggregation.h"
+#include "statecheck/windows.h"
 
 namespace statecheck::properties {
 namespace {
@@ -278,7 +279,99 @@ rc::Gen<WOp> GenWOp(const WindowedAggregationConfig& config) {
   });
 }
 
+// Runs `records` through a fresh task with `processor`, then commits; the output records as
+// "<windowed key>=<value>@<timestamp>", grouped by key (the part after the second colon).
+std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
+                       const std::vector<std::pair<std::string, int64_t>>& records,
+                       std::map<std::string, std::vector<std::string>>* by_key) {
+  std::unique_ptr<Log> log;
+  LogOptions lo;
+  lo.directory = dir + "/log";
+  lo.logger = NullLogger();
+  Status s = OpenLog(lo, &log);
+  for (const auto& [key, ts] : records) {
+    int64_t offset = 0;
+    if (s.ok()) s = log->Append(kInput, key, "v", ts, &offset);
+  }
+  if (s.ok()) s = log->Sync();
+  TaskOptions o;
+  o.application_id = "app";
+  o.input_partition = kInput;
+  o.output_partition = kOutput;
+  o.state_directory = dir + "/state";
+  o.log = log.get();
+  o.clock = std::make_shared<ManualClock>();
+  o.logger = NullLogger();
+  std::unique_ptr<Task> task;
+  if (s.ok()) s = OpenTask(o, std::move(processor), &task);
+  int64_t processed = 0;
+  if (s.ok()) s = task->Process(static_cast<int64_t>(records.size()), &processed);
+  if (s.ok()) s = task->Close();
+  std::vector<LogRecord> out;
+  if (s.ok()) s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);
+  if (s.code() == Status::Code::kOutOfRange) s = Status::Ok();  // No output at all.
+  if (!s.ok()) return s.ToString();
+  for (const LogRecord& r : out) {
+    const size_t colon = r.key.find(':', r.key.find(':') + 1);
+    (*by_key)[r.key.substr(colon + 1)].push_back(r.key + "=" + r.value.value_or("null") + "@" +
+                                                 std::to_string(r.timestamp));
+  }
+  return "";
+}
+
 }  // namespace
+
+PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
+                                                    const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "windowed/EmitFinalEqualsSuppressedEager/" + config.label;
+  auto property = [&] {
+    const auto records = *rc::gen::container<std::vector<std::pair<std::string, int64_t>>>(
+        rc::gen::pair(rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"}),
+                      rc::gen::inRange<int64_t>(0, 60)));
+    std::vector<std::pair<std::string, int64_t>> input = records;
+    int64_t max_ts = 0;
+    for (const auto& [key, ts] : input) max_ts = std::max(max_ts, ts);
+    // Late enough to close every window, for both: end + grace <= its timestamp.
+    input.emplace_back("~flush", max_ts + config.size_ms + config.grace_ms);
+    out.operations += static_cast<int64_t>(input.size());
+    TimeWindows tumbling, windows;
+    RC_ASSERT(TimeWindows::OfSizeAndGrace(config.size_ms, config.grace_ms, &tumbling).ok());
+    RC_ASSERT(tumbling.AdvanceBy(config.advance_ms, &windows).ok());
+    TimeWindowedAggregationOptions a;
+    a.windows = windows;
+    a.emit_interval_ms = 0;
+    a.logger = NullLogger();
+    std::map<std::string, std::vector<std::string>> final_out, suppressed_out;
+    std::unique_ptr<Processor> final_p, suppressed_p;
+    a.emit = EmitStrategy::kOnWindowClose;
+    RC_ASSERT(NewTimeWindowedAggregation(a, &final_p).ok());
+    a.emit = EmitStrategy::kOnWindowUpdate;
+    RC_ASSERT(NewSuppressedTimeWindowedAggregation(a, &suppressed_p).ok());
+    const std::string dir = ScratchDirectory("e7");
+    std::filesystem::remove_all(dir);
+    const std::string why_final = RunThrough(dir + "/final", std::move(final_p), input, &final_out);
+    const std::string why_suppressed =
+        RunThrough(dir + "/suppressed", std::move(suppressed_p), input, &suppressed_out);
+    std::filesystem::remove_all(dir);
+    RC_ASSERT(why_final.empty() && why_suppressed.empty());
+    final_out.erase("~flush");
+    suppressed_out.erase("~flush");
+    for (const auto& [key, emitted] : final_out) {
+      if (suppressed_out[key] != emitted) {
+        std::string a_list, b_list;
+        for (const std::string& e : emitted) a_list += " " + e;
+        for (const std::string& e : suppressed_out[key]) b_list += " " + e;
+        throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure,
+                                     "E7: for key " + key + " emit-final gave" + a_list +
+                                         "; suppress(emit-eager) gave" + b_list);
+      }
+    }
+    RC_ASSERT(final_out.size() == suppressed_out.size());
+  };
+  RunProperty(property, params, &out);
+  return out;
+}
 
 std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};

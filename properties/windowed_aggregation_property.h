@@ -36,6 +36,13 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix();
 PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
                                                      const PropertyParams& params);
 
+// E7, differentially: for random timestamped input (then one record late enough to close every
+// window), emit-final's output equals suppress(untilWindowCloses) over emit-eager's — the same
+// windows, values and timestamps, in the same order, per key. `config`'s windows; its emit
+// strategy is ignored.
+PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
+                                                    const PropertyParams& params);
+
 }  // namespace statecheck::properties
 
 #endif  // STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_

@@ -36,5 +36,22 @@ INSTANTIATE_TEST_SUITE_P(Matrix, WindowedAggregationProperty,
                          ::testing::ValuesIn(WindowedAggregationMatrix()),
                          [](const auto& info) { return info.param.label; });
 
+// E7, for each window shape of the matrix (tumbling, hopping with grace).
+TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
+  PropertyParams p;
+  p.seed = 20261130;
+  p.max_success = 40;
+  p.max_size = 40;
+  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
+  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+    if (config.emit_final) continue;  // One run per window shape.
+    const PropertyOutcome out = CheckEmitFinalEqualsSuppressedEager(config, p);
+    EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases:\n"
+                            << out.message << "\nshrunk:\n  "
+                            << ::testing::PrintToString(out.counterexample);
+    EXPECT_EQ(out.cases, p.max_success);
+  }
+}
+
 }  // namespace
 }  // namespace statecheck::properties
