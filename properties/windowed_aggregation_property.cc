@@ -54,6 +54,35 @@ constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
 constexpr int64_t kEmitIntervalMs = 50;
 
+// The windows of `config`.
+Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out) {
+  TimeWindows tumbling;
+  STATECHECK_RETURN_IF_ERROR(
+      TimeWindows::OfSizeAndGrace(config.size_ms, config.grace_ms, &tumbling));
+  return tumbling.AdvanceBy(config.advance_ms, out);
+}
+
+// A task's log under `dir`/log.
+Status OpenTaskLog(const std::string& dir, std::unique_ptr<Log>* log) {
+  LogOptions lo;
+  lo.directory = dir + "/log";
+  lo.logger = NullLogger();
+  return OpenLog(lo, log);
+}
+
+// The options of a task reading kInput and writing kOutput, its stores under `dir`/state.
+TaskOptions TaskOptionsFor(const std::string& dir, Log* log, std::shared_ptr<Clock> clock) {
+  TaskOptions o;
+  o.application_id = "app";
+  o.input_partition = kInput;
+  o.output_partition = kOutput;
+  o.state_directory = dir + "/state";
+  o.log = log;
+  o.clock = std::move(clock);
+  o.logger = NullLogger();
+  return o;
+}
+
 class WindowedSut {
  public:
   WindowedSut(std::string dir, const WindowedAggregationConfig& config, int64_t* operations)
@@ -75,14 +104,10 @@ class WindowedSut {
   std::string Start() {
     task_.reset();
     log_.reset();
-    LogOptions lo;
-    lo.directory = dir_ + "/log";
-    lo.logger = NullLogger();
-    Status s = OpenLog(lo, &log_);
+    Status s = OpenTaskLog(dir_, &log_);
     if (!s.ok()) return "opening the log: " + s.ToString();
-    TimeWindows tumbling, windows;
-    s = TimeWindows::OfSizeAndGrace(config_.size_ms, config_.grace_ms, &tumbling);
-    if (s.ok()) s = tumbling.AdvanceBy(config_.advance_ms, &windows);
+    TimeWindows windows;
+    s = WindowsOf(config_, &windows);
     TimeWindowedAggregationOptions a;
     a.windows = windows;
     a.emit = config_.emit_final ? EmitStrategy::kOnWindowClose : EmitStrategy::kOnWindowUpdate;
@@ -93,14 +118,7 @@ class WindowedSut {
     std::unique_ptr<Processor> processor;
     if (s.ok()) s = NewTimeWindowedAggregation(a, &processor);
     if (!s.ok()) return "the aggregation: " + s.ToString();
-    TaskOptions o;
-    o.application_id = "app";
-    o.input_partition = kInput;
-    o.output_partition = kOutput;
-    o.state_directory = dir_ + "/state";
-    o.log = log_.get();
-    o.clock = clock_;
-    o.logger = NullLogger();
+    TaskOptions o = TaskOptionsFor(dir_, log_.get(), clock_);
     o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
     s = ResolveStateConfig(config_.streams_config, &o.config);
     if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
@@ -285,23 +303,13 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
                        const std::vector<std::pair<std::string, int64_t>>& records,
                        std::map<std::string, std::vector<std::string>>* by_key) {
   std::unique_ptr<Log> log;
-  LogOptions lo;
-  lo.directory = dir + "/log";
-  lo.logger = NullLogger();
-  Status s = OpenLog(lo, &log);
+  Status s = OpenTaskLog(dir, &log);
   for (const auto& [key, ts] : records) {
     int64_t offset = 0;
     if (s.ok()) s = log->Append(kInput, key, "v", ts, &offset);
   }
   if (s.ok()) s = log->Sync();
-  TaskOptions o;
-  o.application_id = "app";
-  o.input_partition = kInput;
-  o.output_partition = kOutput;
-  o.state_directory = dir + "/state";
-  o.log = log.get();
-  o.clock = std::make_shared<ManualClock>();
-  o.logger = NullLogger();
+  const TaskOptions o = TaskOptionsFor(dir, log.get(), std::make_shared<ManualClock>());
   std::unique_ptr<Task> task;
   if (s.ok()) s = OpenTask(o, std::move(processor), &task);
   int64_t processed = 0;
@@ -335,9 +343,8 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
     // Late enough to close every window, for both: end + grace <= its timestamp.
     input.emplace_back("~flush", max_ts + config.size_ms + config.grace_ms);
     out.operations += static_cast<int64_t>(input.size());
-    TimeWindows tumbling, windows;
-    RC_ASSERT(TimeWindows::OfSizeAndGrace(config.size_ms, config.grace_ms, &tumbling).ok());
-    RC_ASSERT(tumbling.AdvanceBy(config.advance_ms, &windows).ok());
+    TimeWindows windows;
+    RC_ASSERT(WindowsOf(config, &windows).ok());
     TimeWindowedAggregationOptions a;
     a.windows = windows;
     a.emit_interval_ms = 0;
