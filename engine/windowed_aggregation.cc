@@ -4,25 +4,14 @@
 #include <charconv>
 #include <vector>
 
+#include "aggregation_internal.h"
+
 namespace statecheck {
 namespace {
 
-constexpr int64_t kNoCloseTime = -1;  // Nothing emitted yet (Kafka: ConsumerRecord.NO_TIMESTAMP).
-
-std::string BigEndian(int64_t v) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<char>(static_cast<uint64_t>(v) & 0xff);
-    v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8);
-  }
-  return out;
-}
-
-int64_t FromBigEndian(std::string_view s) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(s[i]);
-  return static_cast<int64_t>(v);
-}
+using internal::BigEndian;
+using internal::FromBigEndian;
+using internal::kNoCloseTime;
 
 // The store's key of `key`'s aggregate in the window starting at `start` (starts are >= 0, so
 // big-endian bytes sort as the numbers do: time order, then key bytes).
@@ -40,34 +29,14 @@ class TimeWindowedAggregation final : public Processor {
   std::vector<std::string> StoreNames() const override { return {options_.store}; }
 
   Status Init(std::string_view metadata) override {
-    // "<store>=<close time>" entries, ';'-separated; merged by max (E10).
-    last_emit_close_ = kNoCloseTime;
-    size_t at = 0;
-    while (at < metadata.size()) {
-      size_t end = metadata.find(';', at);
-      if (end == std::string_view::npos) end = metadata.size();
-      const std::string_view entry = metadata.substr(at, end - at);
-      at = end + 1;
-      const size_t eq = entry.find('=');
-      int64_t close = 0;
-      const std::string_view number = eq == std::string_view::npos ? "" : entry.substr(eq + 1);
-      auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), close);
-      if (eq == std::string_view::npos || ec != std::errc() ||
-          ptr != number.data() + number.size()) {
-        return Status::Corruption("windowed aggregation: committed metadata \"" +
-                                  std::string(metadata) +
-                                  "\" is not \"<store>=<last emitted close time>\"");
-      }
-      if (entry.substr(0, eq) == options_.store)
-        last_emit_close_ = std::max(last_emit_close_, close);
-    }
+    STATECHECK_RETURN_IF_ERROR(
+        internal::ParseLastEmitClose(metadata, options_.store, &last_emit_close_));
     stream_time_ = kNoTimestamp;
     return Status::Ok();
   }
 
   std::string CommitMetadata() const override {
-    if (last_emit_close_ == kNoCloseTime) return {};
-    return options_.store + "=" + std::to_string(last_emit_close_);
+    return internal::LastEmitCloseMetadata(options_.store, last_emit_close_);
   }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {

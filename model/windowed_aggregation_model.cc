@@ -89,10 +89,13 @@ void WindowedAggregationModel::Restart() {
   Crash();
 }
 
-std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>>
-WindowedAggregationModel::CommittedAggregates() const {
-  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> out;
-  for (const auto& w : committed_.taken) out[w] = Aggregate(committed_, w.first, w.second);
+std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [start, key] : committed_.taken) {
+    const auto [count, max_ts] = Aggregate(committed_, start, key);
+    out[std::to_string(start) + ":" + std::to_string(start + config_.size_ms) + ":" + key] =
+        std::to_string(count) + "@" + std::to_string(max_ts);
+  }
   return out;
 }
 

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/aggregation_model.h"
+
 namespace statecheck::model {
 
 struct WindowedModelConfig {
@@ -28,35 +30,26 @@ struct WindowedModelConfig {
   int64_t emit_interval_ms = 0;
 };
 
-struct WindowedOutput {
-  std::string key;  // "<start>:<end>:<key>"
-  std::string value;
-  int64_t timestamp = 0;
-  friend bool operator==(const WindowedOutput&, const WindowedOutput&) = default;
-};
-
-class WindowedAggregationModel {
+class WindowedAggregationModel final : public AggregationModel {
  public:
   explicit WindowedAggregationModel(WindowedModelConfig config) : config_(config) {}
 
   // An input record; `timestamp` -1 = none.
-  void AppendInput(std::string key, int64_t timestamp);
+  void AppendInput(std::string key, int64_t timestamp) override;
   // Processes up to `max_records` input records at wall-clock time `now_ms`; returns how many.
-  int64_t Process(int64_t max_records, int64_t now_ms);
-  void Commit();
+  int64_t Process(int64_t max_records, int64_t now_ms) override;
+  void Commit() override;
   // The task died (exactly-once): back to the last commit.
-  void Crash();
+  void Crash() override;
   // A clean close and restart: a commit, then a fresh stream time.
-  void Restart();
+  void Restart() override;
 
-  const std::vector<WindowedOutput>& committed_output() const { return committed_.output; }
-  int64_t committed_input_offset() const { return committed_.next; }
-  int64_t next_input_offset() const { return current_.next; }
+  const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
+  int64_t committed_input_offset() const override { return committed_.next; }
+  int64_t next_input_offset() const override { return current_.next; }
   // Records dropped by the task object running now (null key, no timestamp, late: E1).
-  int64_t dropped_records() const { return dropped_; }
-  // The committed aggregates, as the store holds them: (window start, key) → (count, max ts).
-  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> CommittedAggregates()
-      const;
+  int64_t dropped_records() const override { return dropped_; }
+  std::map<std::string, std::string> CommittedWindows() const override;
 
  private:
   struct State {

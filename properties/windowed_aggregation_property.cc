@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/windowed_aggregation_model.h"
+#include "properties/aggregation_stores.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "statecheck/log.h"
@@ -184,25 +185,15 @@ class WindowedSut {
   // After a restart: the store holds exactly the committed aggregates.
   std::string Restarted() {
     if (std::string why = Start(); !why.empty()) return why;
-    std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> store;
-    std::unique_ptr<KeyValueIterator> it;
-    Status s = task_->Store("agg")->NewQueryView()->All(&it);
-    KeyValue kv;
-    while (s.ok() && it->HasNext()) {
-      s = it->Next(&kv);
-      if (!s.ok()) break;
-      auto be = [](std::string_view b) {
-        uint64_t v = 0;
-        for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(b[i]);
-        return static_cast<int64_t>(v);
-      };
-      store[{be(kv.key), kv.key.substr(8)}] = {std::stoll(kv.value.substr(8)), be(kv.value)};
-    }
+    std::map<std::string, std::string> store;
+    const Status s =
+        ReadTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), config_.size_ms, &store);
     if (!s.ok()) return "reading the store: " + s.ToString();
-    if (store != model_->CommittedAggregates()) {
+    const std::map<std::string, std::string> expected = model_->CommittedWindows();
+    if (store != expected) {
       return "E6: after the restart the store holds " + std::to_string(store.size()) +
-             " window aggregates that differ from the " +
-             std::to_string(model_->CommittedAggregates().size()) + " of the last commit";
+             " window aggregates that differ from the " + std::to_string(expected.size()) +
+             " of the last commit: " + DescribeDifference(store, expected);
     }
     return "";
   }

@@ -1,0 +1,50 @@
+#include "aggregation_internal.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace statecheck::internal {
+
+std::string BigEndian(int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<char>(static_cast<uint64_t>(v) & 0xff);
+    v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8);
+  }
+  return out;
+}
+
+int64_t FromBigEndian(std::string_view s) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(s[i]);
+  return static_cast<int64_t>(v);
+}
+
+Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close) {
+  *close = kNoCloseTime;
+  size_t at = 0;
+  while (at < metadata.size()) {
+    size_t end = metadata.find(';', at);
+    if (end == std::string_view::npos) end = metadata.size();
+    const std::string_view entry = metadata.substr(at, end - at);
+    at = end + 1;
+    const size_t eq = entry.find('=');
+    int64_t value = 0;
+    const std::string_view number = eq == std::string_view::npos ? "" : entry.substr(eq + 1);
+    auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (eq == std::string_view::npos || ec != std::errc() || ptr != number.data() + number.size()) {
+      return Status::Corruption("windowed aggregation: committed metadata \"" +
+                                std::string(metadata) +
+                                "\" is not \"<store>=<last emitted close time>\"");
+    }
+    if (entry.substr(0, eq) == store) *close = std::max(*close, value);
+  }
+  return Status::Ok();
+}
+
+std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
+  if (close == kNoCloseTime) return {};
+  return std::string(store) + "=" + std::to_string(close);
+}
+
+}  // namespace statecheck::internal

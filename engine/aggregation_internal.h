@@ -1,0 +1,32 @@
+// Shared by the windowed aggregations (windowed_aggregation.cc and the sliding and session ones):
+// the byte encodings of their stores and the parsing of their commit metadata. Internal to the
+// engine.
+#ifndef STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_
+#define STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "statecheck/status.h"
+
+namespace statecheck::internal {
+
+// Nothing emitted yet (Kafka: ConsumerRecord.NO_TIMESTAMP).
+inline constexpr int64_t kNoCloseTime = -1;
+
+// 8 bytes, most significant first: for values >= 0 the bytes sort as the numbers do.
+std::string BigEndian(int64_t v);
+// The first 8 bytes of `s` (which must hold 8) as BigEndian wrote them.
+int64_t FromBigEndian(std::string_view s);
+
+// The largest "<store>=<close time>" entry for `store` in `metadata` (';'-separated entries,
+// merged by max, SPEC E10), or kNoCloseTime if none. Corruption naming the text when an entry
+// is not of that form.
+Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close);
+// "<store>=<close>", or "" for kNoCloseTime.
+std::string LastEmitCloseMetadata(std::string_view store, int64_t close);
+
+}  // namespace statecheck::internal
+
+#endif  // STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_

@@ -1,0 +1,55 @@
+#include "properties/aggregation_stores.h"
+
+#include <memory>
+
+namespace statecheck::properties {
+
+int64_t BigEndianAt(std::string_view b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(b[i]);
+  return static_cast<int64_t>(v);
+}
+
+Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+                                std::map<std::string, std::string>* out) {
+  out->clear();
+  std::unique_ptr<KeyValueIterator> it;
+  STATECHECK_RETURN_IF_ERROR(store.All(&it));
+  KeyValue kv;
+  while (it->HasNext()) {
+    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+    if (kv.key.size() < 8 || kv.value.size() < 8) {
+      return Status::Corruption("a time-window aggregate record with a key of " +
+                                std::to_string(kv.key.size()) + " bytes and a value of " +
+                                std::to_string(kv.value.size()));
+    }
+    const int64_t start = BigEndianAt(kv.key);
+    (*out)[std::to_string(start) + ":" + std::to_string(start + size_ms) + ":" + kv.key.substr(8)] =
+        kv.value.substr(8) + "@" + std::to_string(BigEndianAt(kv.value));
+  }
+  return Status::Ok();
+}
+
+std::string DescribeDifference(const std::map<std::string, std::string>& actual,
+                               const std::map<std::string, std::string>& expected) {
+  std::string out;
+  int shown = 0;
+  auto add = [&](const std::string& s) {
+    if (++shown <= 5) out += (out.empty() ? "" : "; ") + s;
+  };
+  for (const auto& [k, v] : actual) {
+    auto it = expected.find(k);
+    if (it == expected.end()) {
+      add("+" + k + "=" + v);
+    } else if (it->second != v) {
+      add(k + ": " + v + ", expected " + it->second);
+    }
+  }
+  for (const auto& [k, v] : expected) {
+    if (!actual.count(k)) add("-" + k + "=" + v);
+  }
+  if (shown > 5) out += "; and " + std::to_string(shown - 5) + " more";
+  return out;
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,34 @@
+// The property's own readers of the windowed aggregations' stores: they decode the bytes on disk
+// independently of the engine's code (the check must not trust the code under test), into the
+// form the models give (model::AggregationModel::CommittedWindows):
+// "<start>:<end>:<key>" → "<count>@<largest record timestamp>".
+#ifndef STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
+#define STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "statecheck/key_value_store.h"
+#include "statecheck/status.h"
+
+namespace statecheck::properties {
+
+// 8 big-endian bytes of `b` (which must hold 8) as a number.
+int64_t BigEndianAt(std::string_view b);
+
+// A time-window aggregation's store (statecheck/windowed_aggregation.h): key [start, 8 bytes
+// big-endian][key], value [largest record timestamp, 8 bytes big-endian][count]; the window's end
+// is start + `size_ms`. Corruption for a record of another form.
+Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+                                std::map<std::string, std::string>* out);
+
+// The first few entries where `actual` and `expected` differ, as "+k=v" (only in actual),
+// "-k=v" (only in expected) or "k: v, expected w".
+std::string DescribeDifference(const std::map<std::string, std::string>& actual,
+                               const std::map<std::string, std::string>& expected);
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
