@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace statecheck::model {
@@ -31,12 +32,15 @@ class AggregationModel {
   // Processes up to `max_records` input records at wall-clock time `now_ms`; returns how many.
   virtual int64_t Process(int64_t max_records, int64_t now_ms) = 0;
   virtual void Commit() = 0;
-  // The task died (exactly-once): back to the last commit.
+  // The task died (a process crash): see CrashTo.
   virtual void Crash() = 0;
   // A clean close and restart: a commit, then a fresh stream time.
   virtual void Restart() = 0;
 
   virtual const std::vector<WindowedOutput>& committed_output() const = 0;
+  // Every output record written so far, committed or not (what a READ_UNCOMMITTED reader sees
+  // under at_least_once, whose output is not transactional).
+  virtual const std::vector<WindowedOutput>& written_output() const = 0;
   virtual int64_t committed_input_offset() const = 0;
   virtual int64_t next_input_offset() const = 0;
   // Records dropped by the task object running now (null key, no timestamp, late: E1). A late
@@ -46,6 +50,26 @@ class AggregationModel {
   // "<start>:<end>:<key>" → "<count>@<largest record timestamp>".
   virtual std::map<std::string, std::string> CommittedWindows() const = 0;
 };
+
+// What a process crash leaves of a model's state, for a State with fields `next` (the input
+// offset), `last_emit_close` and `output`, and whatever the store holds:
+//   exactly_once_v2: the last commit — uncommitted store writes, output and offsets are aborted;
+//   at_least_once:   everything processed: the store's writes and the output records were written
+//                    to the changelog and output partitions, which survive a process crash (and
+//                    the log's recovery makes them durable), so the restored store and the output
+//                    keep them; only the input offset and the last emitted close time go back to
+//                    the last commit, so the records since are processed again (counted twice,
+//                    emitted again: at-least-once).
+template <class State>
+void CrashTo(bool at_least_once, State* current, State* committed) {
+  if (at_least_once) {
+    State kept = *current;
+    kept.next = committed->next;
+    kept.last_emit_close = committed->last_emit_close;
+    *committed = std::move(kept);
+  }
+  *current = *committed;
+}
 
 }  // namespace statecheck::model
 

@@ -78,7 +78,7 @@ int64_t WindowedAggregationModel::Process(int64_t max_records, int64_t now_ms) {
 void WindowedAggregationModel::Commit() { committed_ = current_; }
 
 void WindowedAggregationModel::Crash() {
-  current_ = committed_;
+  CrashTo(config_.at_least_once, &current_, &committed_);
   stream_time_ = -1;
   last_attempt_ms_.reset();
   dropped_ = 0;

@@ -1,13 +1,12 @@
 // WindowedAggregationModel: the reference model of a windowed count over time windows with
-// KIP-825's emit strategies, run as an exactly-once task (SPEC E1–E6, E10; engine:
-// statecheck/windowed_aggregation.h).
+// KIP-825's emit strategies, run as an exactly-once or at-least-once task (SPEC E1–E6, E10;
+// engine: statecheck/windowed_aggregation.h).
 //
 // How it differs from the engine: no store, no key encoding, no range scans. It keeps every
 // input record; a window's aggregate is recomputed from the records it took, and the windows of
 // a timestamp are found by walking the starts from 0. Commits happen only when told (the
-// harness commits explicitly). A crash returns everything to the last commit; stream time and
-// the emit-interval clock start afresh (they are not restored, SPEC E), the last emitted close
-// time does not (it is committed, E6, E10).
+// harness commits explicitly). What a crash leaves is model::CrashTo's rule
+// (model/aggregation_model.h).
 #ifndef STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
 #define STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
 
@@ -28,6 +27,7 @@ struct WindowedModelConfig {
   int64_t grace_ms = 0;
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
+  bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
 };
 
 class WindowedAggregationModel final : public AggregationModel {
@@ -45,6 +45,7 @@ class WindowedAggregationModel final : public AggregationModel {
   void Restart() override;
 
   const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
+  const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
   int64_t committed_input_offset() const override { return committed_.next; }
   int64_t next_input_offset() const override { return current_.next; }
   // Records dropped by the task object running now (null key, no timestamp, late: E1).

@@ -4,7 +4,7 @@
 #include <rapidcheck/state.h>
 
 #include <filesystem>
-#include <sstream>
+#include <fstream>
 
 #include "model/windowed_aggregation_model.h"
 #include "properties/aggregation_stores.h"
@@ -28,39 +28,171 @@ struct WOp {
   int64_t n = 0;                                         // kProcess: records; kAdvanceClock: ms.
 };
 
-std::string WOpToString(const WOp& op) {
-  std::ostringstream out;
-  out << "{\"op\":\"" << kWOpNames[static_cast<int>(op.type)] << "\"";
+Json WOpToJson(const WOp& op) {
+  Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
   if (op.type == WOpType::kAppend) {
-    out << ",\"records\":[";
-    for (size_t i = 0; i < op.records.size(); ++i) {
-      out << (i ? "," : "") << "[\"" << op.records[i].first << "\"," << op.records[i].second << "]";
-    }
-    out << "]";
+    Json records = Json::array();
+    for (const auto& [key, ts] : op.records) records.push_back(Json::array({key, ts}));
+    j["records"] = std::move(records);
   }
-  if (op.type == WOpType::kProcess) out << ",\"max_records\":" << op.n;
-  if (op.type == WOpType::kAdvanceClock) out << ",\"ms\":" << op.n;
-  return out.str() + "}";
+  if (op.type == WOpType::kProcess) j["max_records"] = op.n;
+  if (op.type == WOpType::kAdvanceClock) j["ms"] = op.n;
+  return j;
 }
 
-std::string Show(const std::vector<model::WindowedOutput>& out) {
+std::string WOpToString(const WOp& op) { return WOpToJson(op).dump(); }
+
+Status WOpFromJson(const Json& j, WOp* op) {
+  *op = WOp();
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
+    return Status::InvalidArgument("an operation is an object with a string field \"op\"");
+  }
+  const std::string name = j["op"].get<std::string>();
+  int type = 0;
+  while (type < 6 && name != kWOpNames[type]) ++type;
+  if (type == 6) {
+    return Status::InvalidArgument("unknown op \"" + name +
+                                   "\" (append, process, advanceClock, commit, crash or restart)");
+  }
+  op->type = static_cast<WOpType>(type);
+  auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
+    if (!j.contains(field) || !j[field].is_number_integer() || j[field].get<int64_t>() < min) {
+      return Status::InvalidArgument("op " + name + " needs an integer \"" + field +
+                                     "\" >= " + std::to_string(min));
+    }
+    *out = j[field].get<int64_t>();
+    return Status::Ok();
+  };
+  switch (op->type) {
+    case WOpType::kAppend: {
+      if (!j.contains("records") || !j["records"].is_array()) {
+        return Status::InvalidArgument("op append needs \"records\": [[key, timestamp], ...]");
+      }
+      for (const Json& r : j["records"]) {
+        if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_number_integer() ||
+            r[1].get<int64_t>() < -1) {
+          return Status::InvalidArgument(
+              "op append: each record is [key (a string; \"\" is the null key), timestamp (an "
+              "integer >= 0, or -1 for none)], not " +
+              r.dump());
+        }
+        op->records.emplace_back(r[0].get<std::string>(), r[1].get<int64_t>());
+      }
+      return Status::Ok();
+    }
+    case WOpType::kProcess:
+      return number("max_records", 1, &op->n);
+    case WOpType::kAdvanceClock:
+      return number("ms", 0, &op->n);
+    default:
+      return Status::Ok();
+  }
+}
+
+std::string Show(const std::vector<model::WindowedOutput>& out, size_t from = 0) {
   std::string s = "[";
-  for (size_t i = 0; i < out.size(); ++i) {
-    s += (i ? ", " : "") + out[i].key + "=" + out[i].value + "@" + std::to_string(out[i].timestamp);
+  for (size_t i = from; i < out.size(); ++i) {
+    s += (i > from ? ", " : "") + out[i].key + "=" + out[i].value + "@" +
+         std::to_string(out[i].timestamp);
   }
   return s + "]";
 }
 
+// An output record as a trace's "expect" shows it: the window apart from the key.
+Json OutputToJson(const model::WindowedOutput& o) {
+  const size_t first = o.key.find(':');
+  const size_t second = first == std::string::npos ? first : o.key.find(':', first + 1);
+  if (second == std::string::npos) return Json{{"key", o.key}, {"value", o.value}};
+  return Json{{"window", Json::array({std::stoll(o.key.substr(0, first)),
+                                      std::stoll(o.key.substr(first + 1, second - first - 1))})},
+              {"key", o.key.substr(second + 1)},
+              {"value", o.value == "null" ? Json() : Json(o.value)},
+              {"timestamp", o.timestamp}};
+}
+
 constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
-constexpr int64_t kEmitIntervalMs = 50;
 
-// The windows of `config`.
+bool AtLeastOnce(const WindowedAggregationConfig& config) {
+  auto it = config.streams_config.find("processing.guarantee");
+  return it != config.streams_config.end() && it->second == "at_least_once";
+}
+
+// The store the aggregation of `config` keeps its windows in.
+std::string StoreOf(const WindowedAggregationConfig& config) {
+  switch (config.kind) {
+    case WindowKind::kTime:
+      return "agg";
+    case WindowKind::kSliding:
+      return "sliding";
+    case WindowKind::kSession:
+      return "sessions";
+  }
+  return "agg";
+}
+
+// The time windows of `config`.
 Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out) {
   TimeWindows tumbling;
   STATECHECK_RETURN_IF_ERROR(
       TimeWindows::OfSizeAndGrace(config.size_ms, config.grace_ms, &tumbling));
   return tumbling.AdvanceBy(config.advance_ms, out);
+}
+
+// The aggregation processor of `config`, counting, reporting to `stats`.
+Status MakeProcessor(const WindowedAggregationConfig& config,
+                     std::shared_ptr<AggregationStats> stats, std::unique_ptr<Processor>* out) {
+  const EmitStrategy emit =
+      config.emit_final ? EmitStrategy::kOnWindowClose : EmitStrategy::kOnWindowUpdate;
+  switch (config.kind) {
+    case WindowKind::kTime: {
+      TimeWindowedAggregationOptions a;
+      STATECHECK_RETURN_IF_ERROR(WindowsOf(config, &a.windows));
+      a.emit = emit;
+      a.emit_interval_ms = config.emit_interval_ms;
+      a.store = StoreOf(config);
+      a.stats = std::move(stats);
+      a.logger = NullLogger();
+      return NewTimeWindowedAggregation(a, out);
+    }
+    case WindowKind::kSliding:
+    case WindowKind::kSession:
+      break;
+  }
+  return Status::InvalidArgument("no aggregation for this window kind in this build");
+}
+
+std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConfig& config) {
+  switch (config.kind) {
+    case WindowKind::kTime: {
+      model::WindowedModelConfig mc;
+      mc.size_ms = config.size_ms;
+      mc.advance_ms = config.advance_ms;
+      mc.grace_ms = config.grace_ms;
+      mc.emit_final = config.emit_final;
+      mc.emit_interval_ms = config.emit_interval_ms;
+      mc.at_least_once = AtLeastOnce(config);
+      return std::make_unique<model::WindowedAggregationModel>(mc);
+    }
+    case WindowKind::kSliding:
+    case WindowKind::kSession:
+      break;
+  }
+  return nullptr;
+}
+
+// The windows the task's store holds, decoded by the property (aggregation_stores.h).
+Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
+                   std::map<std::string, std::string>* out) {
+  switch (config.kind) {
+    case WindowKind::kTime:
+      return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
+                                      out);
+    case WindowKind::kSliding:
+    case WindowKind::kSession:
+      break;
+  }
+  return Status::InvalidArgument("no store reader for this window kind in this build");
 }
 
 // A task's log under `dir`/log.
@@ -84,18 +216,34 @@ TaskOptions TaskOptionsFor(const std::string& dir, Log* log, std::shared_ptr<Clo
   return o;
 }
 
+// `op` on the model alone, at wall-clock time `*now_ms` (which an advanceClock moves).
+void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms) {
+  switch (op.type) {
+    case WOpType::kAppend:
+      for (const auto& [key, ts] : op.records) model->AppendInput(key, ts);
+      return;
+    case WOpType::kProcess:
+      model->Process(op.n, *now_ms);
+      return;
+    case WOpType::kAdvanceClock:
+      *now_ms += op.n;
+      return;
+    case WOpType::kCommit:
+      model->Commit();
+      return;
+    case WOpType::kCrash:
+      model->Crash();
+      return;
+    case WOpType::kRestart:
+      model->Restart();
+      return;
+  }
+}
+
 class WindowedSut {
  public:
   WindowedSut(std::string dir, const WindowedAggregationConfig& config, int64_t* operations)
-      : dir_(std::move(dir)), config_(config), operations_(operations) {
-    model::WindowedModelConfig mc;
-    mc.size_ms = config.size_ms;
-    mc.advance_ms = config.advance_ms;
-    mc.grace_ms = config.grace_ms;
-    mc.emit_final = config.emit_final;
-    mc.emit_interval_ms = kEmitIntervalMs;
-    model_ = std::make_unique<model::WindowedAggregationModel>(mc);
-  }
+      : dir_(std::move(dir)), config_(config), operations_(operations), model_(MakeModel(config)) {}
   ~WindowedSut() {
     task_.reset();
     log_.reset();
@@ -105,19 +253,12 @@ class WindowedSut {
   std::string Start() {
     task_.reset();
     log_.reset();
+    if (!model_) return "no model for this window kind in this build";
     Status s = OpenTaskLog(dir_, &log_);
     if (!s.ok()) return "opening the log: " + s.ToString();
-    TimeWindows windows;
-    s = WindowsOf(config_, &windows);
-    TimeWindowedAggregationOptions a;
-    a.windows = windows;
-    a.emit = config_.emit_final ? EmitStrategy::kOnWindowClose : EmitStrategy::kOnWindowUpdate;
-    a.emit_interval_ms = kEmitIntervalMs;
     stats_ = std::make_shared<AggregationStats>();
-    a.stats = stats_;
-    a.logger = NullLogger();
     std::unique_ptr<Processor> processor;
-    if (s.ok()) s = NewTimeWindowedAggregation(a, &processor);
+    s = MakeProcessor(config_, stats_, &processor);
     if (!s.ok()) return "the aggregation: " + s.ToString();
     TaskOptions o = TaskOptionsFor(dir_, log_.get(), clock_);
     o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
@@ -126,24 +267,30 @@ class WindowedSut {
     return s.ok() ? "" : "opening the task: " + s.ToString();
   }
 
-  std::string Step(const WOp& op) {
+  // Runs `op` on the engine and the model, then checks them; also against `expect` (a trace's
+  // expectations), if it is an object.
+  std::string Step(const WOp& op, const Json& expect = Json()) {
     ++*operations_;
     ++steps_;
+    const size_t seen = output_.size();
     std::string why = Apply(op);
     if (why.empty()) why = Check();
+    if (why.empty() && expect.is_object()) why = CheckExpected(expect, seen);
     return why.empty() ? ""
                        : "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " + why;
   }
 
  private:
   std::string Apply(const WOp& op) {
+    const int64_t before = model_->next_input_offset();
+    int64_t now = clock_->NowMs();
+    ApplyToModel(op, model_.get(), &now);
     switch (op.type) {
       case WOpType::kAppend: {
         for (const auto& [key, ts] : op.records) {
           int64_t offset = 0;
           const Status s = log_->Append(kInput, key, "v", ts, &offset);
           if (!s.ok()) return "appending: " + s.ToString();
-          model_->AppendInput(key, ts);
         }
         const Status s = log_->Sync();
         return s.ok() ? "" : "syncing: " + s.ToString();
@@ -152,10 +299,9 @@ class WindowedSut {
         int64_t processed = 0;
         const Status s = task_->Process(op.n, &processed);
         if (!s.ok()) return "Process: " + s.ToString();
-        const int64_t expected = model_->Process(op.n, clock_->NowMs());
-        if (processed != expected) {
+        if (processed != model_->next_input_offset() - before) {
           return "processed " + std::to_string(processed) + ", the model " +
-                 std::to_string(expected);
+                 std::to_string(model_->next_input_offset() - before);
         }
         return "";
       }
@@ -164,18 +310,14 @@ class WindowedSut {
         return "";
       case WOpType::kCommit: {
         const Status s = task_->Commit();
-        if (!s.ok()) return "Commit: " + s.ToString();
-        model_->Commit();
-        return "";
+        return s.ok() ? "" : "Commit: " + s.ToString();
       }
       case WOpType::kCrash:
         task_->Abandon();
-        model_->Crash();
         return Restarted();
       case WOpType::kRestart: {
         const Status s = task_->Close();
         if (!s.ok()) return "Close: " + s.ToString();
-        model_->Restart();
         return Restarted();
       }
     }
@@ -186,28 +328,35 @@ class WindowedSut {
   std::string Restarted() {
     if (std::string why = Start(); !why.empty()) return why;
     std::map<std::string, std::string> store;
-    const Status s =
-        ReadTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), config_.size_ms, &store);
+    const Status s = ReadWindows(config_, *task_, &store);
     if (!s.ok()) return "reading the store: " + s.ToString();
     const std::map<std::string, std::string> expected = model_->CommittedWindows();
     if (store != expected) {
       return "E6: after the restart the store holds " + std::to_string(store.size()) +
              " window aggregates that differ from the " + std::to_string(expected.size()) +
-             " of the last commit: " + DescribeDifference(store, expected);
+             " the model has: " + DescribeDifference(store, expected);
     }
     return "";
   }
 
   std::string Check() {
+    // Under at_least_once the output is not transactional: a reader sees it once the log is
+    // synced (by anyone: the input's producer syncs too), so the check reads all of it.
+    const bool alos = AtLeastOnce(config_);
     std::vector<LogRecord> records;
-    Status s = log_->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &records);
+    Status s = log_->Read(kOutput, 0, 1 << 30,
+                          alos ? IsolationLevel::kReadUncommitted : IsolationLevel::kReadCommitted,
+                          &records);
     if (!s.ok()) return "reading the output: " + s.ToString();
-    std::vector<model::WindowedOutput> output;
+    output_.clear();
     for (const LogRecord& r : records)
-      output.push_back({r.key, r.value.value_or("null"), r.timestamp});
-    if (output != model_->committed_output()) {
-      return std::string(config_.emit_final ? "E3/E6" : "E2/E6") + ": committed output " +
-             Show(output) + ", the model " + Show(model_->committed_output());
+      output_.push_back({r.key, r.value.value_or("null"), r.timestamp});
+    const std::vector<model::WindowedOutput>& expected =
+        alos ? model_->written_output() : model_->committed_output();
+    if (output_ != expected) {
+      return std::string(config_.emit_final ? "E3/E6" : "E2/E6") + ": " +
+             (alos ? "written" : "committed") + " output " + Show(output_) + ", the model " +
+             Show(expected);
     }
     CommittedOffsets c;
     s = log_->GetCommittedOffsets(task_->OffsetsGroup(), &c);
@@ -223,6 +372,25 @@ class WindowedSut {
     return "";
   }
 
+  // A trace's expectations: what this step committed to the output (it had `seen` before) and
+  // the dropped-records count after it.
+  std::string CheckExpected(const Json& expect, size_t seen) const {
+    if (expect.contains("emitted")) {
+      Json emitted = Json::array();
+      for (size_t i = seen; i < output_.size(); ++i) emitted.push_back(OutputToJson(output_[i]));
+      if (emitted != expect["emitted"]) {
+        return "the trace expects this step to emit " + expect["emitted"].dump() + "; it emitted " +
+               emitted.dump();
+      }
+    }
+    if (expect.contains("dropped_records") &&
+        expect["dropped_records"] != Json(stats_->dropped_records)) {
+      return "E1: the trace expects dropped-records " + expect["dropped_records"].dump() +
+             "; the task counts " + std::to_string(stats_->dropped_records);
+    }
+    return "";
+  }
+
   const std::string dir_;
   const WindowedAggregationConfig config_;
   int64_t* operations_;
@@ -231,7 +399,8 @@ class WindowedSut {
   std::shared_ptr<AggregationStats> stats_;
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
-  std::unique_ptr<model::WindowedAggregationModel> model_;
+  std::unique_ptr<model::AggregationModel> model_;
+  std::vector<model::WindowedOutput> output_;  // The committed output, as the last check read it.
 };
 
 struct WGenState {};
@@ -259,15 +428,17 @@ rc::Gen<WOp> GenWOp(const WindowedAggregationConfig& config) {
                                      {2, WOpType::kCommit},
                                      {1, WOpType::kCrash},
                                      {1, WOpType::kRestart}});
+    // Timestamps land near window starts, ends and end + grace: multiples of the window step
+    // (the advance; the time difference or the gap for sliding and session windows), one either
+    // side, grace past them, a window size past them; now and then none.
+    const int64_t step = config.kind == WindowKind::kTime ? config.advance_ms : config.size_ms;
     switch (op.type) {
       case WOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
         for (int i = 0; i < n; ++i) {
           // Keys that are byte-prefixes of others, and the empty ("null") key now and then.
           std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b", "a", ""});
-          // Timestamps near window ends and end + grace: multiples of the advance, +-1, and
-          // grace past them; now and then none.
-          const int64_t base = *UniformInRange<int64_t>(0, 6) * config.advance_ms;
+          const int64_t base = *UniformInRange<int64_t>(0, 6) * step;
           const int64_t ts = *rc::gen::elementOf(
               std::vector<int64_t>{base, base - 1, base + 1, base + config.grace_ms,
                                    base + config.grace_ms - 1, base + config.size_ms, -1});
@@ -279,13 +450,53 @@ rc::Gen<WOp> GenWOp(const WindowedAggregationConfig& config) {
         op.n = *UniformInRange<int64_t>(1, 8);
         break;
       case WOpType::kAdvanceClock:
-        op.n = *rc::gen::elementOf(std::vector<int64_t>{1, kEmitIntervalMs, 200});
+        op.n = *rc::gen::elementOf(std::vector<int64_t>{1, config.emit_interval_ms, 200});
         break;
       default:
         break;
     }
     return op;
   });
+}
+
+// Writes the failing case of `out` as a windowed trace, each step with what the model expects
+// of it (nothing if it passed or has no trace_dir).
+void SaveWindowedTrace(const WindowedAggregationConfig& config, const PropertyParams& params,
+                       PropertyOutcome* out) {
+  if (out->passed || params.trace_dir.empty() || out->counterexample.empty()) return;
+  std::unique_ptr<model::AggregationModel> model = MakeModel(config);
+  if (!model) return;
+  Json header{{"statecheck_trace", 1},     {"kind", "windowed"},  {"config", ConfigToJson(config)},
+              {"property", out->property}, {"seed", params.seed}, {"reproduce", out->reproduce},
+              {"failure", out->message}};
+  std::string text = header.dump() + "\n";
+  int64_t now = 0;
+  for (const std::string& line : out->counterexample) {
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    WOp op;
+    if (j.is_discarded() || !WOpFromJson(j, &op).ok()) return;  // Not this property's case.
+    const std::vector<model::WindowedOutput>& output =
+        AtLeastOnce(config) ? model->written_output() : model->committed_output();
+    const size_t seen = output.size();
+    ApplyToModel(op, model.get(), &now);
+    Json emitted = Json::array();
+    for (size_t i = seen; i < output.size(); ++i) emitted.push_back(OutputToJson(output[i]));
+    j["expect"] = Json{{"emitted", emitted}, {"dropped_records", model->dropped_records()}};
+    text += j.dump() + "\n";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(params.trace_dir, ec);
+  const std::string path =
+      (std::filesystem::path(params.trace_dir) /
+       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
+          .string();
+  std::ofstream file(path);
+  file << text;
+  if (file.good()) {
+    out->trace_path = path;
+  } else {
+    out->message += "\n(the trace could not be saved to " + path + ")";
+  }
 }
 
 // Runs `records` through a fresh task with `processor`, then commits; the output records as
@@ -319,6 +530,217 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
 }
 
 }  // namespace
+
+Json ConfigToJson(const WindowedAggregationConfig& config) {
+  Json window;
+  switch (config.kind) {
+    case WindowKind::kTime:
+      window = Json{{"kind", "time"},
+                    {"size_ms", config.size_ms},
+                    {"advance_ms", config.advance_ms},
+                    {"grace_ms", config.grace_ms}};
+      break;
+    case WindowKind::kSliding:
+      window = Json{{"kind", "sliding"},
+                    {"time_difference_ms", config.size_ms},
+                    {"grace_ms", config.grace_ms}};
+      break;
+    case WindowKind::kSession:
+      window = Json{{"kind", "session"}, {"gap_ms", config.size_ms}, {"grace_ms", config.grace_ms}};
+      break;
+  }
+  Json streams = Json::object();
+  for (const auto& [k, v] : config.streams_config) streams[k] = v;
+  return Json{{"label", config.label},
+              {"window", window},
+              {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
+              {"emit_interval_ms", config.emit_interval_ms},
+              {"store", config.in_memory_store ? "in_memory" : "persistent"},
+              {"streams_config", streams}};
+}
+
+Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config) {
+  *config = WindowedAggregationConfig();
+  auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
+  if (!json.is_object()) return bad("must be an object");
+  if (json.contains("label")) {
+    if (!json["label"].is_string()) return bad("\"label\" must be a string");
+    config->label = json["label"].get<std::string>();
+  }
+  if (!json.contains("window") || !json["window"].is_object()) {
+    return bad("needs \"window\": {\"kind\": \"time\"|\"sliding\"|\"session\", ...}");
+  }
+  const Json& w = json["window"];
+  auto field = [&](const char* name, int64_t* out) -> Status {
+    if (!w.contains(name) || !w[name].is_number_integer()) {
+      return bad("window needs an integer \"" + std::string(name) + "\"");
+    }
+    *out = w[name].get<int64_t>();
+    return Status::Ok();
+  };
+  const std::string kind = w.value("kind", std::string());
+  if (kind == "time") {
+    config->kind = WindowKind::kTime;
+    STATECHECK_RETURN_IF_ERROR(field("size_ms", &config->size_ms));
+    STATECHECK_RETURN_IF_ERROR(field("advance_ms", &config->advance_ms));
+  } else if (kind == "sliding") {
+    config->kind = WindowKind::kSliding;
+    STATECHECK_RETURN_IF_ERROR(field("time_difference_ms", &config->size_ms));
+  } else if (kind == "session") {
+    config->kind = WindowKind::kSession;
+    STATECHECK_RETURN_IF_ERROR(field("gap_ms", &config->size_ms));
+  } else {
+    return bad("window \"kind\" must be \"time\", \"sliding\" or \"session\"");
+  }
+  STATECHECK_RETURN_IF_ERROR(field("grace_ms", &config->grace_ms));
+  const std::string emit = json.value("emit", std::string());
+  if (emit != "ON_WINDOW_UPDATE" && emit != "ON_WINDOW_CLOSE") {
+    return bad("\"emit\" must be \"ON_WINDOW_UPDATE\" or \"ON_WINDOW_CLOSE\"");
+  }
+  config->emit_final = emit == "ON_WINDOW_CLOSE";
+  if (json.contains("emit_interval_ms")) {
+    if (!json["emit_interval_ms"].is_number_integer() ||
+        json["emit_interval_ms"].get<int64_t>() < 0) {
+      return bad("\"emit_interval_ms\" must be an integer >= 0");
+    }
+    config->emit_interval_ms = json["emit_interval_ms"].get<int64_t>();
+  }
+  const std::string store = json.value("store", std::string("persistent"));
+  if (store != "persistent" && store != "in_memory") {
+    return bad("\"store\" must be \"persistent\" or \"in_memory\"");
+  }
+  config->in_memory_store = store == "in_memory";
+  if (config->in_memory_store && config->kind != WindowKind::kTime) {
+    return bad("the in-memory window store holds time windows only");
+  }
+  if (json.contains("streams_config")) {
+    if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");
+    for (const auto& [k, v] : json["streams_config"].items()) {
+      if (!v.is_string()) return bad("streams_config \"" + k + "\" must be a string");
+      config->streams_config[k] = v.get<std::string>();
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
+  const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};
+  const std::map<std::string, std::string> eos_ru = {
+      {"processing.guarantee", "exactly_once_v2"},
+      {"default.state.isolation.level", "READ_UNCOMMITTED"}};
+  const std::map<std::string, std::string> alos = {{"processing.guarantee", "at_least_once"}};
+  auto time = [](std::string label, int64_t size, int64_t advance, int64_t grace, bool final,
+                 std::map<std::string, std::string> streams) {
+    WindowedAggregationConfig c;
+    c.label = std::move(label);
+    c.size_ms = size;
+    c.advance_ms = advance;
+    c.grace_ms = grace;
+    c.emit_final = final;
+    c.streams_config = std::move(streams);
+    return c;
+  };
+  return {
+      time("tumbling_eager", 10, 10, 0, false, eos),
+      time("tumbling_final", 10, 10, 0, true, eos),
+      time("hopping_eager", 10, 4, 3, false, eos),
+      time("hopping_final", 10, 4, 3, true, eos),
+      time("hopping_final_ru", 10, 4, 3, true, eos_ru),
+      time("tumbling_eager_alos", 10, 10, 0, false, alos),
+      time("hopping_final_alos", 10, 4, 3, true, alos),
+  };
+}
+
+PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
+                                                     const PropertyParams& params) {
+  PropertyOutcome out;
+  out.property = "windowed/MatchesModel/" + config.label;
+  auto property = [&] {
+    const std::string dir = ScratchDirectory("windowed");
+    std::filesystem::remove_all(dir);
+    WindowedSut sut(dir, config, &out.operations);
+    const std::string started = sut.Start();
+    RC_ASSERT(started.empty());
+    rc::state::check(WGenState{}, sut, [&config](const WGenState&) {
+      return rc::gen::map(GenWOp(config), [](WOp op) {
+        return std::shared_ptr<const WCommand>(std::make_shared<WindowedCommand>(std::move(op)));
+      });
+    });
+  };
+  RunProperty(property, params, &out);
+  SaveWindowedTrace(config, params, &out);
+  return out;
+}
+
+Status ReadWindowedTrace(const std::string& path, WindowedTrace* trace) {
+  std::ifstream file(path);
+  if (!file) return Status::InvalidArgument("cannot open trace file " + path);
+  *trace = WindowedTrace();
+  std::string text;
+  bool header = false;
+  for (int line = 1; std::getline(file, text); ++line) {
+    if (text.empty()) continue;
+    auto at = [line](const std::string& what) {
+      return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
+    };
+    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return at("not JSON");
+    if (!header) {
+      if (!j.is_object() || j.value("kind", std::string()) != "windowed" ||
+          j.value("statecheck_trace", 0) != 1 || !j.contains("config")) {
+        return at(
+            "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
+            "\"windowed\", \"config\": {...}})");
+      }
+      const Status s = ConfigFromJson(j["config"], &trace->config);
+      if (!s.ok()) return at(s.message());
+      trace->info = j;
+      header = true;
+      continue;
+    }
+    WOp op;
+    const Status s = WOpFromJson(j, &op);
+    if (!s.ok()) return at(s.message());
+    if (j.contains("expect")) {
+      const Json& e = j["expect"];
+      if (!e.is_object() || (e.contains("emitted") && !e["emitted"].is_array()) ||
+          (e.contains("dropped_records") && !e["dropped_records"].is_number_integer())) {
+        return at("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+      }
+    }
+    trace->steps.push_back({line, j});
+  }
+  if (!header) return Status::InvalidArgument(path + " is empty");
+  return Status::Ok();
+}
+
+Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* out) {
+  *out = WindowedReplayOutcome();
+  int64_t operations = 0;
+  const std::string dir = ScratchDirectory("windowed-replay");
+  std::filesystem::remove_all(dir);
+  WindowedSut sut(dir, trace.config, &operations);
+  if (std::string why = sut.Start(); !why.empty()) {
+    out->diverged = true;
+    out->message = why;
+    return Status::Ok();
+  }
+  for (const auto& [line, json] : trace.steps) {
+    WOp op;
+    STATECHECK_RETURN_IF_ERROR(WOpFromJson(json, &op));
+    const std::string why = sut.Step(op, json.contains("expect") ? json["expect"] : Json());
+    if (!why.empty()) {
+      out->diverged = true;
+      out->step = out->steps_run + 1;
+      out->line = line;
+      out->op = WOpToString(op);
+      out->message = why;
+      return Status::Ok();
+    }
+    ++out->steps_run;
+  }
+  return Status::Ok();
+}
 
 PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
                                                     const PropertyParams& params) {
@@ -366,38 +788,6 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
       }
     }
     RC_ASSERT(final_out.size() == suppressed_out.size());
-  };
-  RunProperty(property, params, &out);
-  return out;
-}
-
-std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
-  const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};
-  const std::map<std::string, std::string> eos_ru = {
-      {"processing.guarantee", "exactly_once_v2"},
-      {"default.state.isolation.level", "READ_UNCOMMITTED"}};
-  return {
-      {"tumbling_eager", 10, 10, 0, false, eos},    {"tumbling_final", 10, 10, 0, true, eos},
-      {"hopping_eager", 10, 4, 3, false, eos},      {"hopping_final", 10, 4, 3, true, eos},
-      {"hopping_final_ru", 10, 4, 3, true, eos_ru},
-  };
-}
-
-PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
-                                                     const PropertyParams& params) {
-  PropertyOutcome out;
-  out.property = "windowed/MatchesModel/" + config.label;
-  auto property = [&] {
-    const std::string dir = ScratchDirectory("windowed");
-    std::filesystem::remove_all(dir);
-    WindowedSut sut(dir, config, &out.operations);
-    const std::string started = sut.Start();
-    RC_ASSERT(started.empty());
-    rc::state::check(WGenState{}, sut, [&config](const WGenState&) {
-      return rc::gen::map(GenWOp(config), [](WOp op) {
-        return std::shared_ptr<const WCommand>(std::make_shared<WindowedCommand>(std::move(op)));
-      });
-    });
   };
   RunProperty(property, params, &out);
   return out;

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "properties/rapidcheck_runner.h"
 
 namespace statecheck::properties {
 
@@ -51,6 +55,48 @@ TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
                             << ::testing::PrintToString(out.counterexample);
     EXPECT_EQ(out.cases, p.max_success);
   }
+}
+
+// Every configuration survives the trip through a trace header.
+TEST(WindowedTrace, ConfigRoundTrips) {
+  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+    WindowedAggregationConfig back;
+    ASSERT_TRUE(ConfigFromJson(ConfigToJson(config), &back).ok()) << config.label;
+    EXPECT_EQ(ConfigToJson(back), ConfigToJson(config));
+  }
+}
+
+// A malformed trace is refused with the line and what is wrong, before anything runs.
+TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
+  const std::string header =
+      R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
+      R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"kind\":\"task\"}\n", "line 1: not a windowed trace header"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"tumbling"}}})"
+       "\n",
+       R"(line 1: config: window "kind" must be "time", "sliding" or "session")"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
+       R"("size_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})"
+       "\n",
+       R"(line 1: config: window needs an integer "advance_ms")"},
+      {header + "\n{\"op\":\"flush\"}\n", "line 2: unknown op \"flush\""},
+      {header + "\n\n{\"op\":\"append\",\"records\":[[\"a\",-2]]}\n",
+       "line 3: op append: each record is [key"},
+      {header + "\n{\"op\":\"process\"}\n", "line 2: op process needs an integer \"max_records\""},
+      {header + "\n{\"op\":\"commit\",\"expect\":{\"emitted\":3}}\n",
+       "line 2: \"expect\" is {\"emitted\": [...], \"dropped_records\": N}"},
+      {header + "\nnot json\n", "line 2: not JSON"},
+  };
+  const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
+  for (const auto& [text, message] : cases) {
+    std::ofstream(path) << text;
+    WindowedTrace trace;
+    const Status s = ReadWindowedTrace(path, &trace);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

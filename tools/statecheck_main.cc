@@ -35,6 +35,7 @@
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
 #include "properties/window_store_trace.h"
+#include "properties/windowed_aggregation_property.h"
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
@@ -135,6 +136,37 @@ int ReplayTask(const std::string& path, const std::string& against) {
   return kExitFailed;
 }
 
+// A windowed trace: its operations on the engine and the model of its window kind, checked as
+// the property does, and against each step's recorded expectations.
+int ReplayWindowed(const std::string& path, const std::string& against) {
+  if (against != "both") {
+    return UsageError(
+        "a windowed trace replays against the engine and the model together; drop "
+        "--against " +
+        against);
+  }
+  properties::WindowedTrace trace;
+  Status s = properties::ReadWindowedTrace(path, &trace);
+  if (!s.ok())
+    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
+  std::cout << "replaying " << path << ": " << trace.steps.size()
+            << " steps of the windowed aggregation "
+            << properties::ConfigToJson(trace.config).dump() << "\n";
+  if (trace.info.contains("failure")) {
+    std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
+  }
+  properties::WindowedReplayOutcome out;
+  s = properties::ReplayWindowedTrace(trace, &out);
+  if (!s.ok()) return UsageError(s.message());
+  if (!out.diverged) {
+    std::cout << "OK: all " << out.steps_run << " steps passed every check\n";
+    return kExitOk;
+  }
+  std::cout << "DIVERGED at step " << out.step << " (line " << out.line << ")\n  op: " << out.op
+            << "\n  " << out.message << "\n";
+  return kExitFailed;
+}
+
 int Replay(const std::string& path, const std::string& against) {
   {
     std::ifstream file(path);
@@ -143,6 +175,9 @@ int Replay(const std::string& path, const std::string& against) {
       const auto header = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
       if (header.is_object() && header.value("kind", std::string()) == "task") {
         return ReplayTask(path, against);
+      }
+      if (header.is_object() && header.value("kind", std::string()) == "windowed") {
+        return ReplayWindowed(path, against);
       }
     }
   }
