@@ -10,10 +10,33 @@
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
 #include "engine/rocksdb_status.h"
+#include "statecheck/in_memory_window_store.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck {
+
+namespace {
+// The default of ProcessorContext's window store calls: a context that has none.
+Status NoWindowStores(std::string_view store) {
+  return Status::Unimplemented("this processor context has no window stores (asked for \"" +
+                               std::string(store) +
+                               "\"): a context wrapping a task's must forward the Window* calls");
+}
+}  // namespace
+
+Status ProcessorContext::WindowPut(std::string_view store, std::string_view,
+                                   std::optional<std::string_view>, int64_t) {
+  return NoWindowStores(store);
+}
+Status ProcessorContext::WindowFetch(std::string_view store, std::string_view, int64_t,
+                                     std::optional<std::string>*) {
+  return NoWindowStores(store);
+}
+Status ProcessorContext::WindowFetchAll(std::string_view store, int64_t, int64_t,
+                                        std::unique_ptr<WindowStoreIterator>*) {
+  return NoWindowStores(store);
+}
 
 std::string_view CommitReasonName(CommitReason reason) {
   switch (reason) {
@@ -68,6 +91,30 @@ int64_t TransactionId(const std::string& group) {
   return static_cast<int64_t>(h >> 2) + 1;
 }
 
+// The changelog key of a window store's write at `window_start` (task.h): the start's 8 bytes,
+// most significant first, then the key.
+std::string WindowChangelogKey(int64_t window_start, std::string_view key) {
+  std::string out(8, '\0');
+  const uint64_t v = static_cast<uint64_t>(window_start);
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (56 - 8 * i));
+  out.append(key);
+  return out;
+}
+
+// The window start of a changelog key WindowChangelogKey wrote (which holds at least 8 bytes).
+int64_t WindowStartOf(std::string_view changelog_key) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(changelog_key[i]);
+  return static_cast<int64_t>(v);
+}
+
+// An in-memory window store of the task (task.h): nothing but the store and its changelog.
+struct TaskWindowStore {
+  WindowStoreSpec spec;
+  std::string changelog;
+  std::unique_ptr<WindowStore> store;
+};
+
 struct TaskStore {
   std::string name;
   std::string changelog;
@@ -119,6 +166,15 @@ class TaskImpl final : public Task, private ProcessorContext {
         return s;
       }
       stores_.push_back(std::move(ts));
+      restores_.push_back(std::move(restore));
+    }
+    for (const WindowStoreSpec& spec : processor_->WindowStores()) {
+      TaskWindowStore ws;
+      ws.spec = spec;
+      ws.changelog = ChangelogPartition(spec.name);
+      StoreRestore restore;
+      STATECHECK_RETURN_IF_ERROR(OpenAndRestoreWindowStore(&ws, &restore));
+      window_stores_.push_back(std::move(ws));
       restores_.push_back(std::move(restore));
     }
     if (legacy_ && !eos_) {
@@ -215,6 +271,8 @@ class TaskImpl final : public Task, private ProcessorContext {
     }
     for (TaskStore& ts : stores_) ts.store->Close();
     stores_.clear();
+    for (TaskWindowStore& ws : window_stores_) ws.store->Close();
+    window_stores_.clear();
     open_ = false;
     return Status::Ok();
   }
@@ -222,6 +280,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   void Abandon() override {
     for (TaskStore& ts : stores_) ts.store->Abandon();
     stores_.clear();
+    window_stores_.clear();  // In memory only: lost, as in a crash.
     open_ = false;
   }
 
@@ -230,6 +289,11 @@ class TaskImpl final : public Task, private ProcessorContext {
   KeyValueStore* Store(std::string_view name) override {
     TaskStore* ts = Find(name);
     return ts ? ts->store.get() : nullptr;
+  }
+
+  WindowStore* GetWindowStore(std::string_view name) override {
+    TaskWindowStore* ws = FindWindowStore(name);
+    return ws ? ws->store.get() : nullptr;
   }
 
   std::string ChangelogPartition(std::string_view name) const override {
@@ -276,6 +340,32 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   int64_t RecordTimestamp() const override { return current_ ? current_->timestamp : kNoTimestamp; }
   int64_t WallClockMs() const override { return clock_->NowMs(); }
+
+  Status WindowPut(std::string_view store, std::string_view key,
+                   std::optional<std::string_view> value, int64_t window_start) override {
+    TaskWindowStore* ws = FindWindowStore(store);
+    if (!ws) return UnknownWindowStore(store);
+    STATECHECK_RETURN_IF_ERROR(ws->store->Put(key, value, window_start));
+    // Logged even when the store dropped it (W3): the put still moved the store's stream time
+    // (W2), and a restore must repeat that.
+    int64_t offset = 0;
+    return Append(ws->changelog, WindowChangelogKey(window_start, key), value, RecordTimestamp(),
+                  &offset);
+  }
+
+  Status WindowFetch(std::string_view store, std::string_view key, int64_t window_start,
+                     std::optional<std::string>* value) override {
+    TaskWindowStore* ws = FindWindowStore(store);
+    if (!ws) return UnknownWindowStore(store);
+    return ws->store->Fetch(key, window_start, value);
+  }
+
+  Status WindowFetchAll(std::string_view store, int64_t time_from, int64_t time_to,
+                        std::unique_ptr<WindowStoreIterator>* it) override {
+    TaskWindowStore* ws = FindWindowStore(store);
+    if (!ws) return UnknownWindowStore(store);
+    return ws->store->FetchAll(time_from, time_to, it);
+  }
 
   // ----------------------------------------------------------------------------------------------
   Status Append(std::string_view partition, std::string_view key,
@@ -559,6 +649,56 @@ class TaskImpl final : public Task, private ProcessorContext {
     return Status::Ok();
   }
 
+  // Creates the in-memory window store of `ws` and replays its changelog into it from offset 0
+  // (task.h, "In-memory window stores"): the store's retention drops what has expired.
+  Status OpenAndRestoreWindowStore(TaskWindowStore* ws, StoreRestore* restore) {
+    restore->store = ws->spec.name;
+    restore->changelog = ws->changelog;
+    restore->in_memory = true;
+    WindowStoreOptions wo;
+    wo.name = ws->spec.name;
+    wo.retention_ms = ws->spec.retention_ms;
+    wo.window_size_ms = ws->spec.window_size_ms;
+    wo.logger = logger_;
+    STATECHECK_RETURN_IF_ERROR(NewInMemoryWindowStore(wo, &ws->store));
+    Log* log = options_.log;
+    // As for the key-value stores: committed records only under EOS (an aborted or open
+    // transaction's writes never happened), every record written under at-least-once.
+    const IsolationLevel isolation =
+        eos_ ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted;
+    int64_t end = 0;
+    STATECHECK_RETURN_IF_ERROR(eos_ ? log->CommittedEndOffset(ws->changelog, &end)
+                                    : log->EndOffset(ws->changelog, &end));
+    restore->start_offset = 0;
+    restore->end_offset = end;
+    std::vector<LogRecord> records;
+    int64_t from = 0;
+    while (from < end) {
+      records.clear();
+      STATECHECK_RETURN_IF_ERROR(
+          log->Read(ws->changelog, from, options_.restore_batch_records, isolation, &records));
+      std::optional<int64_t> applied;
+      for (const LogRecord& r : records) {
+        if (r.offset >= end) break;
+        if (r.key.size() < 8) {
+          return Status::Corruption(
+              "changelog " + ws->changelog + " of window store " + ws->spec.name +
+              ": the record at offset " + std::to_string(r.offset) + " has a key of " +
+              std::to_string(r.key.size()) + " bytes, too short for a window start");
+        }
+        const std::string_view key = std::string_view(r.key).substr(8);
+        STATECHECK_RETURN_IF_ERROR(
+            ws->store->Put(key, r.value ? std::optional<std::string_view>(*r.value) : std::nullopt,
+                           WindowStartOf(r.key)));
+        ++restore->records_restored;
+        applied = r.offset;
+      }
+      if (!applied) break;
+      from = *applied + 1;
+    }
+    return Status::Ok();
+  }
+
   Status OpenStore(const std::string& name, const std::string& directory,
                    std::unique_ptr<RocksDBStore>* store, bool wiped = false) {
     RocksDBStoreOptions so;
@@ -615,6 +755,18 @@ class TaskImpl final : public Task, private ProcessorContext {
     return nullptr;
   }
 
+  TaskWindowStore* FindWindowStore(std::string_view name) {
+    for (TaskWindowStore& ws : window_stores_) {
+      if (ws.spec.name == name) return &ws;
+    }
+    return nullptr;
+  }
+
+  Status UnknownWindowStore(std::string_view name) const {
+    return Status::InvalidArgument("task " + options_.task_id + " has no window store named \"" +
+                                   std::string(name) + "\"");
+  }
+
   Status UnknownStore(std::string_view name) const {
     return Status::InvalidArgument("task " + options_.task_id + " has no store named \"" +
                                    std::string(name) + "\"");
@@ -656,6 +808,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   std::set<std::string> position_damaged_;
 
   std::vector<TaskStore> stores_;
+  std::vector<TaskWindowStore> window_stores_;
   std::vector<StoreRestore> restores_;
   TaskStats stats_;
   bool open_ = false;
@@ -702,10 +855,26 @@ Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor
     return Status::InvalidArgument("task option restore_batch_records must be at least 1, got " +
                                    std::to_string(options.restore_batch_records));
   }
+  // One namespace for every store: a second store of a name would share its changelog.
+  std::set<std::string> names;
+  auto check_name = [&](const std::string& name) -> Status {
+    if (!names.insert(name).second) {
+      return Status::InvalidArgument("the processor declares store \"" + name +
+                                     "\" twice (key-value and window stores share one namespace)");
+    }
+    return CheckPartition("application_id, task_id or store name \"" + name + "\" (a changelog)",
+                          ChangelogPartitionName(options, name));
+  };
   for (const std::string& name : processor->StoreNames()) {
-    STATECHECK_RETURN_IF_ERROR(
-        CheckPartition("application_id, task_id or store name \"" + name + "\" (a changelog)",
-                       ChangelogPartitionName(options, name)));
+    STATECHECK_RETURN_IF_ERROR(check_name(name));
+  }
+  for (const WindowStoreSpec& spec : processor->WindowStores()) {
+    WindowStoreOptions wo;
+    wo.name = spec.name;
+    wo.retention_ms = spec.retention_ms;
+    wo.window_size_ms = spec.window_size_ms;
+    STATECHECK_RETURN_IF_ERROR(ValidateWindowStoreOptions(wo));
+    STATECHECK_RETURN_IF_ERROR(check_name(spec.name));
   }
   auto impl = std::make_unique<TaskImpl>(options, std::move(processor));
   Status s = impl->Open();

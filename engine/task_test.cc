@@ -603,3 +603,216 @@ TEST_F(TaskTest, AnInterruptedWipeIsFinishedAtTheNextStart) {
 
 }  // namespace
 }  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// A processor with one in-memory window store "win" (and the key-value stores `kv`): an input
+// record (k, v, ts) puts k = v at window start ts (v null deletes) and forwards (k, v).
+class WindowingProcessor final : public Processor {
+ public:
+  WindowingProcessor(std::vector<std::string> kv, std::vector<WindowStoreSpec> windows)
+      : kv_(std::move(kv)), windows_(std::move(windows)) {}
+  std::vector<std::string> StoreNames() const override { return kv_; }
+  std::vector<WindowStoreSpec> WindowStores() const override { return windows_; }
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(context->WindowPut(
+        "win", record.key,
+        record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+        record.timestamp));
+    return context->Forward(record.key, record.value);
+  }
+
+ private:
+  const std::vector<std::string> kv_;
+  const std::vector<WindowStoreSpec> windows_;
+};
+
+class TaskWindowStoreTest : public TaskTest {
+ protected:
+  Status OpenWindowing(const TaskOptions& o, int64_t retention_ms = 100,
+                       int64_t window_size_ms = 10) {
+    task_.reset();
+    return OpenTask(o,
+                    std::make_unique<WindowingProcessor>(
+                        std::vector<std::string>{},
+                        std::vector<WindowStoreSpec>{{"win", retention_ms, window_size_ms}}),
+                    &task_);
+  }
+
+  void InputAt(std::string_view key, std::optional<std::string_view> value, int64_t timestamp) {
+    int64_t offset = 0;
+    ASSERT_OK(log_->Append("input", key, value, timestamp, &offset));
+    ASSERT_OK(log_->Sync());
+  }
+
+  // Every live record of window store `store`, as "<start>:<key>=<value>", by start then key.
+  std::vector<std::string> Windows(std::string_view store) {
+    std::vector<std::string> out;
+    WindowStore* ws = task_->GetWindowStore(store);
+    EXPECT_NE(ws, nullptr);
+    if (!ws) return out;
+    std::unique_ptr<WindowStoreIterator> it;
+    EXPECT_OK(ws->All(&it));
+    WindowedRecord r;
+    while (it->HasNext() && it->Next(&r).ok()) {
+      out.push_back(std::to_string(r.window.start) + ":" + r.key + "=" + r.value);
+    }
+    return out;
+  }
+
+  const StoreRestore* RestoreOf(std::string_view store) {
+    for (const StoreRestore& r : task_->restores()) {
+      if (r.store == store) return &r;
+    }
+    return nullptr;
+  }
+};
+
+// The changelog record of a window store's write: key [start, 8 bytes big-endian][key], the
+// value (null deletes), the input record's timestamp.
+TEST_F(TaskWindowStoreTest, WritesGoToTheChangelogWithTheWindowStartInTheKey) {
+  ASSERT_OK(OpenWindowing(Options(kAlos)));
+  InputAt("a", "1", 258);
+  InputAt("a", std::nullopt, 258);
+  EXPECT_EQ(ProcessAll(), 2);
+  ASSERT_OK(task_->Commit());
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("app-win-changelog-0_0", 0, 10, IsolationLevel::kReadCommitted, &records));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].key, std::string("\0\0\0\0\0\0\x01\x02"
+                                        "a",
+                                        9));
+  EXPECT_EQ(records[0].value, "1");
+  EXPECT_EQ(records[0].timestamp, 258);
+  EXPECT_EQ(records[1].key, records[0].key);
+  EXPECT_EQ(records[1].value, std::nullopt);
+  EXPECT_TRUE(Windows("win").empty());
+  EXPECT_EQ(task_->GetWindowStore("kv"), nullptr);
+  EXPECT_EQ(task_->Store("win"), nullptr);
+}
+
+// A crash loses the in-memory store; the next task restores it from its changelog from offset
+// 0: under at-least-once every record written (the uncommitted one too, then processed again,
+// C4), under exactly-once the committed ones only (C3).
+TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarantees) {
+  for (const bool eos : {false, true}) {
+    SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
+    fs::remove_all(dir_);
+    OpenTheLog();
+    const TaskOptions o = Options(eos ? kEos : kAlos);
+    ASSERT_OK(OpenWindowing(o));
+    InputAt("a", "1", 10);
+    InputAt("b", "2", 20);
+    ProcessAll();
+    ASSERT_OK(task_->Commit());
+    InputAt("c", "3", 30);
+    ProcessAll();  // Not committed.
+    EXPECT_EQ(Windows("win"), (std::vector<std::string>{"10:a=1", "20:b=2", "30:c=3"}));
+    task_->Abandon();
+    EXPECT_EQ(task_->GetWindowStore("win"), nullptr);
+    OpenTheLog();  // The process died; the log recovers (and aborts the open transaction).
+    ASSERT_OK(OpenWindowing(o));
+    const StoreRestore* r = RestoreOf("win");
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(r->in_memory);
+    EXPECT_EQ(r->changelog, "app-win-changelog-0_0");
+    EXPECT_EQ(r->start_offset, 0);
+    EXPECT_EQ(r->stored_offset, std::nullopt);
+    EXPECT_EQ(r->records_restored, eos ? 2 : 3);
+    EXPECT_EQ(Windows("win"), eos ? (std::vector<std::string>{"10:a=1", "20:b=2"})
+                                  : (std::vector<std::string>{"10:a=1", "20:b=2", "30:c=3"}));
+    EXPECT_EQ(task_->next_input_offset(), 2);
+    EXPECT_EQ(ProcessAll(), 1);  // c again.
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(OpenWindowing(o));  // A clean restart restores from 0 too: nothing is on disk.
+    EXPECT_EQ(Windows("win"), (std::vector<std::string>{"10:a=1", "20:b=2", "30:c=3"}));
+    EXPECT_EQ(RestoreOf("win")->records_restored, eos ? 3 : 4);  // At least once: c twice.
+    task_.reset();
+  }
+}
+
+// C1: an aborted transaction's window store writes are never restored.
+TEST_F(TaskWindowStoreTest, AnAbortedTransactionIsNotRestoredUnderExactlyOnce) {
+  ASSERT_OK(OpenWindowing(Options(kEos)));
+  InputAt("a", "1", 10);
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  InputAt("b", "2", 20);
+  ProcessAll();
+  task_->Abandon();
+  ASSERT_OK(OpenWindowing(Options(kEos)));  // Fences the abandoned task: its transaction aborts.
+  // The aborted record is in the changelog; the restore skipped it.
+  std::vector<LogRecord> all;
+  ASSERT_OK(log_->Read("app-win-changelog-0_0", 0, 10, IsolationLevel::kReadUncommitted, &all));
+  EXPECT_EQ(all.size(), 2u);
+  EXPECT_EQ(RestoreOf("win")->records_restored, 1);
+  EXPECT_EQ(Windows("win"), (std::vector<std::string>{"10:a=1"}));
+  InputAt("c", "3", 30);
+  EXPECT_EQ(ProcessAll(), 2);
+  ASSERT_OK(task_->Commit());
+  task_->Abandon();
+  ASSERT_OK(OpenWindowing(Options(kEos)));
+  EXPECT_EQ(Windows("win"), (std::vector<std::string>{"10:a=1", "20:b=2", "30:c=3"}));
+  EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1", "b=2", "c=3"}));
+}
+
+// W2, W3 on restore: replaying the changelog moves the store's stream time as the writes did, so
+// windows that had expired are gone again, a put that was dropped is dropped again, and a
+// delete deletes.
+TEST_F(TaskWindowStoreTest, RetentionAppliesOnRestore) {
+  ASSERT_OK(OpenWindowing(Options(kEos), /*retention_ms=*/10, /*window_size_ms=*/5));
+  InputAt("a", "1", 0);
+  InputAt("b", "2", 5);
+  InputAt("x", "9", 6);
+  InputAt("x", std::nullopt, 6);
+  InputAt("c", "3", 12);  // Stream time 12: starts <= 2 expire (a).
+  InputAt("d", "4", 1);   // 1 <= 12 - 10: dropped.
+  EXPECT_EQ(ProcessAll(), 6);
+  EXPECT_EQ(Windows("win"), (std::vector<std::string>{"5:b=2", "12:c=3"}));
+  EXPECT_EQ(task_->GetWindowStore("win")->metrics().dropped_records, 1);
+  ASSERT_OK(task_->Close());
+  ASSERT_OK(OpenWindowing(Options(kEos), 10, 5));
+  EXPECT_EQ(RestoreOf("win")->records_restored, 6);  // Every write, the dropped one included.
+  WindowStore* ws = task_->GetWindowStore("win");
+  ASSERT_NE(ws, nullptr);
+  EXPECT_EQ(ws->stream_time(), 12);
+  EXPECT_EQ(ws->retention_ms(), 10);
+  EXPECT_EQ(ws->window_size_ms(), 5);
+  EXPECT_EQ(ws->metrics().dropped_records, 1);
+  EXPECT_EQ(Windows("win"), (std::vector<std::string>{"5:b=2", "12:c=3"}));
+  std::optional<std::string> value;
+  ASSERT_OK(ws->Fetch("a", 0, &value));
+  EXPECT_EQ(value, std::nullopt);
+}
+
+TEST_F(TaskWindowStoreTest, StoreNamesAreOneNamespaceAndWindowStoreOptionsAreChecked) {
+  Status s =
+      OpenTask(Options(kAlos),
+               std::make_unique<WindowingProcessor>(std::vector<std::string>{"win"},
+                                                    std::vector<WindowStoreSpec>{{"win", 100, 10}}),
+               &task_);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("declares store \"win\" twice"), std::string::npos) << s;
+  s = OpenWindowing(Options(kAlos), /*retention_ms=*/5, /*window_size_ms=*/10);
+  EXPECT_EQ(s.message(),
+            "The retention period of the window store win must be no smaller than its window "
+            "size. Got size=[10], retention=[5]");
+  s = OpenTask(Options(kAlos),
+               std::make_unique<WindowingProcessor>(
+                   std::vector<std::string>{}, std::vector<WindowStoreSpec>{{"w/in", 100, 10}}),
+               &task_);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
+  // A processor writing a window store the task does not have.
+  ASSERT_OK(OpenTask(Options(kAlos),
+                     std::make_unique<WindowingProcessor>(std::vector<std::string>{"kv"},
+                                                          std::vector<WindowStoreSpec>{}),
+                     &task_));
+  InputAt("a", "1", 1);
+  int64_t n = 0;
+  s = task_->Process(10, &n);
+  EXPECT_EQ(s.message(), "task 0_0 has no window store named \"win\"");
+}
+
+}  // namespace
+}  // namespace statecheck

@@ -1,7 +1,8 @@
 // Task: a stream task of the embedded runtime (SPEC C1–C6, T6, T7, T9, T10). It reads its input
 // partition from the Log, runs a Processor over each record, and keeps the Processor's state in
-// persistent transactional stores (RocksDBStore) whose writes are also appended to a changelog
-// partition per store; the Processor's output goes to an output partition.
+// persistent transactional stores (RocksDBStore) — and in-memory window stores, see below — whose
+// writes are also appended to a changelog partition per store; the Processor's output goes to
+// an output partition.
 //
 // The commit protocol (C1). A commit makes durable:
 //   at_least_once:    (1) the changelog and output records (Log::Sync), (2) each store's data
@@ -61,8 +62,30 @@
 // Crash. Abandon() drops the task as a crash would: no commit, stores abandoned with their
 // open-status markers set (T7), an open transaction left open.
 //
+// In-memory window stores (SPEC W, statecheck/in_memory_window_store.h). A Processor may also
+// declare window stores (Processor::WindowStores) that live only in memory. Each has a changelog
+// partition named like a key-value store's (ChangelogPartitionName), and every write through
+// ProcessorContext::WindowPut is appended to it — puts the store drops by retention (W3) and
+// deletes included, so that replaying the changelog repeats the store's history exactly — inside
+// the commit protocol above, as the key-value stores' changelog records are: under
+// exactly_once_v2 in the commit's log transaction, under at_least_once synced at commit. The
+// store has no offsets and nothing on disk: every open restores it from offset 0 of its
+// changelog to the changelog's end as above (exactly_once_v2: the committed records only, up
+// to the last stable offset; at_least_once: every record written), replaying each put, so that
+// the store's own retention drops the windows that have expired by the restored stream time
+// (W2, W3). Restoring costs the whole changelog, which the log never compacts: fine at harness
+// sizes. A crash (Abandon) loses the store; Close() closes it after the final commit. The
+// changelog record of a write:
+//   key:       [window start, 8 bytes big-endian two's complement][the key's bytes]
+//   value:     the value, or null (a tombstone) for a delete (W4)
+//   timestamp: the input record's, as for key-value stores.
+// Window stores are not transactional: the writer's reads and GetWindowStore readers see each
+// write at once, also under READ_COMMITTED (T4 is about the key-value stores); what a commit
+// makes durable is the changelog. Their uncommitted bytes are 0 (T6). Store names are one
+// namespace: a window store may not share a key-value store's name.
+//
 // Thread safety: one thread drives a task; Store(name)->NewQueryView() readers may run on other
-// threads (T2).
+// threads (T2). A window store serialises its own calls, so GetWindowStore readers may too.
 #ifndef STATECHECK_TASK_H_
 #define STATECHECK_TASK_H_
 
@@ -79,6 +102,7 @@
 #include "statecheck/logger.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
+#include "statecheck/window_store.h"
 
 namespace rocksdb {
 class Env;
@@ -114,6 +138,32 @@ class ProcessorContext {
   virtual int64_t RecordTimestamp() const = 0;
   // Wall-clock time: the task's Clock (SPEC E5's emit interval).
   virtual int64_t WallClockMs() const = 0;
+
+  // In-memory window stores (see "In-memory window stores" above). Each call is the store's
+  // own (statecheck/window_store.h), so retention applies (W3, W6). InvalidArgument for a name
+  // that is no window store of the task. They are not pure virtual so that contexts written
+  // before them (wrappers of a task's context) still compile; the defaults return
+  // Unimplemented, and a wrapper that may run a processor with window stores must forward them.
+  //
+  // Writes `key` = `value` (std::nullopt deletes) at `window_start` to `store` and appends it
+  // to its changelog, with the input record's timestamp.
+  virtual Status WindowPut(std::string_view store, std::string_view key,
+                           std::optional<std::string_view> value, int64_t window_start);
+  // WindowStore::Fetch(key, window_start): the value of `key` at exactly `window_start`.
+  virtual Status WindowFetch(std::string_view store, std::string_view key, int64_t window_start,
+                             std::optional<std::string>* value);
+  // WindowStore::FetchAll: every record with start in [time_from, time_to], by start, then key
+  // bytes (W7).
+  virtual Status WindowFetchAll(std::string_view store, int64_t time_from, int64_t time_to,
+                                std::unique_ptr<WindowStoreIterator>* it);
+};
+
+// An in-memory window store a Processor declares (statecheck/in_memory_window_store.h). The
+// options must pass ValidateWindowStoreOptions (W1); no duplicates are retained.
+struct WindowStoreSpec {
+  std::string name;  // As store names: [A-Za-z0-9._-], unique among all the task's stores.
+  int64_t retention_ms = 0;
+  int64_t window_size_ms = 0;
 };
 
 class Processor {
@@ -121,6 +171,8 @@ class Processor {
   virtual ~Processor() = default;
   // The stores the processor uses: store names as Log partition names allow ([A-Za-z0-9._-]).
   virtual std::vector<std::string> StoreNames() const = 0;
+  // The in-memory window stores the processor uses, besides those; none by default.
+  virtual std::vector<WindowStoreSpec> WindowStores() const { return {}; }
   // Processes one input record. An error stops the task (C6).
   virtual Status Process(const LogRecord& record, ProcessorContext* context) = 0;
   // Metadata committed with the input offset (SPEC E10); empty by default.
@@ -171,7 +223,9 @@ struct StoreRestore {
   // The store's open-status marker was clear (T7); always true for a legacy store, which has
   // none (its .checkpoint tells a clean close).
   bool was_closed_cleanly = true;
-  bool wiped = false;                    // Wiped before restoring (T10, or an out-of-range offset).
+  bool wiped = false;  // Wiped before restoring (T10, or an out-of-range offset).
+  // An in-memory window store: nothing on disk, no stored offset; restored from 0 every time.
+  bool in_memory = false;
   std::optional<int64_t> stored_offset;  // The store's changelog offset before restoring.
   int64_t start_offset = 0;              // Restore read from here ...
   int64_t end_offset = 0;                // ... up to here (exclusive).
@@ -214,6 +268,10 @@ class Task {
   // The store named `name`, for IQ views (NewQueryView) and metadata; null if unknown or the
   // task is closed. Writing to it directly bypasses the changelog: don't.
   virtual KeyValueStore* Store(std::string_view name) = 0;
+  // The in-memory window store named `name`, as the writer sees it (with every write, committed
+  // or not: it is not transactional), for tests and properties to read; null if unknown or the
+  // task is closed or abandoned. Writing to it directly bypasses the changelog: don't.
+  virtual WindowStore* GetWindowStore(std::string_view name) = 0;
   // The changelog partition of store `name` (ChangelogPartitionName).
   virtual std::string ChangelogPartition(std::string_view name) const = 0;
   // The offsets group of this task in the log: "<application_id>-<task_id>".
@@ -230,7 +288,9 @@ std::string ChangelogPartitionName(const TaskOptions& options, std::string_view 
 
 // Opens the task: opens, wipes and restores its stores and finds its committed input offset
 // (see "Restore"). InvalidArgument naming the option for a missing log, empty ids or partitions,
-// names the log rejects, or a non-positive restore batch; errors from the stores and the log
+// names the log rejects, or a non-positive restore batch; InvalidArgument for a store name
+// declared twice (key-value and window stores together) and for window store options W1
+// rejects (Kafka's text); errors from the stores and the log
 // otherwise (every store already opened is abandoned again: a half-done restore is not a clean
 // state).
 Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor,
