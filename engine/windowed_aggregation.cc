@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "aggregation_internal.h"
@@ -19,19 +23,180 @@ std::string StoreKey(int64_t start, std::string_view key) {
   return BigEndian(start) + std::string(key);
 }
 
+Status Damaged(const std::string& store, size_t key_size) {
+  return Status::Corruption("windowed aggregation: store " + store +
+                            " holds a record that is not a window aggregate (key of " +
+                            std::to_string(key_size) + " bytes)");
+}
+
+// One aggregate as the store holds it: value = [largest record timestamp, 8 bytes
+// big-endian][aggregate], at least 8 bytes.
+struct StoredAggregate {
+  int64_t start = 0;
+  std::string key;
+  std::string value;
+};
+
+class AggregateIterator {
+ public:
+  virtual ~AggregateIterator() = default;
+  virtual bool HasNext() = 0;
+  // Corruption for a record that is not an aggregate.
+  virtual Status Next(StoredAggregate* out) = 0;
+};
+
+// Where a TimeWindowedAggregation's aggregates live (AggregationStoreType): the one processor
+// reads and writes them through this, whichever store holds them.
+class AggregateStore {
+ public:
+  virtual ~AggregateStore() = default;
+  // The task stores to declare (Processor::StoreNames, Processor::WindowStores).
+  virtual std::vector<std::string> StoreNames() const = 0;
+  virtual std::vector<WindowStoreSpec> WindowStores() const = 0;
+  virtual Status Get(ProcessorContext* context, int64_t start, std::string_view key,
+                     std::optional<std::string>* value) = 0;
+  virtual Status Put(ProcessorContext* context, int64_t start, std::string_view key,
+                     std::string_view value) = 0;
+  // One time-ordered lookup (E9) from start `first`, by start then key bytes, up to start
+  // `last` — possibly with one record past it, which the caller stops at.
+  virtual Status Scan(ProcessorContext* context, int64_t first, int64_t last,
+                      std::unique_ptr<AggregateIterator>* it) = 0;
+  // Deletes the windows starting in [first, last], past their retention. A store that expires
+  // windows itself (the in-memory window store) does nothing.
+  virtual Status Expire(ProcessorContext* context, int64_t first, int64_t last) = 0;
+};
+
+// kPersistent: a key-value store of the task, keyed by StoreKey.
+class PersistentAggregates final : public AggregateStore {
+ public:
+  explicit PersistentAggregates(std::string store) : store_(std::move(store)) {}
+  std::vector<std::string> StoreNames() const override { return {store_}; }
+  std::vector<WindowStoreSpec> WindowStores() const override { return {}; }
+  Status Get(ProcessorContext* context, int64_t start, std::string_view key,
+             std::optional<std::string>* value) override {
+    return context->Get(store_, StoreKey(start, key), value);
+  }
+  Status Put(ProcessorContext* context, int64_t start, std::string_view key,
+             std::string_view value) override {
+    return context->Put(store_, StoreKey(start, key), value);
+  }
+  Status Scan(ProcessorContext* context, int64_t first, int64_t last,
+              std::unique_ptr<AggregateIterator>* it) override {
+    std::unique_ptr<KeyValueIterator> range;
+    STATECHECK_RETURN_IF_ERROR(
+        context->Range(store_, BigEndian(first), BigEndian(last + 1), &range));
+    *it = std::make_unique<Iterator>(store_, std::move(range));
+    return Status::Ok();
+  }
+  Status Expire(ProcessorContext* context, int64_t first, int64_t last) override {
+    std::unique_ptr<KeyValueIterator> range;
+    STATECHECK_RETURN_IF_ERROR(
+        context->Range(store_, BigEndian(first), BigEndian(last + 1), &range));
+    std::vector<std::string> expired;
+    KeyValue kv;
+    while (range->HasNext()) {
+      STATECHECK_RETURN_IF_ERROR(range->Next(&kv));
+      if (kv.key.size() < 8) return Damaged(store_, kv.key.size());
+      if (FromBigEndian(kv.key) > last) break;
+      expired.push_back(std::move(kv.key));
+    }
+    range.reset();
+    for (const std::string& key : expired) {
+      STATECHECK_RETURN_IF_ERROR(context->Put(store_, key, std::nullopt));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  class Iterator final : public AggregateIterator {
+   public:
+    Iterator(const std::string& store, std::unique_ptr<KeyValueIterator> range)
+        : store_(store), range_(std::move(range)) {}
+    bool HasNext() override { return range_->HasNext(); }
+    Status Next(StoredAggregate* out) override {
+      STATECHECK_RETURN_IF_ERROR(range_->Next(&kv_));
+      if (kv_.key.size() < 8 || kv_.value.size() < 8) return Damaged(store_, kv_.key.size());
+      out->start = FromBigEndian(kv_.key);
+      out->key = kv_.key.substr(8);
+      out->value = std::move(kv_.value);
+      return Status::Ok();
+    }
+
+   private:
+    const std::string store_;
+    std::unique_ptr<KeyValueIterator> range_;
+    KeyValue kv_;
+  };
+
+  const std::string store_;
+};
+
+// kInMemory: an in-memory window store of the task; an aggregate is its key at its window's
+// start.
+class InMemoryAggregates final : public AggregateStore {
+ public:
+  explicit InMemoryAggregates(WindowStoreSpec spec) : spec_(std::move(spec)) {}
+  std::vector<std::string> StoreNames() const override { return {}; }
+  std::vector<WindowStoreSpec> WindowStores() const override { return {spec_}; }
+  Status Get(ProcessorContext* context, int64_t start, std::string_view key,
+             std::optional<std::string>* value) override {
+    return context->WindowFetch(spec_.name, key, start, value);
+  }
+  Status Put(ProcessorContext* context, int64_t start, std::string_view key,
+             std::string_view value) override {
+    return context->WindowPut(spec_.name, key, value, start);
+  }
+  Status Scan(ProcessorContext* context, int64_t first, int64_t last,
+              std::unique_ptr<AggregateIterator>* it) override {
+    std::unique_ptr<WindowStoreIterator> fetch;
+    STATECHECK_RETURN_IF_ERROR(context->WindowFetchAll(spec_.name, first, last, &fetch));
+    *it = std::make_unique<Iterator>(spec_.name, std::move(fetch));
+    return Status::Ok();
+  }
+  Status Expire(ProcessorContext*, int64_t, int64_t) override { return Status::Ok(); }
+
+ private:
+  class Iterator final : public AggregateIterator {
+   public:
+    Iterator(const std::string& store, std::unique_ptr<WindowStoreIterator> fetch)
+        : store_(store), fetch_(std::move(fetch)) {}
+    bool HasNext() override { return fetch_->HasNext(); }
+    Status Next(StoredAggregate* out) override {
+      STATECHECK_RETURN_IF_ERROR(fetch_->Next(&record_));
+      if (record_.value.size() < 8) return Damaged(store_, record_.key.size());
+      out->start = record_.window.start;
+      out->key = std::move(record_.key);
+      out->value = std::move(record_.value);
+      return Status::Ok();
+    }
+
+   private:
+    const std::string store_;
+    std::unique_ptr<WindowStoreIterator> fetch_;
+    WindowedRecord record_;
+  };
+
+  const WindowStoreSpec spec_;
+};
+
 class TimeWindowedAggregation final : public Processor {
  public:
-  explicit TimeWindowedAggregation(const TimeWindowedAggregationOptions& options)
+  TimeWindowedAggregation(const TimeWindowedAggregationOptions& options, int64_t retention_ms,
+                          std::unique_ptr<AggregateStore> store)
       : options_(options),
+        retention_ms_(retention_ms),
+        store_(std::move(store)),
         stats_(options.stats ? options.stats : std::make_shared<AggregationStats>()),
         logger_(options.logger ? options.logger : StderrLogger()) {}
 
-  std::vector<std::string> StoreNames() const override { return {options_.store}; }
+  std::vector<std::string> StoreNames() const override { return store_->StoreNames(); }
+  std::vector<WindowStoreSpec> WindowStores() const override { return store_->WindowStores(); }
 
   Status Init(std::string_view metadata) override {
     STATECHECK_RETURN_IF_ERROR(
         internal::ParseLastEmitClose(metadata, options_.store, &last_emit_close_));
     stream_time_ = kNoTimestamp;
+    expired_through_ = -1;
     return Status::Ok();
   }
 
@@ -63,13 +228,12 @@ class TimeWindowedAggregation final : public Processor {
                                           "] streamTime=[" + std::to_string(stream_time_) + "]");
         continue;
       }
-      const std::string key = StoreKey(window.start, record.key);
       std::optional<std::string> stored;
-      STATECHECK_RETURN_IF_ERROR(context->Get(options_.store, key, &stored));
+      STATECHECK_RETURN_IF_ERROR(store_->Get(context, window.start, record.key, &stored));
       int64_t max_ts = ts;
       std::string aggregate;
       if (stored) {
-        if (stored->size() < 8) return Damaged(key);
+        if (stored->size() < 8) return Damaged(options_.store, 8 + record.key.size());
         max_ts = std::max(max_ts, FromBigEndian(*stored));
         aggregate = stored->substr(8);
       } else {
@@ -78,18 +242,36 @@ class TimeWindowedAggregation final : public Processor {
       aggregate = options_.aggregator.aggregate(
           record.key, record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
           aggregate);
-      STATECHECK_RETURN_IF_ERROR(context->Put(options_.store, key, BigEndian(max_ts) + aggregate));
+      STATECHECK_RETURN_IF_ERROR(
+          store_->Put(context, window.start, record.key, BigEndian(max_ts) + aggregate));
       if (options_.emit == EmitStrategy::kOnWindowUpdate) {
         STATECHECK_RETURN_IF_ERROR(
             context->Forward(WindowedKey(window, record.key), aggregate, max_ts));
         ++stats_->emitted;
       }
     }
-    if (options_.emit == EmitStrategy::kOnWindowClose) return MaybeEmitFinal(context);
-    return Status::Ok();
+    if (options_.emit == EmitStrategy::kOnWindowClose) {
+      STATECHECK_RETURN_IF_ERROR(MaybeEmitFinal(context));
+    }
+    return ExpireWindows(context);
   }
 
  private:
+  // Retention: a window starting at or below stream time - retention is deleted — with the
+  // default retention (size + grace) as soon as it closes (E3's rule). Under emit-final only once
+  // it has been emitted (its end is at or below the last emitted close time), so that no closed
+  // window is lost while the emit interval holds emission back (E6).
+  Status ExpireWindows(ProcessorContext* context) {
+    int64_t bound = stream_time_ - retention_ms_;
+    if (options_.emit == EmitStrategy::kOnWindowClose) {
+      bound = std::min(bound, last_emit_close_ - options_.windows.size_ms());
+    }
+    if (bound <= expired_through_) return Status::Ok();
+    STATECHECK_RETURN_IF_ERROR(store_->Expire(context, expired_through_ + 1, bound));
+    expired_through_ = bound;
+    return Status::Ok();
+  }
+
   // E3–E5, E9: emits every window that closed since the last emission, if it is time.
   Status MaybeEmitFinal(ProcessorContext* context) {
     const TimeWindows& windows = options_.windows;
@@ -106,18 +288,16 @@ class TimeWindowedAggregation final : public Processor {
     const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
     const int64_t last = close - size;
     if (last >= first) {
-      std::unique_ptr<KeyValueIterator> it;
-      STATECHECK_RETURN_IF_ERROR(
-          context->Range(options_.store, BigEndian(first), BigEndian(last + 1), &it));
-      KeyValue kv;
+      std::unique_ptr<AggregateIterator> it;
+      STATECHECK_RETURN_IF_ERROR(store_->Scan(context, first, last, &it));
+      StoredAggregate agg;
       while (it->HasNext()) {
-        STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-        if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(kv.key);
-        const int64_t start = FromBigEndian(kv.key);
-        if (start > last) break;
-        const Window window{start, start + size};
-        STATECHECK_RETURN_IF_ERROR(context->Forward(WindowedKey(window, kv.key.substr(8)),
-                                                    kv.value.substr(8), FromBigEndian(kv.value)));
+        STATECHECK_RETURN_IF_ERROR(it->Next(&agg));
+        ++stats_->windows_read;
+        if (agg.start > last) break;
+        const Window window{agg.start, agg.start + size};
+        STATECHECK_RETURN_IF_ERROR(context->Forward(WindowedKey(window, agg.key),
+                                                    agg.value.substr(8), FromBigEndian(agg.value)));
         ++stats_->emitted;
       }
     }
@@ -125,17 +305,16 @@ class TimeWindowedAggregation final : public Processor {
     return Status::Ok();
   }
 
-  Status Damaged(std::string_view key) const {
-    return Status::Corruption("windowed aggregation: store " + options_.store +
-                              " holds a record that is not a window aggregate (key of " +
-                              std::to_string(key.size()) + " bytes)");
-  }
-
   const TimeWindowedAggregationOptions options_;
+  const int64_t retention_ms_;
+  const std::unique_ptr<AggregateStore> store_;
   const std::shared_ptr<AggregationStats> stats_;
   const std::shared_ptr<Logger> logger_;
   int64_t stream_time_ = kNoTimestamp;
   int64_t last_emit_close_ = kNoCloseTime;
+  // Windows starting at or below this are deleted (since the task started: a restart scans
+  // again from 0 and finds them gone).
+  int64_t expired_through_ = -1;
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 
@@ -171,6 +350,19 @@ class BufferingContext final : public ProcessorContext {
   }
   int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
   int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+  // The eager aggregation's aggregates may live in an in-memory window store.
+  Status WindowPut(std::string_view store, std::string_view key,
+                   std::optional<std::string_view> value, int64_t window_start) override {
+    return inner_->WindowPut(store, key, value, window_start);
+  }
+  Status WindowFetch(std::string_view store, std::string_view key, int64_t window_start,
+                     std::optional<std::string>* value) override {
+    return inner_->WindowFetch(store, key, window_start, value);
+  }
+  Status WindowFetchAll(std::string_view store, int64_t time_from, int64_t time_to,
+                        std::unique_ptr<WindowStoreIterator>* it) override {
+    return inner_->WindowFetchAll(store, time_from, time_to, it);
+  }
 
  private:
   ProcessorContext* inner_;
@@ -190,6 +382,7 @@ class SuppressedAggregation final : public Processor {
     names.push_back(buffer_);
     return names;
   }
+  std::vector<WindowStoreSpec> WindowStores() const override { return eager_->WindowStores(); }
   Status Init(std::string_view metadata) override {
     stream_time_ = kNoTimestamp;  // Not restored (SPEC E); the buffer is, from its changelog.
     return eager_->Init(metadata);
@@ -276,7 +469,14 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                 ? options.retention_ms
                                 : options.windows.size_ms() + options.windows.grace_ms();
   STATECHECK_RETURN_IF_ERROR(options.windows.CheckRetention(options.store, retention));
-  *out = std::make_unique<TimeWindowedAggregation>(options);
+  std::unique_ptr<AggregateStore> store;
+  if (options.store_type == AggregationStoreType::kInMemory) {
+    store = std::make_unique<InMemoryAggregates>(
+        WindowStoreSpec{options.store, retention, options.windows.size_ms()});
+  } else {
+    store = std::make_unique<PersistentAggregates>(options.store);
+  }
+  *out = std::make_unique<TimeWindowedAggregation>(options, retention, std::move(store));
   return Status::Ok();
 }
 

@@ -44,7 +44,23 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
                                  std::to_string(count), max_ts});
     }
   }
-  if (!config_.emit_final) return;
+  if (config_.emit_final) EmitFinal(now_ms);
+  // Retention: the windows past it are gone from the store (under emit-final, once emitted).
+  const int64_t retention =
+      config_.retention_ms >= 0 ? config_.retention_ms : config_.size_ms + config_.grace_ms;
+  auto expired = [&](int64_t start) {
+    return start <= stream_time_ - retention &&
+           (!config_.emit_final || start + config_.size_ms <= current_.last_emit_close);
+  };
+  for (size_t i = current_.taken.size(); i-- > 0;) {
+    if (expired(current_.taken[i].first)) {
+      current_.taken.erase(current_.taken.begin() + static_cast<std::ptrdiff_t>(i));
+      current_.taken_ts.erase(current_.taken_ts.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
+void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   // E3–E5.
   const int64_t close = stream_time_ - config_.grace_ms;
   if (close <= current_.last_emit_close) return;

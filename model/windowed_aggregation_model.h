@@ -28,6 +28,9 @@ struct WindowedModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
+  // Windows starting at or below stream time - retention are deleted (emit-final: once emitted);
+  // -1: size + grace.
+  int64_t retention_ms = -1;
 };
 
 class WindowedAggregationModel final : public AggregationModel {
@@ -61,6 +64,7 @@ class WindowedAggregationModel final : public AggregationModel {
     std::vector<WindowedOutput> output;
   };
   void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms);
+  void EmitFinal(int64_t now_ms);
   std::pair<int64_t, int64_t> Aggregate(const State& s, int64_t start,
                                         const std::string& key) const;
 

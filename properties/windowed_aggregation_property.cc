@@ -6,11 +6,18 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/session_aggregation_model.h"
+#include "model/sliding_aggregation_model.h"
 #include "model/windowed_aggregation_model.h"
 #include "properties/aggregation_stores.h"
 #include "properties/generators.h"
+#include "properties/in_memory_aggregation_store.h"
 #include "properties/rapidcheck_runner.h"
+#include "properties/session_aggregation_store.h"
+#include "properties/sliding_aggregation_store.h"
 #include "statecheck/log.h"
+#include "statecheck/session_aggregation.h"
+#include "statecheck/sliding_aggregation.h"
 #include "statecheck/task.h"
 #include "statecheck/windowed_aggregation.h"
 #include "statecheck/windows.h"
@@ -131,6 +138,12 @@ std::string StoreOf(const WindowedAggregationConfig& config) {
   return "agg";
 }
 
+// The in-memory window store's retention in the property: above the span of the timestamps the
+// generator makes (below 6 advances + size + grace), so the store's own expiry — Kafka's, by the
+// largest window start it holds — never takes a window the model keeps. With a retention of
+// size + grace it would: statecheck/windowed_aggregation.h, AggregationStoreType.
+constexpr int64_t kInMemoryRetentionMs = 1000;
+
 // The time windows of `config`.
 Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out) {
   TimeWindows tumbling;
@@ -153,11 +166,34 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
       a.store = StoreOf(config);
       a.stats = std::move(stats);
       a.logger = NullLogger();
+      if (config.in_memory_store) {
+        a.store_type = AggregationStoreType::kInMemory;
+        a.retention_ms = kInMemoryRetentionMs;
+      }
       return NewTimeWindowedAggregation(a, out);
     }
-    case WindowKind::kSliding:
-    case WindowKind::kSession:
-      break;
+    case WindowKind::kSession: {
+      SessionWindowedAggregationOptions a;
+      STATECHECK_RETURN_IF_ERROR(
+          SessionWindows::OfInactivityGapAndGrace(config.size_ms, config.grace_ms, &a.windows));
+      a.emit = emit;
+      a.emit_interval_ms = config.emit_interval_ms;
+      a.store = StoreOf(config);
+      a.stats = std::move(stats);
+      a.logger = NullLogger();
+      return NewSessionWindowedAggregation(a, out);
+    }
+    case WindowKind::kSliding: {
+      SlidingWindowedAggregationOptions a;
+      STATECHECK_RETURN_IF_ERROR(
+          SlidingWindows::OfTimeDifferenceAndGrace(config.size_ms, config.grace_ms, &a.windows));
+      a.emit = emit;
+      a.emit_interval_ms = config.emit_interval_ms;
+      a.store = StoreOf(config);
+      a.stats = std::move(stats);
+      a.logger = NullLogger();
+      return NewSlidingWindowedAggregation(a, out);
+    }
   }
   return Status::InvalidArgument("no aggregation for this window kind in this build");
 }
@@ -172,11 +208,27 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
       mc.emit_final = config.emit_final;
       mc.emit_interval_ms = config.emit_interval_ms;
       mc.at_least_once = AtLeastOnce(config);
+      if (config.in_memory_store) mc.retention_ms = kInMemoryRetentionMs;
       return std::make_unique<model::WindowedAggregationModel>(mc);
     }
-    case WindowKind::kSliding:
-    case WindowKind::kSession:
-      break;
+    case WindowKind::kSession: {
+      model::SessionModelConfig mc;
+      mc.gap_ms = config.size_ms;
+      mc.grace_ms = config.grace_ms;
+      mc.emit_final = config.emit_final;
+      mc.emit_interval_ms = config.emit_interval_ms;
+      mc.at_least_once = AtLeastOnce(config);
+      return std::make_unique<model::SessionAggregationModel>(mc);
+    }
+    case WindowKind::kSliding: {
+      model::SlidingModelConfig mc;
+      mc.time_difference_ms = config.size_ms;
+      mc.grace_ms = config.grace_ms;
+      mc.emit_final = config.emit_final;
+      mc.emit_interval_ms = config.emit_interval_ms;
+      mc.at_least_once = AtLeastOnce(config);
+      return std::make_unique<model::SlidingAggregationModel>(mc);
+    }
   }
   return nullptr;
 }
@@ -186,11 +238,16 @@ Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
                    std::map<std::string, std::string>* out) {
   switch (config.kind) {
     case WindowKind::kTime:
+      if (config.in_memory_store) {
+        return ReadInMemoryTimeWindowAggregates(task, StoreOf(config), config.size_ms, out);
+      }
       return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
                                       out);
-    case WindowKind::kSliding:
     case WindowKind::kSession:
-      break;
+      return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(), out);
+    case WindowKind::kSliding:
+      return ReadSlidingAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
+                                   out);
   }
   return Status::InvalidArgument("no store reader for this window kind in this build");
 }
@@ -431,7 +488,8 @@ rc::Gen<WOp> GenWOp(const WindowedAggregationConfig& config) {
     // Timestamps land near window starts, ends and end + grace: multiples of the window step
     // (the advance; the time difference or the gap for sliding and session windows), one either
     // side, grace past them, a window size past them; now and then none.
-    const int64_t step = config.kind == WindowKind::kTime ? config.advance_ms : config.size_ms;
+    const int64_t step =
+        std::max<int64_t>(1, config.kind == WindowKind::kTime ? config.advance_ms : config.size_ms);
     switch (op.type) {
       case WOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -640,6 +698,24 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
     c.streams_config = std::move(streams);
     return c;
   };
+  auto in_memory = [](WindowedAggregationConfig c) {
+    c.in_memory_store = true;
+    return c;
+  };
+  auto sliding = [&time](std::string label, int64_t difference, int64_t grace, bool final,
+                         std::map<std::string, std::string> streams) {
+    WindowedAggregationConfig c =
+        time(std::move(label), difference, difference, grace, final, std::move(streams));
+    c.kind = WindowKind::kSliding;
+    return c;
+  };
+  auto session = [&time](std::string label, int64_t gap, int64_t grace, bool final,
+                         std::map<std::string, std::string> streams) {
+    WindowedAggregationConfig c =
+        time(std::move(label), gap, gap, grace, final, std::move(streams));
+    c.kind = WindowKind::kSession;
+    return c;
+  };
   return {
       time("tumbling_eager", 10, 10, 0, false, eos),
       time("tumbling_final", 10, 10, 0, true, eos),
@@ -648,6 +724,17 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
       time("hopping_final_ru", 10, 4, 3, true, eos_ru),
       time("tumbling_eager_alos", 10, 10, 0, false, alos),
       time("hopping_final_alos", 10, 4, 3, true, alos),
+      in_memory(time("tumbling_final_inmem", 10, 10, 0, true, eos)),
+      in_memory(time("hopping_eager_inmem_alos", 10, 4, 3, false, alos)),
+      sliding("sliding_eager", 10, 0, false, eos),
+      sliding("sliding_final", 5, 2, true, eos),
+      sliding("sliding_final_ru", 5, 2, true, eos_ru),
+      sliding("sliding_eager_alos", 3, 2, false, alos),
+      sliding("sliding_final_d0", 0, 2, true, eos),
+      session("session_eager", 5, 0, false, eos),
+      session("session_final", 5, 3, true, eos),
+      session("session_final_ru", 5, 3, true, eos_ru),
+      session("session_eager_alos", 5, 3, false, alos),
   };
 }
 

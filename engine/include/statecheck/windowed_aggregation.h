@@ -24,6 +24,30 @@
 // [the window's largest record timestamp, 8 bytes big-endian][aggregate]. The processor's
 // commit metadata (E10) is "<store>=<last emitted close time>"; a starting task takes the
 // largest such value it finds.
+//
+// Where the aggregates live (AggregationStoreType):
+//   * kPersistent (default): a transactional key-value store of the task, keyed as above. A
+//     window starting at or below stream time - retention is deleted (with the default
+//     retention, size + grace, as soon as it closes); under emit-final only once it has been
+//     emitted, so that no closed window is lost while the emit interval holds emission back
+//     (E6). Stream time starts afresh at a restart, so windows are deleted again only once it
+//     has passed them again.
+//   * kInMemory: an in-memory window store of the task (KIP-428, statecheck/task.h's
+//     "In-memory window stores"): key = the record's key at window start = the window's start,
+//     value as above, window size = the windows' size, retention = the retention option. It is
+//     restored from its changelog at every open, and its retention applies, Kafka's way: a
+//     window whose start is at or below the store's stream time (the largest window start put,
+//     restored ones included) minus the retention is gone — dropped on restore, not returned by
+//     reads, its puts dropped. So, unlike kPersistent:
+//       - emit-final never emits a closed window that expired before its emission ran; with
+//         retention = size + grace that happens when a record's windows advance the store's
+//         stream time past a closed window's start + retention before the emission — within
+//         the same record (tumbling 10 ms: a record at 5, then one at 20: [0,10) is gone when
+//         [20,30) is put), or while the emit interval holds emission back;
+//       - after a restart the processor's stream time starts afresh (SPEC E) but the store's
+//         does not: a record accepted for a window the store has expired aggregates from the
+//         initializer again, and its put is dropped.
+//     A retention above the span of record timestamps the aggregation will see avoids both.
 #ifndef STATECHECK_WINDOWED_AGGREGATION_H_
 #define STATECHECK_WINDOWED_AGGREGATION_H_
 
@@ -54,7 +78,14 @@ Aggregator CountAggregator();
 struct AggregationStats {
   int64_t dropped_records = 0;  // Kafka's dropped-records: null keys, no timestamp, late (E1).
   int64_t emitted = 0;          // Output records.
+  // Store records emit-final's lookup read (E9): every record its range scans returned, the one
+  // that ends a scan included. Equal to the windows it emitted when the scan touches only
+  // closing windows, whatever else the store holds.
+  int64_t windows_read = 0;
 };
+
+// Where a TimeWindowedAggregation keeps its aggregates (see the banner).
+enum class AggregationStoreType { kPersistent, kInMemory };
 
 struct TimeWindowedAggregationOptions {
   TimeWindows windows;
@@ -63,6 +94,9 @@ struct TimeWindowedAggregationOptions {
   int64_t emit_interval_ms = 1000;
   std::string store = "agg";  // A store name of the task: [A-Za-z0-9._-].
   int64_t retention_ms = -1;  // -1: the window size plus the grace period.
+  // kInMemory: `store` is an in-memory window store of the task (Task::GetWindowStore), not a
+  // key-value store (Task::Store).
+  AggregationStoreType store_type = AggregationStoreType::kPersistent;
   Aggregator aggregator = CountAggregator();
   std::shared_ptr<AggregationStats> stats;  // Null: not reported.
   std::shared_ptr<Logger> logger;           // Null = StderrLogger().
