@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "model/key_value_store_model.h"
+#include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/window_store_ops.h"
@@ -362,6 +363,7 @@ class KvCommand final : public Command {
     if (op_.context) s.next_offset = op_.context->offset + 1;
   }
   void run(const GenState&, Sut& sut) const override {
+    if (op_.type == KvOpType::kCrash) CountCrash(/*power_loss=*/false);
     const Json expected = sut.model->Step(op_);
     const Json actual = sut.store->Step(op_);
     ++*sut.operations;
@@ -435,6 +437,7 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
     return out;
   }
   auto property = [&] {
+    const CaseScope scope;
     const std::string dir = ScratchDirectory("kv");
     std::filesystem::remove_all(dir);
     Sut s;

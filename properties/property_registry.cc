@@ -18,6 +18,16 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 }  // namespace rc::detail
 
 namespace statecheck::properties {
+namespace {
+
+// "k=v, k=v" of a configuration map, or "defaults".
+std::string Describe(const std::map<std::string, std::string>& props) {
+  std::string out;
+  for (const auto& [k, v] : props) out += (out.empty() ? "" : ", ") + k + "=" + v;
+  return out.empty() ? "defaults" : out;
+}
+
+}  // namespace
 
 std::vector<PropertySpec> AllProperties() {
   std::vector<PropertySpec> out;
@@ -30,17 +40,28 @@ std::vector<PropertySpec> AllProperties() {
                    "WindowStoreProperty.MatchesModel", [config](const PropertyParams& p) {
                      return CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), config, p);
                    }});
+    out.back().config = "retention_ms=" + std::to_string(config.options.retention_ms) +
+                        ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
+                        ", retain_duplicates=" +
+                        (config.options.retain_duplicates ? "true" : "false");
   }
   for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
     out.push_back({"kv_store/MatchesModel/" + config.label, "kv_store",
                    "KvStoreProperty.MatchesModel", [config](const PropertyParams& p) {
                      return CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
                    }});
+    out.back().config = Describe(config.streams_config) + (config.use_wal ? ", WAL" : "") +
+                        (config.write_buffer_size > 0
+                             ? ", write_buffer_size=" + std::to_string(config.write_buffer_size)
+                             : "");
   }
   for (const TaskConfig& config : TaskOptionMatrix()) {
     out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
                    [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },
                    /*batch_divisor=*/8});
+    out.back().config = Describe(config.streams_config) + (config.use_wal ? ", WAL" : "") +
+                        (config.power_loss ? ", crashes lose power" : ", process crashes") +
+                        (config.format_switches ? ", switching state.format" : "");
   }
   for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
     out.push_back({"windowed/MatchesModel/" + config.label, "windowed",
@@ -49,6 +70,7 @@ std::vector<PropertySpec> AllProperties() {
                      return CheckWindowedAggregationMatchesModel(config, p);
                    },
                    /*batch_divisor=*/8});
+    out.back().config = ConfigToJson(config).dump();
     if (!config.emit_final) {  // E7, once per window shape.
       out.push_back({"windowed/EmitFinalEqualsSuppressedEager/" + config.label, "windowed",
                      "WindowedAggregationDifferential.EmitFinalEqualsSuppressedEager",
@@ -56,6 +78,7 @@ std::vector<PropertySpec> AllProperties() {
                        return CheckEmitFinalEqualsSuppressedEager(config, p);
                      },
                      /*batch_divisor=*/8});
+      out.back().config = ConfigToJson(config)["window"].dump();
     }
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
@@ -107,6 +130,7 @@ std::vector<PropertySpec> AllProperties() {
            }
            return out;
          }});
+    out.back().config = "one writer and three reader threads, " + name;
   }
   return out;
 }

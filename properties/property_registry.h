@@ -20,6 +20,8 @@ struct PropertySpec {
   // A batch runs cases_per_batch / batch_divisor cases: the slow families (a real log and
   // RocksDB per case) take smaller batches so that a time budget is kept to within a batch.
   int batch_divisor = 1;
+  // Its row of the option matrix, in words: the configuration it runs ("" for none).
+  std::string config = "";
 };
 
 // All properties, in a fixed order (shards and reports rely on it), checking the engine.

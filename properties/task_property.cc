@@ -14,6 +14,7 @@
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
 #include "model/task_model.h"
+#include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/window_store_ops.h"
@@ -638,8 +639,10 @@ class TaskSut {
     return Restart(/*clean=*/false);
   }
 
-  // Under power loss: loses what was not durable; then the file system is back up.
+  // Every crash comes here. Under power loss: loses what was not durable; then the file system
+  // is back up.
   std::string PowerLoss(uint64_t tear_seed) {
+    CountCrash(/*power_loss=*/fault_env_.fs != nullptr);
     if (!fault_env_.fs) return "";
     const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
     fault_env_.fs->SetActive(true);
@@ -1141,6 +1144,7 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     return out;
   }
   auto property = [&] {
+    const CaseScope scope;
     const TaskSetup setup = *rc::gen::exec([] {
       TaskSetup s;
       s.commit_interval_records = *rc::gen::elementOf(std::vector<int64_t>{0, 1, 2, 5});

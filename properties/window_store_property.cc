@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "model/window_store_model.h"
+#include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "statecheck/in_memory_window_store.h"
@@ -273,6 +274,7 @@ PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,
   out.property = "window_store/MatchesModel/" + config.label;
   Trace failing;
   auto property = [&] {
+    const CaseScope scope;
     Trace trace;
     trace.config = config.options;
     Sut s{nullptr, nullptr, &trace, &out.operations};
@@ -303,6 +305,7 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
   out.property = "window_store/ConstructionMatchesModel";
   Trace failing;
   auto property = [&] {
+    const CaseScope scope;
     const auto duration = rc::gen::weightedOneOf<int64_t>(
         {{4, UniformInRange<int64_t>(-3, 12)},
          {1, rc::gen::elementOf(std::vector<int64_t>{kMin, -1, 0, kMax})}});

@@ -10,6 +10,7 @@
 #include "model/sliding_aggregation_model.h"
 #include "model/windowed_aggregation_model.h"
 #include "properties/aggregation_stores.h"
+#include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/in_memory_aggregation_store.h"
 #include "properties/rapidcheck_runner.h"
@@ -370,6 +371,7 @@ class WindowedSut {
         return s.ok() ? "" : "Commit: " + s.ToString();
       }
       case WOpType::kCrash:
+        CountCrash(/*power_loss=*/false);
         task_->Abandon();
         return Restarted();
       case WOpType::kRestart: {
@@ -743,6 +745,7 @@ PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationCo
   PropertyOutcome out;
   out.property = "windowed/MatchesModel/" + config.label;
   auto property = [&] {
+    const CaseScope scope;
     const std::string dir = ScratchDirectory("windowed");
     std::filesystem::remove_all(dir);
     WindowedSut sut(dir, config, &out.operations);
@@ -834,6 +837,7 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
   PropertyOutcome out;
   out.property = "windowed/EmitFinalEqualsSuppressedEager/" + config.label;
   auto property = [&] {
+    const CaseScope scope;
     const auto records = *rc::gen::container<std::vector<std::pair<std::string, int64_t>>>(
         rc::gen::pair(rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"}),
                       rc::gen::inRange<int64_t>(0, 60)));
