@@ -2,12 +2,23 @@
 # The nightly run: the test suite (release and sanitizers), the long-running checks, the crash
 # runner (300 cycles per configuration, and a smoke run under fiu-run -x), a longer fuzzing run
 # ($STATECHECK_NIGHTLY_FUZZ_SECONDS per target, default 600, instead of the suite's 60 s), and
-# a campaign with a larger budget. Reports, counterexamples and fuzz findings land in
-# $STATECHECK_ARTIFACTS (default nightly-artifacts/), to keep as CI artifacts.
+# the conformance campaign: $STATECHECK_NIGHTLY_BUDGET seconds (default 1800) on the release
+# build and $STATECHECK_NIGHTLY_ASAN_BUDGET (default 300) on the ASan+UBSan build.
+#
+# Reports (report.html, report.json, junit.xml, summary.md), counterexamples and fuzz findings
+# land in $STATECHECK_ARTIFACTS (default nightly-artifacts/), to keep as CI artifacts.
+#
+# Sharding: STATECHECK_SHARD=i/n runs shard i of n of the campaigns (ci/examples/github-actions.yml
+# runs n machines and merges their reports with `statecheck report merge`). The shards of one
+# night share the seed: $STATECHECK_SEED, by default the date (YYYYMMDD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 artifacts=${STATECHECK_ARTIFACTS:-nightly-artifacts}
 budget=${STATECHECK_NIGHTLY_BUDGET:-1800}
+asan_budget=${STATECHECK_NIGHTLY_ASAN_BUDGET:-300}
+seed=${STATECHECK_SEED:-$(date -u +%Y%m%d)}
+shard=()
+[ -n "${STATECHECK_SHARD:-}" ] && shard=(--shard "$STATECHECK_SHARD")
 mkdir -p "$artifacts"
 STATECHECK_SKIP_FUZZ=1 ./ci/test.sh
 (cd build/release && ctest -L long --output-on-failure)
@@ -16,8 +27,15 @@ STATECHECK_FUZZ_SECONDS=${STATECHECK_NIGHTLY_FUZZ_SECONDS:-600} ./ci/fuzz.sh || 
 rm -rf "$artifacts/fuzz-findings"
 [ -d build/fuzz/findings ] && cp -r build/fuzz/findings "$artifacts/fuzz-findings"
 ./ci/fiu-smoke.sh || status=$?
-build/release/tools/statecheck crash --cycles 300 --seed "${STATECHECK_SEED:-$RANDOM}" || status=$?
-c=0; build/release/tools/statecheck run --budget "$budget" --report-dir "$artifacts/campaign" || c=$?
+build/release/tools/statecheck crash --cycles 300 --seed "$seed" || status=$?
+c=0
+build/release/tools/statecheck run --budget "$budget" --seed "$seed" "${shard[@]}" \
+  --report-dir "$artifacts/campaign" || c=$?
 [ "$c" -ne 0 ] && status=$c
-echo "nightly: campaign exit $status; artifacts in $artifacts"
+c=0
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  build/asan/tools/statecheck run --budget "$asan_budget" --seed "$seed" "${shard[@]}" \
+  --report-dir "$artifacts/campaign-asan" || c=$?
+[ "$c" -ne 0 ] && status=$c
+echo "nightly: exit $status; reports in $artifacts/campaign and $artifacts/campaign-asan"
 exit $status

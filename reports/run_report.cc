@@ -1,24 +1,15 @@
+// The report model's derivations (verdicts, coverage), its JSON form both ways, writing all
+// formats, and merging shards. The other writers: junit_report.cc, markdown_report.cc,
+// html_report.cc.
 #include "reports/run_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace statecheck::reports {
-
-std::string FailPointCoverage(const std::vector<FailPointRow>& rows) {
-  int reachable = 0, reached = 0, fired = 0;
-  for (const FailPointRow& f : rows) {
-    reachable += f.reachable;
-    reached += f.reachable && f.reached > 0;
-    fired += f.reachable && f.fired > 0;
-  }
-  return std::to_string(fired) + " of " + std::to_string(reachable) +
-         " reachable fail points fired (" + std::to_string(reached) + " reached; " +
-         std::to_string(rows.size() - reachable) + " more are unreachable by construction)";
-}
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -32,13 +23,66 @@ Status WriteFile(const std::filesystem::path& path, const std::string& text) {
   return Status::Ok();
 }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
+Json FaultsJson(const FaultCounts& f) {
+  return Json{{"crashes", f.crashes},
+              {"power_losses", f.power_losses},
+              {"io_errors", f.io_errors},
+              {"engine_faults", f.engine_faults}};
+}
+
+// Reads `j`'s field `name` into `*out`, or says which field is missing or of the wrong type.
+template <class T>
+Status Field(const Json& j, const std::string& where, const char* name, T* out) {
+  if (!j.is_object() || !j.contains(name)) {
+    return Status::InvalidArgument("report.json: " + where + " has no \"" + name + "\"");
+  }
+  try {
+    *out = j[name].get<T>();
+  } catch (const Json::exception&) {
+    return Status::InvalidArgument("report.json: " + where + " field \"" + name +
+                                   "\" has the wrong type: " + j[name].dump());
+  }
+  return Status::Ok();
+}
+
+Status FaultsFromJson(const Json& j, const std::string& where, FaultCounts* f) {
+  STATECHECK_RETURN_IF_ERROR(Field(j, where, "crashes", &f->crashes));
+  STATECHECK_RETURN_IF_ERROR(Field(j, where, "power_losses", &f->power_losses));
+  STATECHECK_RETURN_IF_ERROR(Field(j, where, "io_errors", &f->io_errors));
+  return Field(j, where, "engine_faults", &f->engine_faults);
+}
+
+std::string ShardName(int index, int count) {
+  return std::to_string(index) + "/" + std::to_string(count);
 }
 
 }  // namespace
+
+FaultCounts& FaultCounts::operator+=(const FaultCounts& o) {
+  crashes += o.crashes;
+  power_losses += o.power_losses;
+  io_errors += o.io_errors;
+  engine_faults += o.engine_faults;
+  return *this;
+}
+
+const std::vector<std::string>& FaultClassNames() {
+  static const std::vector<std::string> names = {"no fault", "process crash", "power loss",
+                                                 "I/O error", "engine fail point"};
+  return names;
+}
+
+std::string FailPointCoverage(const std::vector<FailPointRow>& rows) {
+  int reachable = 0, reached = 0, fired = 0;
+  for (const FailPointRow& f : rows) {
+    reachable += f.reachable;
+    reached += f.reachable && f.reached > 0;
+    fired += f.reachable && f.fired > 0;
+  }
+  return std::to_string(fired) + " of " + std::to_string(reachable) +
+         " reachable fail points fired (" + std::to_string(reached) + " reached; " +
+         std::to_string(rows.size() - reachable) + " more are unreachable by construction)";
+}
 
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report) {
@@ -46,19 +90,22 @@ std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
   for (const Rule* rule : rules) {
     RuleVerdict v;
     v.rule = rule;
-    bool ran = false;
     for (const PropertyResult& p : report.properties) {
       const auto& fams = rule->property_families;
       if (std::find(fams.begin(), fams.end(), p.family) == fams.end()) continue;
-      ran = true;
+      if (p.batches.empty()) continue;  // Not run here (another shard, no time left).
+      v.properties.push_back(p.id);
       v.cases += p.cases;
       v.operations += p.operations;
+      v.seconds += p.seconds;
+      v.no_fault_cases += p.no_fault_cases;
+      v.faults += p.faults;
       if (!p.passed) v.failing_properties.push_back(p.id);
     }
     if (rule->property_families.empty()) {
       // Checked by the test suite alone (a cost bound, say), or not yet at all.
       v.verdict = rule->checks.empty() ? "not checked" : "tests only";
-    } else if (!ran) {
+    } else if (v.properties.empty()) {
       v.verdict = "not run";
     } else {
       v.verdict = v.failing_properties.empty() ? "pass" : "fail";
@@ -70,22 +117,48 @@ std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
 
 std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   Json j;
-  j["statecheck_report"] = 1;
+  j["statecheck_report"] = kReportVersion;
   j["seed"] = report.seed;
-  j["budget_seconds"] = report.budget_seconds;
+  const RunConfiguration& c = report.configuration;
+  j["configuration"] = Json{{"budget_seconds", c.budget_seconds},
+                            {"batches_per_property", c.batches_per_property},
+                            {"select", c.select},
+                            {"families", c.families},
+                            {"cases_per_batch", c.cases_per_batch},
+                            {"max_size", c.max_size},
+                            {"shard", Json{{"index", c.shard_index}, {"count", c.shard_count}}}};
   j["elapsed_seconds"] = report.elapsed_seconds;
   j["started_at"] = report.started_at;
   j["commit"] = report.commit;
   j["command"] = report.command;
+  j["merged_shards"] = report.merged_shards;
   Json props = Json::array();
   for (const PropertyResult& p : report.properties) {
-    Json o{{"id", p.id},       {"family", p.family},         {"passed", p.passed},
-           {"cases", p.cases}, {"operations", p.operations}, {"seconds", p.seconds}};
+    Json batches = Json::array();
+    for (const BatchResult& b : p.batches) {
+      batches.push_back(Json{{"number", b.number},
+                             {"seed", b.seed},
+                             {"cases", b.cases},
+                             {"operations", b.operations},
+                             {"seconds", b.seconds},
+                             {"passed", b.passed}});
+    }
+    Json o{{"id", p.id},
+           {"family", p.family},
+           {"config", p.config},
+           {"passed", p.passed},
+           {"cases", p.cases},
+           {"operations", p.operations},
+           {"seconds", p.seconds},
+           {"no_fault_cases", p.no_fault_cases},
+           {"faults", FaultsJson(p.faults)},
+           {"batches", std::move(batches)}};
     if (!p.passed) {
-      o["message"] = p.message;
-      o["trace"] = p.trace_path;
-      o["reproduce"] = p.reproduce;
-      o["counterexample"] = p.counterexample;
+      o["failure"] = Json{{"message", p.message},
+                          {"counterexample", p.counterexample},
+                          {"trace", p.trace_path},
+                          {"reproduce", p.reproduce},
+                          {"replay_commands", p.replay_commands}};
     }
     props.push_back(std::move(o));
   }
@@ -96,73 +169,130 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
         {"name", f.name}, {"reached", f.reached}, {"fired", f.fired}, {"reachable", f.reachable}});
   }
   j["fail_points"] = std::move(points);
+  Json progress = Json::array();
+  for (const ProgressSample& s : report.progress) {
+    progress.push_back(Json{{"seconds", s.seconds},
+                            {"cases", s.cases},
+                            {"operations", s.operations},
+                            {"findings", s.findings}});
+  }
+  j["progress"] = std::move(progress);
   Json rules = Json::array();
   for (const RuleVerdict& v : verdicts) {
     rules.push_back(Json{{"id", v.rule->id},
+                         {"family", v.rule->family},
+                         {"title", v.rule->title},
                          {"statement", v.rule->statement},
                          {"checks", v.rule->checks},
+                         {"property_families", v.rule->property_families},
                          {"verdict", v.verdict},
                          {"cases", v.cases},
                          {"operations", v.operations},
+                         {"seconds", v.seconds},
+                         {"no_fault_cases", v.no_fault_cases},
+                         {"faults", FaultsJson(v.faults)},
+                         {"properties", v.properties},
                          {"failing_properties", v.failing_properties}});
   }
   j["rules"] = std::move(rules);
-  return j.dump(2) + "\n";
+  // Messages and counterexamples can hold raw key bytes: invalid UTF-8 is replaced, not thrown.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
-  int64_t cases = 0, ops = 0;
-  int failed = 0;
-  for (const PropertyResult& p : report.properties) {
-    cases += p.cases;
-    ops += p.operations;
-    failed += p.passed ? 0 : 1;
+Status ReadReportJson(const std::string& text, RunReport* report) {
+  *report = RunReport();
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::InvalidArgument("report.json: not a JSON object");
   }
-  std::string md = "# statecheck conformance report\n\n";
-  md += "- seed: `" + std::to_string(report.seed) + "`\n";
-  md += "- commit: `" + report.commit + "`\n";
-  md += "- started: " + report.started_at + ", ran " + Fixed(report.elapsed_seconds, 1) +
-        " s of a " + Fixed(report.budget_seconds, 0) + " s budget\n";
-  md += "- " + std::to_string(report.properties.size()) + " properties, " + std::to_string(cases) +
-        " cases, " + std::to_string(ops) + " operations";
-  if (report.elapsed_seconds > 0) {
-    md += " (" + Fixed(static_cast<double>(ops) / report.elapsed_seconds, 0) + " ops/s)";
+  int version = 0;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "statecheck_report", &version));
+  if (version != kReportVersion) {
+    return Status::InvalidArgument("report.json: version " + std::to_string(version) +
+                                   "; this build reads version " + std::to_string(kReportVersion) +
+                                   " (rerun the campaign)");
   }
-  md += "\n- command: `" + report.command + "`\n\n";
-  md += failed ? "**" + std::to_string(failed) + " propert" + (failed == 1 ? "y" : "ies") +
-                     " failed.**\n\n"
-               : "All properties that ran passed.\n\n";
-  md += "## Rules\n\n| rule | verdict | cases | operations | statement |\n|---|---|---|---|---|\n";
-  for (const RuleVerdict& v : verdicts) {
-    const std::string mark = v.verdict == "pass"   ? "✅ pass"
-                             : v.verdict == "fail" ? "❌ **fail**"
-                                                   : v.verdict;
-    md += "| " + v.rule->id + " | " + mark + " | " + std::to_string(v.cases) + " | " +
-          std::to_string(v.operations) + " | " + v.rule->statement + " |\n";
-  }
-  if (!report.fail_points.empty()) {
-    md += "\n## Fail points\n\n" + FailPointCoverage(report.fail_points) +
-          ". Points never reached are not listed.\n\n| fail point | reached | fired |\n"
-          "|---|---|---|\n";
-    for (const FailPointRow& f : report.fail_points) {
-      if (f.reached == 0) continue;
-      md += "| `" + f.name + "` | " + std::to_string(f.reached) + " | " + std::to_string(f.fired) +
-            " |\n";
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "seed", &report->seed));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "elapsed_seconds", &report->elapsed_seconds));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "started_at", &report->started_at));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "commit", &report->commit));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "command", &report->command));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "merged_shards", &report->merged_shards));
+  Json c;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "configuration", &c));
+  RunConfiguration& rc = report->configuration;
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "budget_seconds", &rc.budget_seconds));
+  STATECHECK_RETURN_IF_ERROR(
+      Field(c, "configuration", "batches_per_property", &rc.batches_per_property));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "select", &rc.select));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "families", &rc.families));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "cases_per_batch", &rc.cases_per_batch));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "max_size", &rc.max_size));
+  Json shard;
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "shard", &shard));
+  STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "index", &rc.shard_index));
+  STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "count", &rc.shard_count));
+  Json props;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "properties", &props));
+  if (!props.is_array()) return Status::InvalidArgument("report.json: properties is no array");
+  for (const Json& o : props) {
+    PropertyResult p;
+    const std::string where = "a property";
+    STATECHECK_RETURN_IF_ERROR(Field(o, where, "id", &p.id));
+    const std::string at = "property " + p.id;
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "family", &p.family));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "config", &p.config));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "passed", &p.passed));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "cases", &p.cases));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "operations", &p.operations));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "seconds", &p.seconds));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "no_fault_cases", &p.no_fault_cases));
+    Json faults, batches;
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "faults", &faults));
+    STATECHECK_RETURN_IF_ERROR(FaultsFromJson(faults, at + " faults", &p.faults));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "batches", &batches));
+    for (const Json& b : batches) {
+      BatchResult r;
+      const std::string bat = at + " batch";
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "number", &r.number));
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seed", &r.seed));
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "cases", &r.cases));
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "operations", &r.operations));
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seconds", &r.seconds));
+      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "passed", &r.passed));
+      p.batches.push_back(r);
     }
+    if (!p.passed) {
+      Json f;
+      STATECHECK_RETURN_IF_ERROR(Field(o, at, "failure", &f));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "message", &p.message));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "counterexample", &p.counterexample));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "trace", &p.trace_path));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "reproduce", &p.reproduce));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "replay_commands", &p.replay_commands));
+    }
+    report->properties.push_back(std::move(p));
   }
-  bool heading = false;
-  for (const PropertyResult& p : report.properties) {
-    if (p.passed) continue;
-    if (!heading) md += "\n## Findings\n";
-    heading = true;
-    md += "\n### " + p.id + "\n\n```\n" + p.message + "\n```\n\nShrunk to " +
-          std::to_string(p.counterexample.size()) + " steps:\n\n```\n";
-    for (const std::string& line : p.counterexample) md += line + "\n";
-    md += "```\n\n";
-    if (!p.trace_path.empty()) md += "Replay: `statecheck replay " + p.trace_path + "`\n\n";
-    md += "Reproduce: `statecheck run --reproduce '" + p.reproduce + "'`\n";
+  Json points, progress;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "fail_points", &points));
+  for (const Json& o : points) {
+    FailPointRow f;
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a fail point", "name", &f.name));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "fail point " + f.name, "reached", &f.reached));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "fail point " + f.name, "fired", &f.fired));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "fail point " + f.name, "reachable", &f.reachable));
+    report->fail_points.push_back(std::move(f));
   }
-  return md;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "progress", &progress));
+  for (const Json& o : progress) {
+    ProgressSample s;
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "seconds", &s.seconds));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "cases", &s.cases));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "operations", &s.operations));
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "findings", &s.findings));
+    report->progress.push_back(s);
+  }
+  return Status::Ok();
 }
 
 Status WriteReport(const std::string& dir, const RunReport& report,
@@ -170,9 +300,142 @@ Status WriteReport(const std::string& dir, const RunReport& report,
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create report directory " + dir + ": " + ec.message());
-  STATECHECK_RETURN_IF_ERROR(
-      WriteFile(std::filesystem::path(dir) / "report.json", ReportJson(report, verdicts)));
-  return WriteFile(std::filesystem::path(dir) / "summary.md", ReportMarkdown(report, verdicts));
+  const std::filesystem::path d(dir);
+  STATECHECK_RETURN_IF_ERROR(WriteFile(d / "report.json", ReportJson(report, verdicts)));
+  STATECHECK_RETURN_IF_ERROR(WriteFile(d / "junit.xml", ReportJUnit(report, verdicts)));
+  STATECHECK_RETURN_IF_ERROR(WriteFile(d / "summary.md", ReportMarkdown(report, verdicts)));
+  return WriteFile(d / "report.html", ReportHtml(report, verdicts));
+}
+
+Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
+  *merged = RunReport();
+  if (shards.empty()) return Status::InvalidArgument("report merge: no shard reports");
+  const RunReport& first = shards.front();
+  const int count = first.configuration.shard_count;
+  std::set<int> seen;
+  for (const RunReport& s : shards) {
+    const RunConfiguration& c = s.configuration;
+    const std::string name = "shard " + ShardName(c.shard_index, c.shard_count);
+    auto differs = [&](const std::string& what, const std::string& a, const std::string& b) {
+      return Status::InvalidArgument("report merge: " + name + " has " + what + " " + b +
+                                     ", the first report " + a +
+                                     ": they are not shards of one campaign");
+    };
+    if (!s.merged_shards.empty()) {
+      return Status::InvalidArgument("report merge: " + name +
+                                     " is a merged report already; merge the shard reports");
+    }
+    if (s.seed != first.seed) {
+      return differs("seed", std::to_string(first.seed), std::to_string(s.seed));
+    }
+    if (s.commit != first.commit) return differs("commit", first.commit, s.commit);
+    if (c.shard_count != count) {
+      return differs("shard count", std::to_string(count), std::to_string(c.shard_count));
+    }
+    const RunConfiguration& f = first.configuration;
+    if (c.budget_seconds != f.budget_seconds || c.batches_per_property != f.batches_per_property ||
+        c.select != f.select || c.families != f.families ||
+        c.cases_per_batch != f.cases_per_batch || c.max_size != f.max_size) {
+      return Status::InvalidArgument("report merge: " + name +
+                                     " ran with another configuration than the first report");
+    }
+    if (!seen.insert(c.shard_index).second) {
+      return Status::InvalidArgument("report merge: " + name + " is given twice");
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    if (!seen.count(i)) {
+      return Status::InvalidArgument("report merge: shard " + ShardName(i, count) +
+                                     " is missing (the merge must cover the whole campaign)");
+    }
+  }
+  merged->seed = first.seed;
+  merged->configuration = first.configuration;
+  merged->configuration.shard_index = 0;
+  merged->configuration.shard_count = 1;
+  merged->commit = first.commit;
+  merged->started_at = first.started_at;
+  std::vector<const RunReport*> ordered;
+  for (const RunReport& s : shards) ordered.push_back(&s);
+  std::sort(ordered.begin(), ordered.end(), [](const RunReport* a, const RunReport* b) {
+    return a->configuration.shard_index < b->configuration.shard_index;
+  });
+  for (const RunReport* s : ordered) {
+    merged->merged_shards.push_back(
+        ShardName(s->configuration.shard_index, s->configuration.shard_count));
+    merged->started_at = std::min(merged->started_at, s->started_at);
+    merged->elapsed_seconds = std::max(merged->elapsed_seconds, s->elapsed_seconds);
+    if (merged->command.empty()) merged->command = s->command;
+  }
+  // Properties, in the registry order the shards share; batches by number.
+  for (const RunReport* s : ordered) {
+    for (const PropertyResult& p : s->properties) {
+      auto it = std::find_if(merged->properties.begin(), merged->properties.end(),
+                             [&](const PropertyResult& m) { return m.id == p.id; });
+      if (it == merged->properties.end()) {
+        PropertyResult copy = p;
+        copy.batches.clear();
+        copy.cases = copy.operations = copy.no_fault_cases = 0;
+        copy.seconds = 0;
+        copy.faults = FaultCounts();
+        copy.passed = true;
+        copy.message.clear();
+        merged->properties.push_back(std::move(copy));
+        it = std::prev(merged->properties.end());
+      }
+      it->cases += p.cases;
+      it->operations += p.operations;
+      it->seconds += p.seconds;
+      it->no_fault_cases += p.no_fault_cases;
+      it->faults += p.faults;
+      it->batches.insert(it->batches.end(), p.batches.begin(), p.batches.end());
+      if (!p.passed && it->passed) {
+        it->passed = false;
+        it->message = p.message;
+        it->trace_path = p.trace_path;
+        it->reproduce = p.reproduce;
+        it->counterexample = p.counterexample;
+        it->replay_commands = p.replay_commands;
+      }
+    }
+  }
+  for (PropertyResult& p : merged->properties) {
+    std::sort(p.batches.begin(), p.batches.end(),
+              [](const BatchResult& a, const BatchResult& b) { return a.number < b.number; });
+  }
+  // Fail points: the same catalogue in every shard; counts add up.
+  for (const RunReport* s : ordered) {
+    for (const FailPointRow& f : s->fail_points) {
+      auto it = std::find_if(merged->fail_points.begin(), merged->fail_points.end(),
+                             [&](const FailPointRow& m) { return m.name == f.name; });
+      if (it == merged->fail_points.end()) {
+        merged->fail_points.push_back(f);
+      } else {
+        it->reached += f.reached;
+        it->fired += f.fired;
+      }
+    }
+  }
+  // Progress: the shards ran side by side, so the campaign's totals at second t are the sums of
+  // each shard's latest sample at or before t.
+  const int64_t seconds = static_cast<int64_t>(merged->elapsed_seconds) + 1;
+  for (int64_t t = 1; t <= seconds; ++t) {
+    ProgressSample sum;
+    sum.seconds = static_cast<double>(t);
+    for (const RunReport* s : ordered) {
+      const ProgressSample* latest = nullptr;
+      for (const ProgressSample& p : s->progress) {
+        if (p.seconds <= static_cast<double>(t)) latest = &p;
+      }
+      if (!latest && !s->progress.empty() && t == seconds) latest = &s->progress.back();
+      if (!latest) continue;
+      sum.cases += latest->cases;
+      sum.operations += latest->operations;
+      sum.findings += latest->findings;
+    }
+    merged->progress.push_back(sum);
+  }
+  return Status::Ok();
 }
 
 }  // namespace statecheck::reports

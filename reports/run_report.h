@@ -1,15 +1,29 @@
-// The report of one `statecheck run`: what ran, with which seed, and each rule's verdict.
+// The report of one `statecheck run` (or of several shards merged): what ran, with which seed,
+// configuration and commit, and each SPEC rule's verdict with what it was checked under.
 //
-// A first version: JSON (report.json, "statecheck_report": 1) and a Markdown summary
-// (summary.md). Rules get their verdict from the properties of their families
-// (Rule::property_families): "fail" if any of them failed, "pass" if all that ran passed,
-// "not run" if none ran (not selected, or no time left), "tests only" if the rule is checked by
-// the test suite but no campaign property (W10's cost bound), "not checked" if nothing checks
-// it yet.
+// The model: a run is a list of property results (one per property of the option matrix that
+// ran: its batches, cases, operations, time, the faults its cases went through, and for a
+// failure the shrunk counterexample and the commands that replay it), the fail-point coverage of
+// the whole run, and samples of its progress. Rule verdicts are derived from it
+// (RuleVerdicts): a rule is checked by the properties of its families
+// (Rule::property_families): "fail" if any of them failed, "pass" if all that ran passed, "not
+// run" if none ran (not selected, not in this shard, or no time left), "tests only" if the test
+// suite checks it but no campaign property does (W10's cost bound), "not checked" if nothing does.
+//
+// Writers (WriteReport writes all four into a directory):
+//   report.json   the model, versioned ("statecheck_report": 2; docs/report-schema.json);
+//                 ReadReportJson reads it back (report merge).
+//   junit.xml     one test case per rule (CI systems show rules as tests): a failure for "fail",
+//                 skipped for "not run" / "not checked" / "tests only".
+//   summary.md    a Markdown summary for CI job summaries.
+//   report.html   one self-contained page (no network): the rule × fault-class matrix,
+//                 operations per second over the run, fail-point coverage, findings with their
+//                 replay commands.
 #ifndef STATECHECK_REPORTS_RUN_REPORT_H_
 #define STATECHECK_REPORTS_RUN_REPORT_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,20 +32,23 @@
 
 namespace statecheck::reports {
 
-struct PropertyResult {
-  std::string id;
-  std::string family;
-  bool passed = true;
-  int64_t cases = 0;
-  int64_t operations = 0;
-  double seconds = 0;
-  std::string message;     // Failure description.
-  std::string trace_path;  // The shrunk counterexample's trace.
-  std::string reproduce;   // rapidcheck's reproduce string.
-  std::vector<std::string> counterexample;
-};
+inline constexpr int kReportVersion = 2;
 
-// One fail point's coverage in a run: how often the code reached it and how often it fired.
+// What a property's cases went through, by fault class (the columns of the rule × fault-class
+// matrix; FaultClassNames gives them in order).
+struct FaultCounts {
+  int64_t crashes = 0;        // Process crashes: a store or task abandoned and opened again.
+  int64_t power_losses = 0;   // Crashes that also lost what was not synced (the fault fs).
+  int64_t io_errors = 0;      // File-system fail points that fired (an injected I/O error).
+  int64_t engine_faults = 0;  // Engine fail points (statecheck/...) that fired.
+  FaultCounts& operator+=(const FaultCounts& o);
+  friend bool operator==(const FaultCounts&, const FaultCounts&) = default;
+};
+// "no fault", "process crash", "power loss", "I/O error", "engine fail point": the first counts
+// the cases that ran with none of the others.
+const std::vector<std::string>& FaultClassNames();
+
+// One fail point's coverage: how often the code reached it and how often it fired.
 struct FailPointRow {
   std::string name;  // "statecheck/fs/sync/wal", "statecheck/task/commit/after_log", ...
   uint64_t reached = 0;
@@ -39,18 +56,70 @@ struct FailPointRow {
   bool reachable = true;  // False: the engine never performs the operation (list faults: why).
 };
 
-// "F of R reachable fail points fired (N more are unreachable by construction)".
-std::string FailPointCoverage(const std::vector<FailPointRow>& rows);
+// One batch of a property: a rapidcheck run of `cases` cases from `seed`. Its number and seed
+// derive from the run's seed and the property alone, so shards and reruns agree on them.
+struct BatchResult {
+  uint64_t number = 0;
+  uint64_t seed = 0;
+  int64_t cases = 0;
+  int64_t operations = 0;
+  double seconds = 0;
+  bool passed = true;
+  friend bool operator==(const BatchResult&, const BatchResult&) = default;
+};
+
+struct PropertyResult {
+  std::string id;      // "task/MatchesModel/eos_rc_powerloss"
+  std::string family;  // "task"
+  std::string config;  // Its row of the option matrix, in words (PropertySpec::config).
+  bool passed = true;
+  int64_t cases = 0;       // Cases run to the end, over all batches.
+  int64_t operations = 0;  // Operations executed, shrinking included.
+  double seconds = 0;
+  int64_t no_fault_cases = 0;  // Cases whose batch injected nothing (FaultCounts all 0).
+  FaultCounts faults;
+  std::vector<BatchResult> batches;
+  // A failure: what the check said, the shrunk counterexample (one operation per line), its
+  // trace file, rapidcheck's reproduce string, and the commands that replay it.
+  std::string message;
+  std::string trace_path;
+  std::string reproduce;
+  std::vector<std::string> counterexample;
+  std::vector<std::string> replay_commands;  // Shell commands, each reproducing the failure.
+};
+
+// The run's progress, sampled about once a second: totals since it started.
+struct ProgressSample {
+  double seconds = 0;
+  int64_t cases = 0;
+  int64_t operations = 0;
+  int64_t findings = 0;
+};
+
+// How the run was asked for.
+struct RunConfiguration {
+  double budget_seconds = 0;          // 0 when batches_per_property is set.
+  int64_t batches_per_property = 0;   // > 0: exactly this many batches of each property.
+  std::string select;                 // Rules: "" (all), a family ("W") or ids ("W1,T4").
+  std::vector<std::string> families;  // Property families asked for ("" = all).
+  int cases_per_batch = 0;
+  int max_size = 0;
+  int shard_index = 0;  // This run covers the batches of shard shard_index of shard_count.
+  int shard_count = 1;
+};
 
 struct RunReport {
   uint64_t seed = 0;
-  double budget_seconds = 0;
+  RunConfiguration configuration;
   double elapsed_seconds = 0;
-  std::string started_at;  // ISO 8601, UTC.
-  std::string commit;      // The build's git commit.
-  std::string command;     // The command line that ran.
-  std::vector<PropertyResult> properties;
-  std::vector<FailPointRow> fail_points;  // The whole catalogue, in its order.
+  std::string started_at;                  // ISO 8601, UTC.
+  std::string commit;                      // The build's git commit.
+  std::string command;                     // The command line that ran (with the seed).
+  std::vector<PropertyResult> properties;  // The option matrix's properties, in registry order.
+  std::vector<FailPointRow> fail_points;   // The whole catalogue, in its order.
+  std::vector<ProgressSample> progress;
+  // A merged report: the shards it combines ("<index>/<count>"); empty for a single run.
+  std::vector<std::string> merged_shards;
 };
 
 struct RuleVerdict {
@@ -58,18 +127,37 @@ struct RuleVerdict {
   std::string verdict;  // "pass", "fail", "not run", "tests only", "not checked"
   int64_t cases = 0;
   int64_t operations = 0;
-  std::vector<std::string> failing_properties;
+  double seconds = 0;
+  int64_t no_fault_cases = 0;
+  FaultCounts faults;
+  std::vector<std::string> properties;          // That checked it in this run.
+  std::vector<std::string> failing_properties;  // Of those, the ones that failed.
 };
 
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report);
 
-std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
-std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
+// "F of R reachable fail points fired (N reached; M more are unreachable by construction)".
+std::string FailPointCoverage(const std::vector<FailPointRow>& rows);
 
-// Writes report.json and summary.md into `dir` (created if missing).
+std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
+// Reads a report.json back (the rules are derived again from the catalogue). InvalidArgument
+// naming the field for a malformed one or another version.
+Status ReadReportJson(const std::string& text, RunReport* report);
+std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
+std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
+std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& verdicts);
+
+// Writes report.json, junit.xml, summary.md and report.html into `dir` (created if missing).
 Status WriteReport(const std::string& dir, const RunReport& report,
                    const std::vector<RuleVerdict>& verdicts);
+
+// Combines shard reports of one campaign (the same seed, commit and configuration but for the
+// shard) into one: each property's batches, cases, operations, time and faults summed, a failure
+// kept, fail-point counts summed, progress added up second by second. InvalidArgument naming
+// the difference when the reports are not shards of one campaign, or a shard is missing or
+// repeated.
+Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged);
 
 }  // namespace statecheck::reports
 

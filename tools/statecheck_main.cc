@@ -1,7 +1,9 @@
 // statecheck: the harness's command line.
 //
-//   statecheck run [--budget 60] [--seed N] [--select W|W3,...] [--report-dir DIR]
+//   statecheck run [--budget 60 | --batches N] [--seed N] [--select W|W3,...]
+//                  [--family F,...] [--shard i/n] [--report-dir DIR]
 //   statecheck run --reproduce STRING
+//   statecheck report merge SHARD_REPORT... --out DIR
 //   statecheck replay TRACE [--against engine|model|both]
 //   statecheck list rules [--json | --checks] [--select SEL]
 //   statecheck list faults [--json]
@@ -40,6 +42,7 @@
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
 #include "statecheck/fail_points.h"
+#include "tools/campaign.h"
 #include "tools/checkpoint_file.h"
 #include "tools/inspect.h"
 
@@ -54,37 +57,9 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-using Clock = std::chrono::steady_clock;
-
 int UsageError(const std::string& message) {
   std::cerr << "statecheck: " << message << "\n";
   return kExitUsage;
-}
-
-std::string NowIso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string Compact(double v) {
-  char buf[32];
-  if (v >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-  } else if (v >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  }
-  return buf;
-}
-
-// FNV-1a: a property id's contribution to its batch seeds, the same on every platform.
-uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,198 +227,38 @@ int CheckpointRead(const std::string& path, bool json) {
 // ---------------------------------------------------------------------------------------------
 // run
 
-struct RunFlags {
-  double budget = 60;
-  std::optional<uint64_t> seed;
-  std::string select;
-  std::string report_dir;
-  std::string reproduce;
-  int cases_per_batch = 40;
-  int max_size = 80;
-};
-
-int Run(const RunFlags& flags, const std::string& command) {
-  const auto& catalogue = reports::RuleCatalogue::Builtin();
-  std::vector<const reports::Rule*> rules;
-  const Status sel = catalogue.Select(flags.select, &rules);
-  if (!sel.ok()) return UsageError(sel.message());
-  if (flags.budget <= 0) return UsageError("--budget must be a positive number of seconds");
-
-  const uint64_t seed =
-      flags.seed ? *flags.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-  std::set<std::string> families;
-  for (const reports::Rule* r : rules) {
-    families.insert(r->property_families.begin(), r->property_families.end());
-  }
-  std::vector<properties::PropertySpec> specs;
-  std::string reproduce_id;
-  if (!flags.reproduce.empty()) {
-    const Status s = properties::PropertyIdOfReproduce(flags.reproduce, &reproduce_id);
+// Runs the campaign (tools/campaign.h) and prints its summary.
+int Run(tools::CampaignOptions options, const std::string& shard) {
+  if (!shard.empty()) {
+    const Status s = tools::ParseShard(shard, &options.shard_index, &options.shard_count);
     if (!s.ok()) return UsageError(s.message());
   }
-  for (auto& spec : properties::AllProperties()) {
-    if (!reproduce_id.empty() ? spec.id == reproduce_id : families.count(spec.family) > 0) {
-      specs.push_back(std::move(spec));
-    }
-  }
-  if (specs.empty()) {
-    return UsageError(!reproduce_id.empty()
-                          ? "no property \"" + reproduce_id + "\" in this build"
-                          : "no property checks the selected rules yet (see `statecheck list "
-                            "rules`)");
-  }
-
-  reports::RunReport report;
-  report.seed = seed;
-  report.budget_seconds = flags.budget;
-  report.started_at = NowIso8601();
-  report.commit = STATECHECK_GIT_COMMIT;
-  // The seed goes into the recorded command, so that it repeats the run exactly.
-  report.command = flags.seed || !flags.reproduce.empty()
-                       ? command
-                       : command + " --seed " + std::to_string(seed);
-  std::string dir = flags.report_dir;
-  if (dir.empty()) {
-    std::string stamp = report.started_at;
-    for (char& c : stamp) c = (c == ':') ? '-' : c;
-    dir = "statecheck-reports/" + stamp + "-seed" + std::to_string(seed);
-  }
-  std::cout << "statecheck run: seed " << seed << ", budget " << flags.budget << " s, "
-            << specs.size() << " properties, report in " << dir << "\n";
-
-  std::map<std::string, reports::PropertyResult> results;
-  for (const auto& spec : specs) {
-    reports::PropertyResult r;
-    r.id = spec.id;
-    r.family = spec.family;
-    results[spec.id] = r;
-  }
-  const bool tty = isatty(STDERR_FILENO);
-  faults::ResetFsFailPointCounts();
-  ResetEngineFailPointCounts();
-  const auto start = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  int64_t total_ops = 0, total_cases = 0, findings = 0;
-  double last_progress = -1;
-  // Fair shares of the budget: each step runs one batch of the property whose family has had
-  // the least time so far, and within the family the property that has had the least. (Families
-  // differ a hundredfold in cost per case; batch round-robin would hand the slow one the whole
-  // budget.) A batch's seed depends only on the run's seed, the property and the batch's number
-  // for that property, so any batch replays whatever the timing. A property that failed is not
-  // run again: its counterexample is the finding.
-  std::map<std::string, double> family_seconds;
-  std::map<std::string, uint64_t> batches;
-  while (elapsed() < flags.budget) {
-    const properties::PropertySpec* next = nullptr;
-    for (const auto& spec : specs) {
-      if (!results[spec.id].passed) continue;
-      if (next) {
-        const double fa = family_seconds[spec.family], fb = family_seconds[next->family];
-        if (fa > fb || (fa == fb && results[spec.id].seconds >= results[next->id].seconds)) {
-          continue;
-        }
-      }
-      next = &spec;
-    }
-    if (!next) break;
-    const auto& spec = *next;
-    {
-      reports::PropertyResult& r = results[spec.id];
-      properties::PropertyParams params;
-      using properties::Mix;
-      params.seed = Mix(seed ^ Mix(Fnv1a(spec.id) ^ Mix(batches[spec.id]++)));
-      params.max_success = std::max(1, flags.cases_per_batch / spec.batch_divisor);
-      params.max_size = flags.max_size;
-      params.trace_dir = dir + "/counterexamples";
-      if (!flags.reproduce.empty()) params.reproduce = flags.reproduce;
-      const auto t0 = Clock::now();
-      const properties::PropertyOutcome out = spec.run(params);
-      const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      r.seconds += seconds;
-      family_seconds[spec.family] += seconds;
-      r.cases += out.cases;
-      r.operations += out.operations;
-      total_ops += out.operations;
-      total_cases += out.cases;
-      if (!out.passed) {
-        ++findings;
-        r.passed = false;
-        r.message = out.message;
-        r.trace_path = out.trace_path;
-        r.reproduce = out.reproduce;
-        r.counterexample = out.counterexample;
-        std::cerr << (tty ? "\r\033[K" : "") << "FAIL " << spec.id << " (batch seed " << params.seed
-                  << ")\n"
-                  << out.message << "\n  shrunk to " << out.counterexample.size()
-                  << " steps; trace: " << out.trace_path << "\n";
-      }
-      const double now = elapsed();
-      if (now - last_progress >= 1.0 || !out.passed) {
-        last_progress = now;
-        std::cerr << (tty ? "\r\033[K" : "") << "[" << static_cast<int>(now) << "/"
-                  << static_cast<int>(flags.budget) << " s] " << Compact(total_cases) << " cases, "
-                  << Compact(total_ops) << " ops (" << Compact(total_ops / std::max(now, 1e-9))
-                  << " ops/s), " << findings << (findings == 1 ? " finding" : " findings")
-                  << (tty ? "" : "\n") << std::flush;
-      }
-    }
-    if (!flags.reproduce.empty()) break;  // A reproduction runs once.
-  }
-  if (tty) std::cerr << "\n";
-  report.elapsed_seconds = elapsed();
-  for (const auto& spec : specs) report.properties.push_back(results[spec.id]);
-  for (const FailPointCount& c : EngineFailPointCounts()) {
-    report.fail_points.push_back({c.name, c.reached, c.fired});
-  }
-  const std::vector<faults::FailPointInfo> fs_catalogue = faults::FsFailPointCatalogue();
-  for (const auto& [name, c] : faults::FsFailPointCounts()) {
-    bool reachable = true;
-    for (const faults::FailPointInfo& info : fs_catalogue) {
-      if (info.name == name) reachable = info.unreachable_because.empty();
-    }
-    report.fail_points.push_back({name, c.reached, c.fired, reachable});
-  }
-  const auto verdicts = reports::RuleVerdicts(rules, report);
-
-  std::cout << "\n"
-            << "rule  verdict       cases    operations  statement\n";
-  for (const auto& v : verdicts) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%-5s %-12s %7lld %13lld  ", v.rule->id.c_str(),
-                  v.verdict.c_str(), static_cast<long long>(v.cases),
-                  static_cast<long long>(v.operations));
-    std::string statement = v.rule->statement;
-    if (statement.size() > 70) statement = statement.substr(0, 67) + "...";
-    std::cout << line << statement << "\n";
-  }
-  const Status w = reports::WriteReport(dir, report, verdicts);
-  if (!w.ok()) {
-    std::cerr << "statecheck: " << w.message() << "\n";
+  options.commit = STATECHECK_GIT_COMMIT;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", ec);
+  if (!ec) options.executable = self.string();
+  options.out = &std::cout;
+  options.progress = &std::cerr;
+  options.progress_is_tty = isatty(STDERR_FILENO);
+  tools::CampaignResult result;
+  const Status s = tools::RunCampaign(options, &result);
+  if (s.code() == Status::Code::kInvalidArgument) return UsageError(s.message());
+  if (!s.ok()) {
+    std::cerr << "statecheck: " << s.message() << "\n";
     return kExitUsage;
   }
-  {
-    std::string fired_names;
-    for (const reports::FailPointRow& f : report.fail_points) {
-      if (f.fired > 0) {
-        fired_names += "\n  " + f.name + ": reached " + std::to_string(f.reached) + ", fired " +
-                       std::to_string(f.fired);
-      }
-    }
-    std::cout << "\nfail points: " << reports::FailPointCoverage(report.fail_points)
-              << " (statecheck list faults; counts in the report)" << fired_names << "\n";
-  }
-  std::cout << "\n"
-            << total_cases << " cases, " << total_ops << " operations in "
-            << Compact(report.elapsed_seconds) << " s; " << findings
-            << (findings == 1 ? " finding" : " findings") << "\n";
-  for (const auto& p : report.properties) {
-    if (p.passed) continue;
-    std::cout << "  " << p.id << ":";
-    if (!p.trace_path.empty()) std::cout << " replay with  statecheck replay " << p.trace_path;
-    std::cout << "\n    reproduce with  statecheck run --reproduce '" << p.reproduce << "'\n";
-  }
-  std::cout << "report: " << dir << "/report.json and " << dir << "/summary.md\n";
-  return findings ? kExitFailed : kExitOk;
+  tools::PrintSummary(result, std::cout);
+  return result.findings ? kExitFailed : kExitOk;
+}
+
+// report merge: the shards' reports into one.
+int ReportMerge(const std::vector<std::string>& inputs, const std::string& out_dir) {
+  tools::CampaignResult result;
+  const Status s = tools::MergeReportFiles(inputs, out_dir, &result);
+  if (!s.ok()) return UsageError(s.message());
+  std::cout << "merged " << inputs.size() << " shard reports (seed " << result.report.seed << ")\n";
+  tools::PrintSummary(result, std::cout);
+  return result.findings ? kExitFailed : kExitOk;
 }
 
 // The fault catalogue: the engine's named fail points, then the fault file system's.
@@ -510,7 +325,7 @@ int Crash(const CrashFlags& flags) {
             << ", directories under " << base << "\n";
   int failed = 0;
   int total_cycles = 0, total_kills = 0;
-  const auto start = Clock::now();
+  const auto start = std::chrono::steady_clock::now();
   for (const properties::TaskConfig& c : configs) {
     properties::CrashRunOptions o;
     o.seed = seed;
@@ -557,7 +372,8 @@ int Crash(const CrashFlags& flags) {
                 << " (statecheck inspect " << o.directory << "/state/kv)\n";
     }
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", seconds);
   std::cout << (failed ? "FAILED: " : "OK: ") << total_cycles << " kill-and-recover cycles, "
@@ -608,11 +424,21 @@ int Main(int argc, char** argv) {
   checkpoint_read->add_flag("--json", checkpoint_json, "JSON instead of text");
 
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
-  RunFlags flags;
+  tools::CampaignOptions flags;
   uint64_t seed = 0;
-  run->add_option("--budget", flags.budget, "Seconds to run (default 60)");
+  std::string shard;
+  run->add_option("--budget", flags.budget_seconds, "Seconds to run (default 60)");
+  run->add_option("--batches", flags.batches_per_property,
+                  "Run exactly this many batches of each property instead of a time budget")
+      ->check(CLI::PositiveNumber);
   auto* seed_opt = run->add_option("--seed", seed, "The run's seed (default: a new one, printed)");
   run->add_option("--select", flags.select, "Rules to check: a family (W) or ids (W1,W3)");
+  run->add_option("--family", flags.families,
+                  "Property families to run (window_store, kv_store, kv_concurrency, task, "
+                  "windowed); repeat or comma-separate")
+      ->delimiter(',');
+  run->add_option("--shard", shard,
+                  "i/n: run shard i of n; n machines with 0/n … n-1/n cover the campaign once");
   run->add_option("--report-dir", flags.report_dir,
                   "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
   run->add_option("--reproduce", flags.reproduce,
@@ -621,6 +447,16 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--max-size", flags.max_size, "Longest operation sequence")
       ->check(CLI::PositiveNumber);
+
+  auto* report = app.add_subcommand("report", "Work with run reports");
+  report->require_subcommand(1);
+  auto* report_merge =
+      report->add_subcommand("merge", "Merge the reports of a sharded campaign into one");
+  std::vector<std::string> merge_inputs;
+  std::string merge_out;
+  report_merge->add_option("reports", merge_inputs, "Shard report directories (or report.json)")
+      ->required();
+  report_merge->add_option("--out", merge_out, "Where the merged report goes")->required();
 
   auto* crash = app.add_subcommand(
       "crash", "Kill-and-recover cycles: a task in a child process killed by SIGKILL, checked");
@@ -664,10 +500,11 @@ int Main(int argc, char** argv) {
     if (*crash_seed_opt) crash_flags.seed = crash_seed;
     return Crash(crash_flags);
   }
+  if (report_merge->parsed()) return ReportMerge(merge_inputs, merge_out);
   if (*seed_opt) flags.seed = seed;
-  std::string command = "statecheck";
-  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
-  return Run(flags, command);
+  flags.command = "statecheck";
+  for (int i = 1; i < argc; ++i) flags.command += std::string(" ") + argv[i];
+  return Run(flags, shard);
 }
 
 }  // namespace

@@ -1,0 +1,526 @@
+// ReportHtml: report.html, the report as one self-contained HTML5 page.
+//
+// Self-contained means it opens from a CI artifact or a mail attachment with no network: the CSS
+// is inline, the charts are SVG written here, the fonts are the viewer's own, and there are no
+// images, external scripts or links out. Sections: a header with the run's identity and an
+// overall PASS/FAIL banner; the rule × fault-class matrix (table#rule-fault-matrix); operations
+// per second over the run (svg#ops-chart); fail-point coverage (#fail-point-coverage); the
+// properties that ran; the findings (#findings) with their replay commands.
+//
+// The one script, at the end, adds copy buttons to the replay commands and then marks the page
+// loaded (body[data-loaded="ok"]) once it has found the matrix: the headless-browser test
+// (report_writers_test) reads that marker to know the page's script ran without errors.
+//
+// Every string from the report goes through report_text::Html: counterexamples hold arbitrary
+// bytes, and a key such as "</pre><script>" must show as text.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "reports/report_text.h"
+#include "reports/run_report.h"
+
+namespace statecheck::reports {
+namespace {
+
+using report_text::Compact;
+using report_text::Fixed;
+using report_text::Grouped;
+using report_text::Html;
+
+constexpr const char* kStyle = R"css(
+:root{--fg:#1f2328;--muted:#656d76;--bg:#fff;--panel:#f6f8fa;--border:#d0d7de;--pass:#1a7f37;
+--fail:#cf222e;--warn:#9a6700;--accent:#0969da}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
+sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1240px;margin:0 auto;padding:0 24px 48px}
+.banner{color:#fff;padding:18px 24px}
+.banner.pass{background:var(--pass)}.banner.fail{background:var(--fail)}
+.banner h1{margin:0;font-size:22px;font-weight:600}
+.banner .verdict{font-size:28px;font-weight:700;letter-spacing:.04em;margin-right:12px}
+.banner p{margin:4px 0 0;opacity:.95}
+nav{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--border);
+padding:8px 24px;z-index:1}
+nav a{color:var(--accent);text-decoration:none;margin-right:18px}
+h2{margin:32px 0 8px;font-size:19px;border-bottom:1px solid var(--border);padding-bottom:4px}
+h3{margin:20px 0 6px;font-size:16px}
+h4{margin:12px 0 4px;font-size:13px;color:var(--muted);text-transform:uppercase;
+letter-spacing:.04em}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:16px 0}
+.meta dt{color:var(--muted)}.meta dd{margin:0;overflow-wrap:anywhere}
+code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace}
+pre{background:var(--panel);border:1px solid var(--border);border-radius:6px;padding:8px 10px;
+overflow:auto;max-height:360px;margin:4px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.chips span{display:inline-block;border-radius:12px;padding:1px 10px;margin:2px 6px 2px 0;
+border:1px solid var(--border);background:var(--panel)}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;
+white-space:nowrap}
+.v-pass{background:#dafbe1;color:var(--pass)}.v-fail{background:#ffebe9;color:var(--fail)}
+.v-not-run{background:#eaeef2;color:var(--muted)}.v-tests-only{background:#ddf4ff;
+color:var(--accent)}.v-not-checked{background:#fff8c5;color:var(--warn)}
+table{border-collapse:collapse;margin:8px 0}
+th,td{border:1px solid var(--border);padding:3px 8px;text-align:left;vertical-align:top}
+thead th{background:var(--panel);font-weight:600;position:sticky;top:37px}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+#rule-fault-matrix td.cell{text-align:right;min-width:92px;font-variant-numeric:tabular-nums}
+#rule-fault-matrix td.na{color:var(--muted);text-align:center}
+#rule-fault-matrix tr.family th{background:#fff;border-left:none;border-right:none;
+padding-top:12px;color:var(--muted);font-weight:600}
+#rule-fault-matrix tr.rule-fail th{color:var(--fail)}
+.rid{font-weight:600;display:inline-block;min-width:34px}
+.legend{color:var(--muted);font-size:12.5px}
+svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
+.chart{width:100%;max-width:1000px;height:auto;border:1px solid var(--border);border-radius:6px}
+.bar{position:relative;width:240px;height:12px;background:var(--panel);border-radius:3px;
+overflow:hidden;border:1px solid var(--border)}
+.bar span{position:absolute;left:0;top:0;bottom:0}
+.bar .reached{background:#9ecbff}.bar .fired{background:var(--accent)}
+.fp-never td.name{color:var(--fail)}
+.stack{display:flex;width:100%;max-width:720px;height:18px;border-radius:4px;overflow:hidden;
+margin:6px 0}
+.stack span{display:block;height:100%}
+.scroll{overflow-x:auto}
+table.properties{width:100%}
+td.config{min-width:200px;max-width:420px;overflow-wrap:anywhere}
+td.faults{min-width:160px}
+.finding{border:1px solid #ff8182;border-left:4px solid var(--fail);border-radius:6px;
+padding:4px 16px 12px;margin:12px 0}
+.cmd{position:relative}
+.cmd code{user-select:all}
+.cmd button{position:absolute;top:4px;right:4px;font-size:11px;padding:1px 8px;cursor:pointer;
+border:1px solid var(--border);border-radius:4px;background:#fff}
+.muted{color:var(--muted)}
+)css";
+
+// The verdict as a CSS class suffix: "not run" -> "not-run".
+std::string VerdictClass(const std::string& verdict) {
+  std::string s;
+  for (char c : verdict) s += (c >= 'a' && c <= 'z') ? c : '-';
+  return s;
+}
+
+std::string Badge(const std::string& verdict) {
+  return "<span class=\"badge v-" + VerdictClass(verdict) + "\">" + Html(verdict) + "</span>";
+}
+
+// A number in a table cell, with its exact value on hover when shown short.
+std::string NumCell(int64_t n, bool compact = false) {
+  if (!compact) return "<td class=\"num\">" + Grouped(n) + "</td>";
+  return "<td class=\"num\" title=\"" + Grouped(n) + "\">" + Compact(static_cast<double>(n)) +
+         "</td>";
+}
+
+std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
+  const report_text::Totals t = report_text::RunTotals(report);
+  int64_t failed_rules = 0;
+  for (const RuleVerdict& v : verdicts) failed_rules += v.verdict == "fail";
+  const bool failed = failed_rules > 0 || t.failed_properties > 0;
+
+  std::string h = "<header class=\"banner " + std::string(failed ? "fail" : "pass") +
+                  "\" id=\"overall\" data-overall=\"" + (failed ? "FAIL" : "PASS") +
+                  "\">\n<h1><span class=\"verdict\">" + (failed ? "FAIL" : "PASS") +
+                  "</span>statecheck conformance report</h1>\n<p>";
+  h += failed ? Grouped(failed_rules) + " of " + Grouped(static_cast<int64_t>(verdicts.size())) +
+                    " rules failed; " + Grouped(t.failed_properties) + " of " +
+                    Grouped(t.properties) + " properties failed."
+              : "No rule failed: every property that ran passed (" + Grouped(t.properties) +
+                    " properties).";
+  h += "</p>\n</header>\n";
+  h += "<nav><a href=\"#matrix\">Rule × fault class</a><a href=\"#ops\">Operations/s</a>"
+       "<a href=\"#fail-point-coverage\">Fail points</a><a href=\"#properties\">Properties</a>"
+       "<a href=\"#findings\">Findings</a></nav>\n<main>\n";
+
+  h += "<dl class=\"meta\">\n";
+  auto row = [&](const std::string& k, const std::string& html_value) {
+    h += "<dt>" + k + "</dt><dd>" + html_value + "</dd>\n";
+  };
+  row("seed", "<code>" + std::to_string(report.seed) + "</code>");
+  row("commit", "<code>" + Html(report.commit) + "</code>");
+  if (!report.started_at.empty()) row("started", Html(report.started_at));
+  row("command", "<code>" + Html(report.command) + "</code>");
+  row("configuration", Html(report_text::ConfigurationSummary(report.configuration)));
+  if (!report.merged_shards.empty()) {
+    std::string shards;
+    for (const std::string& s : report.merged_shards) shards += (shards.empty() ? "" : ", ") + s;
+    row("merged shards", Html(shards));
+  }
+  std::string totals = Grouped(t.properties) + " properties, " + Grouped(t.cases) + " cases, " +
+                       Grouped(t.operations) + " operations in " +
+                       Fixed(report.elapsed_seconds, 1) + " s";
+  if (t.ops_per_second > 0) totals += " (" + Grouped(std::llround(t.ops_per_second)) + " ops/s)";
+  row("totals", totals);
+  std::string chips = "<div class=\"chips\">";
+  for (const auto& [verdict, n] : report_text::VerdictCounts(verdicts)) {
+    if (n > 0) chips += "<span>" + Badge(verdict) + " " + Grouped(n) + "</span>";
+  }
+  row("rules", chips + "</div>");
+  return h + "</dl>\n";
+}
+
+// The rule × fault-class matrix: one row per rule (grouped under its family), one column per
+// fault class. A cell's shade grows with the log of its count relative to the largest count,
+// so that classes with a handful of cases still show; a failing rule's cells are red.
+std::string Matrix(const std::vector<RuleVerdict>& verdicts) {
+  const std::vector<std::string>& classes = FaultClassNames();
+  int64_t max_count = 0;
+  for (const RuleVerdict& v : verdicts) {
+    for (int64_t n : report_text::FaultClassCounts(v)) max_count = std::max(max_count, n);
+  }
+  std::string h =
+      "<section id=\"matrix\">\n<h2>Rule × fault class</h2>\n<p class=\"legend\">Cases that "
+      "checked each rule, by what they went through. \"no fault\" counts cases that ran with none "
+      "of the faults; a case with several faults counts in each of their columns. Darker is "
+      "more; red marks a failing rule.</p>\n<table id=\"rule-fault-matrix\">\n<thead><tr>"
+      "<th scope=\"col\">rule</th><th scope=\"col\">verdict</th>";
+  for (const std::string& c : classes) h += "<th scope=\"col\" class=\"num\">" + Html(c) + "</th>";
+  h += "</tr></thead>\n";
+  std::string family;
+  for (const RuleVerdict& v : verdicts) {
+    if (v.rule->family != family || family.empty()) {
+      if (!family.empty()) h += "</tbody>\n";
+      family = v.rule->family;
+      h += "<tbody><tr class=\"family\"><th colspan=\"" + std::to_string(classes.size() + 2) +
+           "\">" + Html(family) + " — " + Html(report_text::FamilyTitle(family)) + "</th></tr>\n";
+    }
+    const bool fail = v.verdict == "fail";
+    h += "<tr data-rule=\"" + Html(v.rule->id) + "\" data-verdict=\"" + Html(v.verdict) +
+         "\" class=\"rule-" + VerdictClass(v.verdict) + "\"><th scope=\"row\" title=\"" +
+         Html(v.rule->statement) + "\"><span class=\"rid\">" + Html(v.rule->id) + "</span> " +
+         Html(v.rule->title) + "</th><td>" + Badge(v.verdict) + "</td>";
+    const bool checked = !v.properties.empty();
+    for (int64_t n : report_text::FaultClassCounts(v)) {
+      if (!checked) {
+        h += "<td class=\"cell na\">–</td>";
+        continue;
+      }
+      double shade = 0;
+      if (n > 0 && max_count > 0) {
+        shade = 0.1 + 0.65 * std::log1p(static_cast<double>(n)) /
+                          std::log1p(static_cast<double>(max_count));
+      }
+      std::string style;
+      if (fail) {
+        style = "background:rgba(207,34,46," + Fixed(std::max(shade, 0.18), 2) + ")";
+      } else if (shade > 0) {
+        style = "background:rgba(9,105,218," + Fixed(shade, 2) + ")";
+      }
+      if (shade > 0.5) style += ";color:#fff";
+      h += "<td class=\"cell\"" + (style.empty() ? "" : " style=\"" + style + "\"") + " title=\"" +
+           Html(v.rule->id) + ", " + Grouped(n) + " cases\">" + Grouped(n) + "</td>";
+    }
+    h += "</tr>\n";
+  }
+  if (!family.empty()) h += "</tbody>\n";
+  return h + "</table>\n</section>\n";
+}
+
+// A "nice" axis maximum and step for values up to `max` (1, 2 or 5 times a power of ten).
+void NiceAxis(double max, int ticks, double* top, double* step) {
+  if (!(max > 0)) max = 1;
+  const double raw = max / ticks;
+  const double mag = std::pow(10, std::floor(std::log10(raw)));
+  const double norm = raw / mag;
+  *step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  *top = std::ceil(max / *step) * *step;
+}
+
+// Operations per second over the run, an SVG line chart. Long runs are thinned to about 600
+// intervals (each rate is then over a longer interval, so nothing is lost, only smoothed);
+// dashed red lines mark where findings were made.
+std::string OpsChart(const RunReport& report) {
+  std::vector<ProgressSample> samples;
+  const size_t n = report.progress.size();
+  const size_t stride = n > 600 ? (n + 599) / 600 : 1;
+  for (size_t i = 0; i < n; ++i) {
+    if ((i + 1) % stride == 0 || i + 1 == n) samples.push_back(report.progress[i]);
+  }
+  const auto rates = report_text::OpsPerSecond(samples);
+
+  const double W = 960, H = 300, L = 78, R = 20, T = 16, B = 48;
+  const double pw = W - L - R, ph = H - T - B;
+  std::string s = "<section id=\"ops\">\n<h2>Operations per second</h2>\n";
+  s += "<svg id=\"ops-chart\" class=\"chart\" viewBox=\"0 0 960 300\" role=\"img\" "
+       "aria-labelledby=\"ops-title\">\n"
+       "<title id=\"ops-title\">Operations per second over the run</title>\n";
+  if (rates.empty()) {
+    s += "<text x=\"480\" y=\"150\" text-anchor=\"middle\">No progress samples: the run was "
+         "too short to sample.</text>\n</svg>\n</section>\n";
+    return s;
+  }
+  double max_t = rates.back().first, max_rate = 0;
+  for (const auto& [t, r] : rates) max_rate = std::max(max_rate, r);
+  double y_top, y_step, x_top, x_step;
+  NiceAxis(max_rate, 5, &y_top, &y_step);
+  NiceAxis(max_t, 8, &x_top, &x_step);
+  auto X = [&](double t) { return L + pw * t / x_top; };
+  auto Y = [&](double r) { return T + ph - ph * r / y_top; };
+
+  // Grid and axes.
+  for (double v = 0; v <= y_top * 1.0001; v += y_step) {
+    s += "<line x1=\"" + Fixed(L, 1) + "\" x2=\"" + Fixed(L + pw, 1) + "\" y1=\"" + Fixed(Y(v), 1) +
+         "\" y2=\"" + Fixed(Y(v), 1) + "\" stroke=\"#d0d7de\" stroke-width=\"1\"/>\n";
+    s += "<text x=\"" + Fixed(L - 8, 1) + "\" y=\"" + Fixed(Y(v) + 4, 1) +
+         "\" text-anchor=\"end\">" + Compact(v) + "</text>\n";
+  }
+  for (double v = 0; v <= x_top * 1.0001; v += x_step) {
+    s += "<line x1=\"" + Fixed(X(v), 1) + "\" x2=\"" + Fixed(X(v), 1) + "\" y1=\"" +
+         Fixed(T + ph, 1) + "\" y2=\"" + Fixed(T + ph + 5, 1) + "\" stroke=\"#656d76\"/>\n";
+    s += "<text x=\"" + Fixed(X(v), 1) + "\" y=\"" + Fixed(T + ph + 19, 1) +
+         "\" text-anchor=\"middle\">" + Compact(v) + "</text>\n";
+  }
+  s += "<line x1=\"" + Fixed(L, 1) + "\" x2=\"" + Fixed(L + pw, 1) + "\" y1=\"" + Fixed(T + ph, 1) +
+       "\" y2=\"" + Fixed(T + ph, 1) + "\" stroke=\"#656d76\"/>\n";
+  s += "<line x1=\"" + Fixed(L, 1) + "\" x2=\"" + Fixed(L, 1) + "\" y1=\"" + Fixed(T, 1) +
+       "\" y2=\"" + Fixed(T + ph, 1) + "\" stroke=\"#656d76\"/>\n";
+  s += "<text x=\"" + Fixed(L + pw / 2, 1) + "\" y=\"" + Fixed(H - 8, 1) +
+       "\" text-anchor=\"middle\">seconds since the run started</text>\n";
+  s += "<text transform=\"translate(16 " + Fixed(T + ph / 2, 1) +
+       ") rotate(-90)\" text-anchor=\"middle\">operations per second</text>\n";
+
+  // Findings: where the count went up.
+  int64_t findings = 0;
+  for (const ProgressSample& p : report.progress) {
+    if (p.findings > findings) {
+      s += "<line class=\"finding-mark\" x1=\"" + Fixed(X(p.seconds), 1) + "\" x2=\"" +
+           Fixed(X(p.seconds), 1) + "\" y1=\"" + Fixed(T, 1) + "\" y2=\"" + Fixed(T + ph, 1) +
+           "\" stroke=\"#cf222e\" stroke-dasharray=\"4 3\"><title>finding at " +
+           Fixed(p.seconds, 1) + " s</title></line>\n";
+      findings = p.findings;
+    }
+  }
+
+  // The line (starting from the first interval's start) and the area under it.
+  std::string pts;
+  for (const auto& [t, r] : rates) pts += Fixed(X(t), 1) + "," + Fixed(Y(r), 1) + " ";
+  s += "<polygon points=\"" + Fixed(X(rates.front().first), 1) + "," + Fixed(Y(0), 1) + " " + pts +
+       Fixed(X(rates.back().first), 1) + "," + Fixed(Y(0), 1) +
+       "\" fill=\"rgba(9,105,218,0.12)\" stroke=\"none\"/>\n";
+  s += "<polyline points=\"" + pts +
+       "\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.8\" stroke-linejoin=\"round\"/>\n";
+  if (rates.size() <= 120) {
+    for (const auto& [t, r] : rates) {
+      s += "<circle cx=\"" + Fixed(X(t), 1) + "\" cy=\"" + Fixed(Y(r), 1) +
+           "\" r=\"2.5\" fill=\"#0969da\"><title>" + Fixed(t, 1) +
+           " s: " + Grouped(std::llround(r)) + " ops/s</title></circle>\n";
+    }
+  }
+  s += "</svg>\n";
+  const report_text::Totals totals = report_text::RunTotals(report);
+  s += "<p class=\"legend\">" + Grouped(static_cast<int64_t>(report.progress.size())) +
+       " samples; mean " + Grouped(std::llround(totals.ops_per_second)) + " ops/s, peak " +
+       Grouped(std::llround(max_rate)) + " ops/s" +
+       (findings > 0 ? "; dashed red lines mark findings" : "") + ".</p>\n</section>\n";
+  return s;
+}
+
+std::string FailPoints(const RunReport& report) {
+  std::string h = "<section id=\"fail-point-coverage\">\n<h2>Fail-point coverage</h2>\n";
+  if (report.fail_points.empty()) {
+    return h + "<p class=\"muted\">No fail points were recorded.</p>\n</section>\n";
+  }
+  int64_t fired = 0, reached_only = 0, never = 0;
+  uint64_t max_reached = 0;
+  std::vector<const FailPointRow*> unreachable;
+  for (const FailPointRow& f : report.fail_points) {
+    if (!f.reachable) {
+      unreachable.push_back(&f);
+      continue;
+    }
+    max_reached = std::max(max_reached, f.reached);
+    if (f.fired > 0) {
+      ++fired;
+    } else if (f.reached > 0) {
+      ++reached_only;
+    } else {
+      ++never;
+    }
+  }
+  const int64_t reachable = fired + reached_only + never;
+  h += "<p>" + Html(FailPointCoverage(report.fail_points)) + ".</p>\n";
+  if (reachable > 0) {
+    auto part = [&](int64_t n, const char* colour, const char* what) {
+      if (n == 0) return std::string();
+      return "<span style=\"width:" + Fixed(100.0 * n / reachable, 2) + "%;background:" + colour +
+             "\" title=\"" + std::to_string(n) + " " + what + "\"></span>";
+    };
+    h += "<div class=\"stack\" role=\"img\" aria-label=\"reachable fail points by state\">" +
+         part(fired, "#0969da", "fired") + part(reached_only, "#9ecbff", "reached, never fired") +
+         part(never, "#ff8182", "never reached") + "</div>\n";
+    h += "<p class=\"legend\"><span style=\"color:#0969da\">■</span> fired " +
+         std::to_string(fired) +
+         " &nbsp; <span style=\"color:#9ecbff\">■</span> reached, never "
+         "fired " +
+         std::to_string(reached_only) +
+         " &nbsp; <span style=\"color:#ff8182\">■"
+         "</span> never reached " +
+         std::to_string(never) +
+         ". Bars: times reached (light, log "
+         "scale) and fired (dark).</p>\n";
+    h += "<table class=\"fail-points\">\n<thead><tr><th scope=\"col\">fail point</th>"
+         "<th scope=\"col\" class=\"num\">reached</th><th scope=\"col\" class=\"num\">fired</th>"
+         "<th scope=\"col\"></th></tr></thead>\n<tbody>\n";
+    const double log_max = std::log1p(static_cast<double>(max_reached));
+    auto width = [&](uint64_t n) {
+      return n == 0 || log_max <= 0 ? 0.0 : 100.0 * std::log1p(static_cast<double>(n)) / log_max;
+    };
+    for (const FailPointRow& f : report.fail_points) {
+      if (!f.reachable) continue;
+      const char* state = f.fired > 0 ? "fired" : f.reached > 0 ? "reached" : "never";
+      h += "<tr class=\"fp-" + std::string(state) + "\"><td class=\"name\"><code>" + Html(f.name) +
+           "</code></td>" + NumCell(static_cast<int64_t>(f.reached)) +
+           NumCell(static_cast<int64_t>(f.fired)) +
+           "<td><div class=\"bar\"><span class=\"reached\" "
+           "style=\"width:" +
+           Fixed(width(f.reached), 1) +
+           "%\"></span><span class=\"fired\" "
+           "style=\"width:" +
+           Fixed(width(f.fired), 1) + "%\"></span></div></td></tr>\n";
+    }
+    h += "</tbody>\n</table>\n";
+  }
+  if (!unreachable.empty()) {
+    h += "<details><summary>" + std::to_string(unreachable.size()) +
+         " fail points are unreachable by construction (the engine never performs their "
+         "operation)</summary>\n<ul>\n";
+    for (const FailPointRow* f : unreachable) h += "<li><code>" + Html(f->name) + "</code></li>\n";
+    h += "</ul>\n</details>\n";
+  }
+  return h + "</section>\n";
+}
+
+// A property id that may wrap after its slashes ("task/<wbr>MatchesModel/<wbr>...").
+std::string BreakableId(const std::string& id) {
+  std::string out;
+  size_t from = 0;
+  for (size_t slash = id.find('/'); slash != std::string::npos; slash = id.find('/', from)) {
+    out += Html(id.substr(from, slash + 1 - from)) + "<wbr>";
+    from = slash + 1;
+  }
+  return out + Html(id.substr(from));
+}
+
+std::string Properties(const RunReport& report) {
+  std::string h = "<section id=\"properties\">\n<h2>Properties</h2>\n";
+  if (report.properties.empty()) {
+    return h + "<p class=\"muted\">No property ran.</p>\n</section>\n";
+  }
+  h += "<div class=\"scroll\"><table class=\"properties\">\n<thead><tr><th "
+       "scope=\"col\">property</th>"
+       "<th scope=\"col\">configuration</th><th scope=\"col\" class=\"num\">batches</th>"
+       "<th scope=\"col\" class=\"num\">cases</th><th scope=\"col\" class=\"num\">operations</th>"
+       "<th scope=\"col\" class=\"num\">seconds</th><th scope=\"col\">faults</th>"
+       "<th scope=\"col\">verdict</th></tr></thead>\n<tbody>\n";
+  const std::vector<std::string>& classes = FaultClassNames();
+  for (const PropertyResult& p : report.properties) {
+    std::string faults;
+    const auto counts = report_text::FaultClassCounts(p.no_fault_cases, p.faults);
+    for (size_t i = 0; i < counts.size() && i < classes.size(); ++i) {
+      if (counts[i] == 0) continue;
+      faults += (faults.empty() ? "" : " · ") + Html(classes[i]) + " " + Grouped(counts[i]);
+    }
+    h += "<tr data-property=\"" + Html(p.id) + "\"><td><code>" + BreakableId(p.id) +
+         "</code></td><td class=\"config\">" + Html(p.config) + "</td>" +
+         NumCell(static_cast<int64_t>(p.batches.size())) + NumCell(p.cases) +
+         NumCell(p.operations, true) + "<td class=\"num\">" + Fixed(p.seconds, 1) +
+         "</td><td class=\"faults\">" +
+         (faults.empty() ? "<span class=\"muted\">none</span>" : faults) + "</td><td>" +
+         (!p.passed           ? "<a href=\"#finding-" + Html(p.id) + "\">" + Badge("fail") + "</a>"
+          : p.batches.empty() ? Badge("not run")
+                              : Badge("pass")) +
+         "</td></tr>\n";
+  }
+  return h + "</tbody>\n</table></div>\n</section>\n";
+}
+
+std::string Findings(const RunReport& report) {
+  std::string h = "<section id=\"findings\">\n<h2>Findings</h2>\n";
+  bool any = false;
+  for (const PropertyResult& p : report.properties) {
+    if (p.passed) continue;
+    any = true;
+    h += "<article class=\"finding\" id=\"finding-" + Html(p.id) + "\">\n<h3><code>" + Html(p.id) +
+         "</code></h3>\n";
+    if (!p.config.empty()) h += "<p>Configuration: " + Html(p.config) + "</p>\n";
+    h += "<h4>Message</h4>\n<pre class=\"message\">" + Html(p.message) + "</pre>\n";
+    if (!p.counterexample.empty()) {
+      h += "<h4>Shrunk counterexample (" + std::to_string(p.counterexample.size()) +
+           " steps)</h4>\n<pre class=\"counterexample\">";
+      for (const std::string& line : p.counterexample) h += Html(line) + "\n";
+      h += "</pre>\n";
+    }
+    if (!p.trace_path.empty()) h += "<p>Trace: <code>" + Html(p.trace_path) + "</code></p>\n";
+    if (!p.reproduce.empty()) {
+      h += "<p>rapidcheck reproduce string: <code>" + Html(p.reproduce) + "</code></p>\n";
+    }
+    if (!p.replay_commands.empty()) {
+      h += "<h4>Replay</h4>\n";
+      for (const std::string& c : p.replay_commands) {
+        h += "<pre class=\"cmd\"><code>" + Html(c) + "</code></pre>\n";
+      }
+    }
+    h += "</article>\n";
+  }
+  if (!any) h += "<p>No findings: every property that ran passed.</p>\n";
+  return h + "</section>\n";
+}
+
+// Copy buttons on the replay commands (clipboard API where allowed, selecting the text where
+// not), then the loaded marker the browser test looks for.
+constexpr const char* kScript = R"js(
+(function () {
+  "use strict";
+  document.querySelectorAll("pre.cmd").forEach(function (pre) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "copy";
+    button.addEventListener("click", function () {
+      var text = pre.querySelector("code").textContent;
+      var select = function () {
+        var range = document.createRange();
+        range.selectNodeContents(pre.querySelector("code"));
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text).then(function () {
+          button.textContent = "copied";
+        }, select);
+      } else {
+        select();
+      }
+    });
+    pre.appendChild(button);
+  });
+  var matrix = document.getElementById("rule-fault-matrix");
+  var rows = matrix ? matrix.querySelectorAll("tr[data-rule]").length : 0;
+  document.body.dataset.matrixRows = String(rows);
+  document.body.dataset.loaded = rows > 0 ? "ok" : "no-matrix";
+})();
+)js";
+
+}  // namespace
+
+std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
+  const report_text::Totals t = report_text::RunTotals(report);
+  bool failed = t.failed_properties > 0;
+  for (const RuleVerdict& v : verdicts) failed = failed || v.verdict == "fail";
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  h += "<title>statecheck report: " + std::string(failed ? "FAIL" : "PASS") + ", seed " +
+       std::to_string(report.seed) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += Header(report, verdicts);
+  h += Matrix(verdicts);
+  h += OpsChart(report);
+  h += FailPoints(report);
+  h += Properties(report);
+  h += Findings(report);
+  h += "<p class=\"legend\">statecheck report version " + std::to_string(kReportVersion) +
+       ".</p>\n</main>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace statecheck::reports

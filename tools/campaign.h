@@ -1,0 +1,84 @@
+// The conformance campaign behind `statecheck run`: it runs the option matrix's properties
+// (properties/property_registry.h) in batches, for a time budget or a fixed number of batches
+// per property, attributes the faults each batch went through, samples its progress, and writes
+// the report (reports/run_report.h) in every format.
+//
+// Batches are the unit of a campaign. Batch k of property P runs cases_per_batch / P's divisor
+// cases from the seed Mix(seed ^ Mix(Fnv1a(P) ^ Mix(k))), so it depends on nothing but the run's
+// seed, P and k: it replays whatever the timing, and the same batch runs the same cases on any
+// machine. Sharding splits the batches: batch (P, k) belongs to shard ShardOf(P, k, n), so n
+// machines with --shard 0/n … n-1/n cover each batch exactly once, and `report merge` puts their
+// reports back together. With a time budget each shard runs its own batches until the budget
+// ends; with batches_per_property every shard runs exactly its share of batches 0…N-1 of each
+// property, and the merge covers exactly the batches of the unsharded run.
+//
+// The budget (or the batches) is shared fairly: each step runs one batch of the property whose
+// family has had the least time so far, and within the family the property that has had the
+// least. A property that failed is not run again: its shrunk counterexample is the finding.
+#ifndef STATECHECK_TOOLS_CAMPAIGN_H_
+#define STATECHECK_TOOLS_CAMPAIGN_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/run_report.h"
+#include "statecheck/status.h"
+
+namespace statecheck::tools {
+
+struct CampaignOptions {
+  double budget_seconds = 60;         // Used when batches_per_property is 0.
+  int64_t batches_per_property = 0;   // > 0: exactly this many batches of each property.
+  std::optional<uint64_t> seed;       // Unset: a new one (printed, and in the report).
+  std::string select;                 // Rules: "" (all), a family ("W") or ids ("W1,T4").
+  std::vector<std::string> families;  // Property families; empty = those of the rules.
+  std::string report_dir;             // Empty: statecheck-reports/<time>-seed<seed>.
+  std::string reproduce;              // Re-runs exactly one failure (rapidcheck's string).
+  int cases_per_batch = 40;
+  int max_size = 80;
+  int shard_index = 0;
+  int shard_count = 1;
+  std::string command;  // The command line, for the report (the seed is added if unset).
+  std::string commit = "unknown";
+  // The statecheck binary as the replay commands name it (best absolute, so that a command
+  // pasted into any shell runs it).
+  std::string executable = "statecheck";
+  std::ostream* out = nullptr;       // The summary (null: none).
+  std::ostream* progress = nullptr;  // The progress bar and failures as they happen (null: none).
+  bool progress_is_tty = false;      // Redraw the progress line in place.
+};
+
+struct CampaignResult {
+  reports::RunReport report;
+  std::vector<reports::RuleVerdict> verdicts;
+  std::string report_dir;
+  int64_t findings = 0;
+};
+
+// The shard batch k of property `id` belongs to, of `count`.
+int ShardOf(const std::string& id, uint64_t k, int count);
+
+// "i/n" → index and count. InvalidArgument naming the problem (0 <= i < n).
+Status ParseShard(const std::string& text, int* index, int* count);
+
+// Runs the campaign and writes its report. InvalidArgument for a usage error (the message names
+// it: an unknown rule or family, nothing selected, a bad budget or shard); IOError when the
+// report cannot be written. A failing property is not an error: see result->findings.
+Status RunCampaign(const CampaignOptions& options, CampaignResult* result);
+
+// The summary a run prints: the rule table, fail-point coverage, totals, findings with their
+// replay commands, and where the report is.
+void PrintSummary(const CampaignResult& result, std::ostream& out);
+
+// `report merge`: reads the report.json of each shard (a directory holding one, or the file),
+// merges them and writes the merged report into `out_dir`. InvalidArgument naming the file and
+// the problem.
+Status MergeReportFiles(const std::vector<std::string>& inputs, const std::string& out_dir,
+                        CampaignResult* result);
+
+}  // namespace statecheck::tools
+
+#endif  // STATECHECK_TOOLS_CAMPAIGN_H_
