@@ -47,4 +47,13 @@ std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
   return std::string(store) + "=" + std::to_string(close);
 }
 
+bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logger* logger) {
+  if (!record.key.empty() && record.timestamp != kNoTimestamp) return false;
+  ++stats->dropped_records;
+  logger->Log(LogLevel::kWarn, std::string("Skipping record due to ") +
+                                   (record.key.empty() ? "null key" : "no timestamp") +
+                                   ". offset=[" + std::to_string(record.offset) + "]");
+  return true;
+}
+
 }  // namespace statecheck::internal

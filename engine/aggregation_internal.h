@@ -8,7 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "statecheck/log.h"
+#include "statecheck/logger.h"
 #include "statecheck/status.h"
+#include "statecheck/windowed_aggregation.h"
 
 namespace statecheck::internal {
 
@@ -26,6 +29,11 @@ int64_t FromBigEndian(std::string_view s);
 Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close);
 // "<store>=<close>", or "" for kNoCloseTime.
 std::string LastEmitCloseMetadata(std::string_view store, int64_t close);
+
+// E1's first rule, for every aggregation: a record with Kafka's null key (the log has no null
+// keys, so an empty one stands for it) or no timestamp is dropped, counted in `stats` and
+// logged with Kafka's warning. True when `record` was dropped.
+bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logger* logger);
 
 }  // namespace statecheck::internal
 

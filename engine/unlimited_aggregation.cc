@@ -20,13 +20,7 @@ class UnlimitedWindowedAggregation final : public Processor {
   std::vector<std::string> StoreNames() const override { return {options_.store}; }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
-    if (record.key.empty() || record.timestamp == kNoTimestamp) {
-      ++stats_->dropped_records;
-      logger_->Log(LogLevel::kWarn, std::string("Skipping record due to ") +
-                                        (record.key.empty() ? "null key" : "no timestamp") +
-                                        ". offset=[" + std::to_string(record.offset) + "]");
-      return Status::Ok();
-    }
+    if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
     for (const Window& window : options_.windows.WindowsFor(record.timestamp)) {
       std::optional<std::string> stored;
       STATECHECK_RETURN_IF_ERROR(context->Get(options_.store, record.key, &stored));

@@ -205,14 +205,7 @@ class TimeWindowedAggregation final : public Processor {
   }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
-    if (record.key.empty() || record.timestamp == kNoTimestamp) {
-      // Kafka's null key; the log has no null keys, so an empty one stands for it.
-      ++stats_->dropped_records;
-      logger_->Log(LogLevel::kWarn, std::string("Skipping record due to ") +
-                                        (record.key.empty() ? "null key" : "no timestamp") +
-                                        ". offset=[" + std::to_string(record.offset) + "]");
-      return Status::Ok();
-    }
+    if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
     const int64_t ts = record.timestamp;
     stream_time_ = std::max(stream_time_, ts);
     const TimeWindows& windows = options_.windows;

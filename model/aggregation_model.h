@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,60 @@ void CrashTo(bool at_least_once, State* current, State* committed) {
   }
   *current = *committed;
 }
+
+// What every model shares: the input, the state running now and the last commit's, stream
+// time, the emit-interval clock and dropped-records, and Process/Commit/Crash/Restart over them.
+// A model defines its State (with the fields `next`, `last_emit_close` and `output` that
+// CrashTo needs, and whatever its windows need) and ProcessOne.
+template <class State>
+class AggregationModelBase : public AggregationModel {
+ public:
+  void AppendInput(std::string key, int64_t timestamp) override {
+    input_.emplace_back(std::move(key), timestamp);
+  }
+  int64_t Process(int64_t max_records, int64_t now_ms) override {
+    int64_t n = 0;
+    while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
+      const auto& [key, ts] = input_[current_.next];
+      ProcessOne(key, ts, now_ms);
+      ++current_.next;
+      ++n;
+    }
+    return n;
+  }
+  void Commit() override { committed_ = current_; }
+  void Crash() override {
+    CrashTo(at_least_once_, &current_, &committed_);
+    stream_time_ = -1;
+    last_attempt_ms_.reset();
+    dropped_ = 0;
+  }
+  void Restart() override {
+    Commit();
+    Crash();
+  }
+
+  const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
+  const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
+  int64_t committed_input_offset() const override { return committed_.next; }
+  int64_t next_input_offset() const override { return current_.next; }
+  int64_t dropped_records() const override { return dropped_; }
+
+ protected:
+  explicit AggregationModelBase(bool at_least_once) : at_least_once_(at_least_once) {}
+  // One input record (its timestamp -1 if none) at wall-clock time `now_ms`, on current_.
+  virtual void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) = 0;
+
+  State current_;
+  State committed_;
+  int64_t stream_time_ = -1;
+  std::optional<int64_t> last_attempt_ms_;  // Emit-final's last attempt (E5).
+  int64_t dropped_ = 0;
+
+ private:
+  const bool at_least_once_;
+  std::vector<std::pair<std::string, int64_t>> input_;
+};
 
 }  // namespace statecheck::model
 

@@ -13,12 +13,8 @@ std::string Name(int64_t start, int64_t end, const std::string& key) {
 
 }  // namespace
 
-void SessionAggregationModel::AppendInput(std::string key, int64_t timestamp) {
-  input_.emplace_back(std::move(key), timestamp);
-}
-
 std::vector<SessionAggregationModel::Session> SessionAggregationModel::Sessions(
-    const State& s, const std::string& key) const {
+    const SessionModelState& s, const std::string& key) const {
   std::vector<int64_t> ts;
   for (const auto& [k, t] : s.accepted) {
     if (k == key) ts.push_back(t);
@@ -86,31 +82,6 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     current_.output.push_back({Name(s, e, k), std::to_string(n), e});
   }
   current_.last_emit_close = close;
-}
-
-int64_t SessionAggregationModel::Process(int64_t max_records, int64_t now_ms) {
-  int64_t n = 0;
-  while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
-    const auto& [key, ts] = input_[current_.next];
-    ProcessOne(key, ts, now_ms);
-    ++current_.next;
-    ++n;
-  }
-  return n;
-}
-
-void SessionAggregationModel::Commit() { committed_ = current_; }
-
-void SessionAggregationModel::Crash() {
-  CrashTo(config_.at_least_once, &current_, &committed_);
-  stream_time_ = -1;
-  last_attempt_ms_.reset();
-  dropped_ = 0;
-}
-
-void SessionAggregationModel::Restart() {
-  Commit();
-  Crash();
 }
 
 std::map<std::string, std::string> SessionAggregationModel::CommittedWindows() const {

@@ -36,23 +36,19 @@ struct SessionModelConfig {
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
 };
 
-class SessionAggregationModel final : public AggregationModel {
+// SessionAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
+struct SessionModelState {
+  int64_t next = 0;                                       // Input index.
+  std::vector<std::pair<std::string, int64_t>> accepted;  // (key, timestamp) of accepted records.
+  int64_t last_emit_close = -1;
+  std::vector<WindowedOutput> output;
+};
+
+class SessionAggregationModel final : public AggregationModelBase<SessionModelState> {
  public:
-  explicit SessionAggregationModel(SessionModelConfig config) : config_(config) {}
+  explicit SessionAggregationModel(SessionModelConfig config)
+      : AggregationModelBase(config.at_least_once), config_(config) {}
 
-  void AppendInput(std::string key, int64_t timestamp) override;
-  int64_t Process(int64_t max_records, int64_t now_ms) override;
-  void Commit() override;
-  void Crash() override;
-  void Restart() override;
-
-  const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
-  const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
-  int64_t committed_input_offset() const override { return committed_.next; }
-  int64_t next_input_offset() const override { return current_.next; }
-  // Records dropped by the task object running now (null key, no timestamp, late: E1); a late
-  // record counts once.
-  int64_t dropped_records() const override { return dropped_; }
   // "<start>:<end>:<key>" → "<count>@<end>".
   std::map<std::string, std::string> CommittedWindows() const override;
 
@@ -62,23 +58,11 @@ class SessionAggregationModel final : public AggregationModel {
     int64_t end = 0;
     int64_t count = 0;
   };
-  struct State {
-    int64_t next = 0;                                       // Input index.
-    std::vector<std::pair<std::string, int64_t>> accepted;  // (key, timestamp) of accepted records.
-    int64_t last_emit_close = -1;
-    std::vector<WindowedOutput> output;
-  };
   // `key`'s sessions in `s`, by ascending start.
-  std::vector<Session> Sessions(const State& s, const std::string& key) const;
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms);
+  std::vector<Session> Sessions(const SessionModelState& s, const std::string& key) const;
+  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
 
   const SessionModelConfig config_;
-  std::vector<std::pair<std::string, int64_t>> input_;
-  State current_;
-  State committed_;
-  int64_t stream_time_ = -1;
-  std::optional<int64_t> last_attempt_ms_;
-  int64_t dropped_ = 0;
 };
 
 }  // namespace statecheck::model

@@ -5,11 +5,7 @@
 
 namespace statecheck::model {
 
-void SlidingAggregationModel::AppendInput(std::string key, int64_t timestamp) {
-  input_.emplace_back(std::move(key), timestamp);
-}
-
-WindowedOutput SlidingAggregationModel::Output(const State& s, int64_t start,
+WindowedOutput SlidingAggregationModel::Output(const SlidingModelState& s, int64_t start,
                                                const std::string& key) const {
   const std::vector<int64_t>& taken = s.windows.at({start, key});
   return {
@@ -105,31 +101,6 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     }
   }
   current_.last_emit_close = close;
-}
-
-int64_t SlidingAggregationModel::Process(int64_t max_records, int64_t now_ms) {
-  int64_t n = 0;
-  while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
-    const auto& [key, ts] = input_[current_.next];
-    ProcessOne(key, ts, now_ms);
-    ++current_.next;
-    ++n;
-  }
-  return n;
-}
-
-void SlidingAggregationModel::Commit() { committed_ = current_; }
-
-void SlidingAggregationModel::Crash() {
-  CrashTo(config_.at_least_once, &current_, &committed_);
-  stream_time_ = -1;
-  last_attempt_ms_.reset();
-  dropped_ = 0;
-}
-
-void SlidingAggregationModel::Restart() {
-  Commit();
-  Crash();
 }
 
 std::map<std::string, std::string> SlidingAggregationModel::CommittedWindows() const {

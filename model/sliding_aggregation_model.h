@@ -50,45 +50,29 @@ struct SlidingModelConfig {
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
 };
 
-class SlidingAggregationModel final : public AggregationModel {
+// SlidingAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
+struct SlidingModelState {
+  int64_t next = 0;                                                         // Input index.
+  std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> windows;  // (start, key) →
+                                                                            // timestamps taken.
+  int64_t last_emit_close = -1;
+  std::vector<WindowedOutput> output;
+};
+
+class SlidingAggregationModel final : public AggregationModelBase<SlidingModelState> {
  public:
-  explicit SlidingAggregationModel(SlidingModelConfig config) : config_(config) {}
+  explicit SlidingAggregationModel(SlidingModelConfig config)
+      : AggregationModelBase(config.at_least_once), config_(config) {}
 
-  void AppendInput(std::string key, int64_t timestamp) override;
-  int64_t Process(int64_t max_records, int64_t now_ms) override;
-  void Commit() override;
-  void Crash() override;
-  void Restart() override;
-
-  const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
-  const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
-  int64_t committed_input_offset() const override { return committed_.next; }
-  int64_t next_input_offset() const override { return current_.next; }
-  // Records dropped by the task object running now; a late record counts once per window that
-  // no longer took it (once in all when it is dropped whole).
-  int64_t dropped_records() const override { return dropped_; }
   // "<start>:<start + D>:<key>" → "<count>@<largest record timestamp>".
   std::map<std::string, std::string> CommittedWindows() const override;
 
  private:
-  struct State {
-    int64_t next = 0;                                                         // Input index.
-    std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> windows;  // (start, key) →
-                                                                              // timestamps taken.
-    int64_t last_emit_close = -1;
-    std::vector<WindowedOutput> output;
-  };
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms);
+  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
   // The output record of a window of `s`.
-  WindowedOutput Output(const State& s, int64_t start, const std::string& key) const;
+  WindowedOutput Output(const SlidingModelState& s, int64_t start, const std::string& key) const;
 
   const SlidingModelConfig config_;
-  std::vector<std::pair<std::string, int64_t>> input_;
-  State current_;
-  State committed_;
-  int64_t stream_time_ = -1;
-  std::optional<int64_t> last_attempt_ms_;
-  int64_t dropped_ = 0;
 };
 
 }  // namespace statecheck::model

@@ -5,11 +5,8 @@
 
 namespace statecheck::model {
 
-void WindowedAggregationModel::AppendInput(std::string key, int64_t timestamp) {
-  input_.emplace_back(std::move(key), timestamp);
-}
-
-std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const State& s, int64_t start,
+std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const WindowedModelState& s,
+                                                                int64_t start,
                                                                 const std::string& key) const {
   int64_t count = 0, max_ts = -1;
   for (size_t i = 0; i < s.taken.size(); ++i) {
@@ -78,31 +75,6 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
          std::to_string(count), max_ts});
   }
   current_.last_emit_close = close;
-}
-
-int64_t WindowedAggregationModel::Process(int64_t max_records, int64_t now_ms) {
-  int64_t n = 0;
-  while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
-    const auto& [key, ts] = input_[current_.next];
-    ProcessOne(key, ts, now_ms);
-    ++current_.next;
-    ++n;
-  }
-  return n;
-}
-
-void WindowedAggregationModel::Commit() { committed_ = current_; }
-
-void WindowedAggregationModel::Crash() {
-  CrashTo(config_.at_least_once, &current_, &committed_);
-  stream_time_ = -1;
-  last_attempt_ms_.reset();
-  dropped_ = 0;
-}
-
-void WindowedAggregationModel::Restart() {
-  Commit();
-  Crash();
 }
 
 std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() const {

@@ -33,48 +33,29 @@ struct WindowedModelConfig {
   int64_t retention_ms = -1;
 };
 
-class WindowedAggregationModel final : public AggregationModel {
+// WindowedAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
+struct WindowedModelState {
+  int64_t next = 0;                                    // Input index.
+  std::vector<std::pair<int64_t, std::string>> taken;  // (window start, key), per record taken.
+  std::vector<int64_t> taken_ts;                       // ... and its timestamp.
+  int64_t last_emit_close = -1;
+  std::vector<WindowedOutput> output;
+};
+
+class WindowedAggregationModel final : public AggregationModelBase<WindowedModelState> {
  public:
-  explicit WindowedAggregationModel(WindowedModelConfig config) : config_(config) {}
+  explicit WindowedAggregationModel(WindowedModelConfig config)
+      : AggregationModelBase(config.at_least_once), config_(config) {}
 
-  // An input record; `timestamp` -1 = none.
-  void AppendInput(std::string key, int64_t timestamp) override;
-  // Processes up to `max_records` input records at wall-clock time `now_ms`; returns how many.
-  int64_t Process(int64_t max_records, int64_t now_ms) override;
-  void Commit() override;
-  // The task died (exactly-once): back to the last commit.
-  void Crash() override;
-  // A clean close and restart: a commit, then a fresh stream time.
-  void Restart() override;
-
-  const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
-  const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
-  int64_t committed_input_offset() const override { return committed_.next; }
-  int64_t next_input_offset() const override { return current_.next; }
-  // Records dropped by the task object running now (null key, no timestamp, late: E1).
-  int64_t dropped_records() const override { return dropped_; }
   std::map<std::string, std::string> CommittedWindows() const override;
 
  private:
-  struct State {
-    int64_t next = 0;                                    // Input index.
-    std::vector<std::pair<int64_t, std::string>> taken;  // (window start, key), per record taken.
-    std::vector<int64_t> taken_ts;                       // ... and its timestamp.
-    int64_t last_emit_close = -1;
-    std::vector<WindowedOutput> output;
-  };
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms);
+  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
-  std::pair<int64_t, int64_t> Aggregate(const State& s, int64_t start,
+  std::pair<int64_t, int64_t> Aggregate(const WindowedModelState& s, int64_t start,
                                         const std::string& key) const;
 
   const WindowedModelConfig config_;
-  std::vector<std::pair<std::string, int64_t>> input_;
-  State current_;
-  State committed_;
-  int64_t stream_time_ = -1;
-  std::optional<int64_t> last_attempt_ms_;
-  int64_t dropped_ = 0;
 };
 
 }  // namespace statecheck::model

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <utility>
 
 namespace statecheck::reports::report_text {
 namespace {
@@ -68,88 +70,47 @@ std::string SanitizeText(std::string_view text) {
   return out;
 }
 
-std::string XmlText(std::string_view text) {
+namespace {
+
+// `text`, cleaned (SanitizeText), with each character that has an entry in `entities` replaced
+// by it.
+std::string Escape(std::string_view text,
+                   std::initializer_list<std::pair<char, std::string_view>> entities) {
   std::string out;
   for (char c : SanitizeText(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;  // Also keeps "]]>" out of character data.
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        out += c;
+    auto it =
+        std::find_if(entities.begin(), entities.end(), [c](const auto& e) { return e.first == c; });
+    if (it == entities.end()) {
+      out += c;
+    } else {
+      out += it->second;
     }
   }
   return out;
 }
 
+}  // namespace
+
+// '>' too, which also keeps "]]>" out of character data.
+std::string XmlText(std::string_view text) {
+  return Escape(text, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'\r', "&#13;"}});
+}
+
+// Whitespace as character references too, so that attribute normalisation keeps it.
 std::string XmlAttr(std::string_view text) {
-  std::string out;
-  for (char c : SanitizeText(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return Escape(text, {{'&', "&amp;"},
+                       {'<', "&lt;"},
+                       {'>', "&gt;"},
+                       {'"', "&quot;"},
+                       {'\'', "&apos;"},
+                       {'\t', "&#9;"},
+                       {'\n', "&#10;"},
+                       {'\r', "&#13;"}});
 }
 
 std::string Html(std::string_view text) {
-  std::string out;
-  for (char c : SanitizeText(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return Escape(text,
+                {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
 std::string Fixed(double v, int digits) {

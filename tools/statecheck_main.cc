@@ -82,25 +82,30 @@ int ListRules(bool json, bool checks, const std::string& select) {
 // ---------------------------------------------------------------------------------------------
 // replay
 
-// A task trace: its operations on the engine and the task model, checked as the property does.
-int ReplayTask(const std::string& path, const std::string& against) {
+// A task or windowed trace (`kind`): read with `read`, its operations run on the engine and the
+// model together by `replay`, checked as the property checks them (a windowed trace's recorded
+// expectations too). `describe` says what the trace runs.
+template <class Trace, class Outcome>
+int ReplayOnBoth(const std::string& kind, const std::string& path, const std::string& against,
+                 Status (*read)(const std::string&, Trace*),
+                 Status (*replay)(const Trace&, Outcome*), std::string (*describe)(const Trace&)) {
   if (against != "both") {
-    return UsageError(
-        "a task trace replays against the engine and the model together; drop "
-        "--against " +
-        against);
+    return UsageError("a " + kind +
+                      " trace replays against the engine and the model together; drop "
+                      "--against " +
+                      against);
   }
-  properties::TaskTrace trace;
-  Status s = properties::ReadTaskTrace(path, &trace);
+  Trace trace;
+  Status s = read(path, &trace);
   if (!s.ok())
     return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
-  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps of task configuration "
-            << trace.config << ", setup " << trace.setup.dump() << "\n";
+  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps of " << describe(trace)
+            << "\n";
   if (trace.info.contains("failure")) {
-    std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
+    std::cout << "recorded failure: " << trace.info["failure"].template get<std::string>() << "\n";
   }
-  properties::TaskReplayOutcome out;
-  s = properties::ReplayTaskTrace(trace, &out);
+  Outcome out;
+  s = replay(trace, &out);
   if (!s.ok()) return UsageError(s.message());
   if (!out.diverged) {
     std::cout << "OK: all " << out.steps_run << " steps passed every check\n";
@@ -111,35 +116,23 @@ int ReplayTask(const std::string& path, const std::string& against) {
   return kExitFailed;
 }
 
-// A windowed trace: its operations on the engine and the model of its window kind, checked as
-// the property does, and against each step's recorded expectations.
+int ReplayTask(const std::string& path, const std::string& against) {
+  return ReplayOnBoth<properties::TaskTrace, properties::TaskReplayOutcome>(
+      "task", path, against, &properties::ReadTaskTrace,
+      +[](const properties::TaskTrace& t, properties::TaskReplayOutcome* o) {
+        return properties::ReplayTaskTrace(t, o);
+      },
+      +[](const properties::TaskTrace& t) {
+        return "task configuration " + t.config + ", setup " + t.setup.dump();
+      });
+}
+
 int ReplayWindowed(const std::string& path, const std::string& against) {
-  if (against != "both") {
-    return UsageError(
-        "a windowed trace replays against the engine and the model together; drop "
-        "--against " +
-        against);
-  }
-  properties::WindowedTrace trace;
-  Status s = properties::ReadWindowedTrace(path, &trace);
-  if (!s.ok())
-    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
-  std::cout << "replaying " << path << ": " << trace.steps.size()
-            << " steps of the windowed aggregation "
-            << properties::ConfigToJson(trace.config).dump() << "\n";
-  if (trace.info.contains("failure")) {
-    std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
-  }
-  properties::WindowedReplayOutcome out;
-  s = properties::ReplayWindowedTrace(trace, &out);
-  if (!s.ok()) return UsageError(s.message());
-  if (!out.diverged) {
-    std::cout << "OK: all " << out.steps_run << " steps passed every check\n";
-    return kExitOk;
-  }
-  std::cout << "DIVERGED at step " << out.step << " (line " << out.line << ")\n  op: " << out.op
-            << "\n  " << out.message << "\n";
-  return kExitFailed;
+  return ReplayOnBoth<properties::WindowedTrace, properties::WindowedReplayOutcome>(
+      "windowed", path, against, &properties::ReadWindowedTrace, &properties::ReplayWindowedTrace,
+      +[](const properties::WindowedTrace& t) {
+        return "the windowed aggregation " + properties::ConfigToJson(t.config).dump();
+      });
 }
 
 int Replay(const std::string& path, const std::string& against) {
