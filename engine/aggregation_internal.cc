@@ -56,4 +56,23 @@ bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logg
   return true;
 }
 
+Status CheckAggregator(const Aggregator& a, std::string_view what) {
+  if (a.reducer || (a.initializer && a.aggregate)) return Status::Ok();
+  return Status::InvalidArgument(std::string(what) +
+                                 " option aggregator needs an initializer and an aggregate "
+                                 "function, or a reducer");
+}
+
+std::string Fold(const Aggregator& a, const LogRecord& record,
+                 std::optional<std::string_view> current) {
+  if (a.reducer) {
+    // Skips() keeps null values away.
+    return current ? a.reducer(*current, *record.value) : *record.value;
+  }
+  const std::string initial = current ? std::string() : a.initializer();
+  return a.aggregate(record.key,
+                     record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+                     current ? *current : std::string_view(initial));
+}
+
 }  // namespace statecheck::internal

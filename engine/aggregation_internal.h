@@ -5,6 +5,7 @@
 #define STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,17 @@ std::string LastEmitCloseMetadata(std::string_view store, int64_t close);
 // keys, so an empty one stands for it) or no timestamp is dropped, counted in `stats` and
 // logged with Kafka's warning. True when `record` was dropped.
 bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logger* logger);
+
+// OK when `a` is an aggregate (initializer and aggregate) or a reduce (reducer); else
+// InvalidArgument naming `what`'s option.
+Status CheckAggregator(const Aggregator& a, std::string_view what);
+// Whether `a` skips `record` altogether: reduce() skips null values.
+inline bool Skips(const Aggregator& a, const LogRecord& record) {
+  return a.reducer && !record.value;
+}
+// The window's aggregate after `record`'s value, from `current` (none: a new window).
+std::string Fold(const Aggregator& a, const LogRecord& record,
+                 std::optional<std::string_view> current);
 
 }  // namespace statecheck::internal
 

@@ -68,6 +68,7 @@ class SessionWindowedAggregation final : public Processor {
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
+    if (internal::Skips(options_.aggregator, record)) return Status::Ok();
     const int64_t ts = record.timestamp;
     const SessionWindows& windows = options_.windows;
     stream_time_ = std::max(stream_time_, ts);
@@ -75,7 +76,11 @@ class SessionWindowedAggregation final : public Processor {
     std::vector<Window> merged;
     STATECHECK_RETURN_IF_ERROR(FindSessions(record.key, ts, context, &merged));
     Window window{ts, ts};
-    std::string aggregate = options_.aggregator.initializer();
+    // Kafka's merge: the initializer's aggregate merged with each session's, or under reduce the
+    // sessions' aggregates reduced.
+    const Aggregator& agg = options_.aggregator;
+    std::optional<std::string> aggregate;
+    if (!agg.reducer) aggregate = agg.initializer();
     for (const Window& s : merged) {
       std::optional<std::string> stored;
       STATECHECK_RETURN_IF_ERROR(context->Get(options_.store, TimeKey(s.end, record.key), &stored));
@@ -85,7 +90,13 @@ class SessionWindowedAggregation final : public Processor {
                                   "," + std::to_string(s.end) +
                                   "] of a key whose time-index record is missing or differs");
       }
-      aggregate = options_.merger(record.key, aggregate, std::string_view(*stored).substr(8));
+      const std::string_view theirs = std::string_view(*stored).substr(8);
+      if (!aggregate) {
+        aggregate = std::string(theirs);
+      } else {
+        aggregate = agg.reducer ? agg.reducer(*aggregate, theirs)
+                                : options_.merger(record.key, *aggregate, theirs);
+      }
       window.start = std::min(window.start, s.start);
       window.end = std::max(window.end, s.end);
     }
@@ -112,13 +123,12 @@ class SessionWindowedAggregation final : public Processor {
           }
         }
       }
-      aggregate = options_.aggregator.aggregate(
-          record.key, record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
-          aggregate);
-      STATECHECK_RETURN_IF_ERROR(Store(record.key, window, aggregate, context));
+      const std::string folded = internal::Fold(
+          agg, record, aggregate ? std::optional<std::string_view>(*aggregate) : std::nullopt);
+      STATECHECK_RETURN_IF_ERROR(Store(record.key, window, folded, context));
       if (eager) {
         STATECHECK_RETURN_IF_ERROR(
-            context->Forward(WindowedKey(window, record.key), aggregate, window.end));
+            context->Forward(WindowedKey(window, record.key), folded, window.end));
         ++stats_->emitted;
       }
     }
@@ -245,11 +255,8 @@ Status NewSessionWindowedAggregation(const SessionWindowedAggregationOptions& op
         "session aggregation option emit_interval_ms must be >= 0, got " +
         std::to_string(options.emit_interval_ms));
   }
-  if (!options.aggregator.initializer || !options.aggregator.aggregate) {
-    return Status::InvalidArgument(
-        "session aggregation option aggregator needs an initializer and an aggregate function");
-  }
-  if (!options.merger) {
+  STATECHECK_RETURN_IF_ERROR(internal::CheckAggregator(options.aggregator, "session aggregation"));
+  if (!options.merger && !options.aggregator.reducer) {
     return Status::InvalidArgument(
         "session aggregation option merger cannot be empty: merging sessions merges their "
         "aggregates");

@@ -52,6 +52,7 @@ class SessionAggregationTest : public ::testing::Test {
     EXPECT_OK(SessionWindows::OfInactivityGapAndGrace(gap, grace, &a.windows));
     a.emit = emit;
     a.emit_interval_ms = emit_interval_ms_;
+    a.aggregator = aggregator_;
     a.stats = stats_;
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
@@ -70,9 +71,9 @@ class SessionAggregationTest : public ::testing::Test {
     return OpenTask(o, std::move(processor), &task_);
   }
 
-  void Input(std::string_view key, int64_t timestamp) {
+  void Input(std::string_view key, int64_t timestamp, std::optional<std::string_view> value = "v") {
     int64_t offset = 0;
-    ASSERT_OK(log_->Append("input", key, "v", timestamp, &offset));
+    ASSERT_OK(log_->Append("input", key, value, timestamp, &offset));
     ASSERT_OK(log_->Sync());
   }
 
@@ -131,6 +132,7 @@ class SessionAggregationTest : public ::testing::Test {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::shared_ptr<AggregationStats> stats_ = std::make_shared<AggregationStats>();
   int64_t emit_interval_ms_ = 0;
+  Aggregator aggregator_ = CountAggregator();
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
   int64_t seen_ = 0;
@@ -311,6 +313,24 @@ TEST_F(SessionAggregationTest, BadOptionsAreClearErrors) {
   a.store = "";
   EXPECT_EQ(NewSessionWindowedAggregation(a, &p).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(CountMerger()("k", "2", "3"), "5");
+}
+
+// reduce(): sessions merge with the reducer (Kafka's session reduce needs no merger), and the
+// record's value folds into the merged aggregate.
+TEST_F(SessionAggregationTest, ReduceMergesSessionsWithTheReducer) {
+  aggregator_ = ReduceAggregator([](std::string_view agg, std::string_view v) {
+    return std::string(agg) + "+" + std::string(v);
+  });
+  ASSERT_OK(Open(/*gap=*/5, /*grace=*/100, EmitStrategy::kOnWindowUpdate));
+  Input("a", 0, "x");
+  Input("a", 20, "y");
+  Input("a", 10, "z");           // Within the gap of neither: a third session.
+  Input("a", 15, "w");           // Bridges [10,10] and [20,20].
+  Input("a", 16, std::nullopt);  // Skipped.
+  EXPECT_EQ(Run(),
+            (std::vector<std::string>{"0:0:a=x@0", "20:20:a=y@20", "10:10:a=z@10",
+                                      "10:10:a=null@10", "20:20:a=null@20", "10:20:a=z+y+w@20"}));
+  EXPECT_EQ(stats_->dropped_records, 0);
 }
 
 }  // namespace

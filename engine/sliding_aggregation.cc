@@ -51,6 +51,7 @@ class SlidingWindowedAggregation final : public Processor {
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
+    if (internal::Skips(options_.aggregator, record)) return Status::Ok();
     const int64_t ts = record.timestamp;
     stream_time_ = std::max(stream_time_, ts);
     const int64_t close = stream_time_ - options_.windows.grace_ms();
@@ -127,9 +128,9 @@ class SlidingWindowedAggregation final : public Processor {
       return;
     }
     const LogRecord& r = pass->record;
-    const std::string aggregate = options_.aggregator.aggregate(
-        r.key, r.value ? std::optional<std::string_view>(*r.value) : std::nullopt,
-        base ? base->aggregate : options_.aggregator.initializer());
+    const std::string aggregate =
+        internal::Fold(options_.aggregator, r,
+                       base ? std::optional<std::string_view>(base->aggregate) : std::nullopt);
     const int64_t max_ts = base ? std::max(base->max_ts, r.timestamp) : r.timestamp;
     pass->writes[start] = {max_ts, aggregate};
   }
@@ -302,11 +303,8 @@ Status NewSlidingWindowedAggregation(const SlidingWindowedAggregationOptions& op
         "sliding windowed aggregation option emit_interval_ms must be >= 0, got " +
         std::to_string(options.emit_interval_ms));
   }
-  if (!options.aggregator.initializer || !options.aggregator.aggregate) {
-    return Status::InvalidArgument(
-        "sliding windowed aggregation option aggregator needs an initializer and an aggregate "
-        "function");
-  }
+  STATECHECK_RETURN_IF_ERROR(
+      internal::CheckAggregator(options.aggregator, "sliding windowed aggregation"));
   const SlidingWindows& w = options.windows;
   const int64_t retention =
       options.retention_ms >= 0 ? options.retention_ms : 2 * w.time_difference_ms() + w.grace_ms();

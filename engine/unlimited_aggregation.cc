@@ -21,11 +21,12 @@ class UnlimitedWindowedAggregation final : public Processor {
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
+    if (internal::Skips(options_.aggregator, record)) return Status::Ok();
     for (const Window& window : options_.windows.WindowsFor(record.timestamp)) {
       std::optional<std::string> stored;
       STATECHECK_RETURN_IF_ERROR(context->Get(options_.store, record.key, &stored));
       int64_t max_ts = record.timestamp;
-      std::string aggregate;
+      std::optional<std::string_view> current;
       if (stored) {
         if (stored->size() < 8) {
           return Status::Corruption("unlimited windowed aggregation: store " + options_.store +
@@ -33,13 +34,9 @@ class UnlimitedWindowedAggregation final : public Processor {
                                     " bytes, not a window aggregate");
         }
         max_ts = std::max(max_ts, FromBigEndian(*stored));
-        aggregate = stored->substr(8);
-      } else {
-        aggregate = options_.aggregator.initializer();
+        current = std::string_view(*stored).substr(8);
       }
-      aggregate = options_.aggregator.aggregate(
-          record.key, record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
-          aggregate);
+      const std::string aggregate = internal::Fold(options_.aggregator, record, current);
       STATECHECK_RETURN_IF_ERROR(
           context->Put(options_.store, record.key, BigEndian(max_ts) + aggregate));
       STATECHECK_RETURN_IF_ERROR(
@@ -64,11 +61,8 @@ Status NewUnlimitedWindowedAggregation(const UnlimitedWindowedAggregationOptions
   if (options.store.empty()) {
     return Status::InvalidArgument("unlimited windowed aggregation option store cannot be empty");
   }
-  if (!options.aggregator.initializer || !options.aggregator.aggregate) {
-    return Status::InvalidArgument(
-        "unlimited windowed aggregation option aggregator needs an initializer and an aggregate "
-        "function");
-  }
+  STATECHECK_RETURN_IF_ERROR(
+      internal::CheckAggregator(options.aggregator, "unlimited windowed aggregation"));
   *out = std::make_unique<UnlimitedWindowedAggregation>(options);
   return Status::Ok();
 }

@@ -206,6 +206,7 @@ class TimeWindowedAggregation final : public Processor {
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
+    if (internal::Skips(options_.aggregator, record)) return Status::Ok();
     const int64_t ts = record.timestamp;
     stream_time_ = std::max(stream_time_, ts);
     const TimeWindows& windows = options_.windows;
@@ -224,17 +225,13 @@ class TimeWindowedAggregation final : public Processor {
       std::optional<std::string> stored;
       STATECHECK_RETURN_IF_ERROR(store_->Get(context, window.start, record.key, &stored));
       int64_t max_ts = ts;
-      std::string aggregate;
+      std::optional<std::string_view> current;
       if (stored) {
         if (stored->size() < 8) return Damaged(options_.store, 8 + record.key.size());
         max_ts = std::max(max_ts, FromBigEndian(*stored));
-        aggregate = stored->substr(8);
-      } else {
-        aggregate = options_.aggregator.initializer();
+        current = std::string_view(*stored).substr(8);
       }
-      aggregate = options_.aggregator.aggregate(
-          record.key, record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
-          aggregate);
+      const std::string aggregate = internal::Fold(options_.aggregator, record, current);
       STATECHECK_RETURN_IF_ERROR(
           store_->Put(context, window.start, record.key, BigEndian(max_ts) + aggregate));
       if (options_.emit == EmitStrategy::kOnWindowUpdate) {
@@ -431,12 +428,21 @@ Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions
 }
 
 Aggregator CountAggregator() {
-  return {[] { return std::string("0"); },
-          [](std::string_view, std::optional<std::string_view>, std::string_view aggregate) {
-            int64_t n = 0;
-            std::from_chars(aggregate.data(), aggregate.data() + aggregate.size(), n);
-            return std::to_string(n + 1);
-          }};
+  Aggregator a;
+  a.initializer = [] { return std::string("0"); };
+  a.aggregate = [](std::string_view, std::optional<std::string_view>, std::string_view aggregate) {
+    int64_t n = 0;
+    std::from_chars(aggregate.data(), aggregate.data() + aggregate.size(), n);
+    return std::to_string(n + 1);
+  };
+  return a;
+}
+
+Aggregator ReduceAggregator(
+    std::function<std::string(std::string_view, std::string_view)> reducer) {
+  Aggregator a;
+  a.reducer = std::move(reducer);
+  return a;
 }
 
 std::string WindowedKey(const Window& window, std::string_view key) {
@@ -454,10 +460,7 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
         "windowed aggregation option emit_interval_ms must be >= 0, got " +
         std::to_string(options.emit_interval_ms));
   }
-  if (!options.aggregator.initializer || !options.aggregator.aggregate) {
-    return Status::InvalidArgument(
-        "windowed aggregation option aggregator needs an initializer and an aggregate function");
-  }
+  STATECHECK_RETURN_IF_ERROR(internal::CheckAggregator(options.aggregator, "windowed aggregation"));
   const int64_t retention = options.retention_ms >= 0
                                 ? options.retention_ms
                                 : options.windows.size_ms() + options.windows.grace_ms();

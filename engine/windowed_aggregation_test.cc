@@ -43,6 +43,7 @@ class WindowedAggregationTest : public ::testing::Test {
     a.windows = windows;
     a.emit = emit;
     a.emit_interval_ms = emit_interval_ms_;
+    a.aggregator = aggregator_;
     a.stats = stats_;
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
@@ -62,9 +63,9 @@ class WindowedAggregationTest : public ::testing::Test {
     return OpenTask(o, std::move(processor), &task_);
   }
 
-  void Input(std::string_view key, int64_t timestamp) {
+  void Input(std::string_view key, int64_t timestamp, std::optional<std::string_view> value = "v") {
     int64_t offset = 0;
-    ASSERT_OK(log_->Append("input", key, "v", timestamp, &offset));
+    ASSERT_OK(log_->Append("input", key, value, timestamp, &offset));
     ASSERT_OK(log_->Sync());
   }
 
@@ -97,6 +98,7 @@ class WindowedAggregationTest : public ::testing::Test {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::shared_ptr<AggregationStats> stats_ = std::make_shared<AggregationStats>();
   int64_t emit_interval_ms_ = 0;
+  Aggregator aggregator_ = CountAggregator();
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
   int64_t seen_ = 0;
@@ -564,6 +566,40 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
   Input("a", 30);  // 0 <= 30 - 30.
   Run();
   EXPECT_EQ(stored(), (std::vector<std::string>{"20:a", "30:a"}));
+}
+
+// reduce(): a window's first value is its aggregate, each later one folds in; a record with a
+// null value is skipped (not a dropped record); emit-final emits the reduced value.
+TEST_F(WindowedAggregationTest, ReduceFoldsTheValuesAndSkipsNullOnes) {
+  aggregator_ = ReduceAggregator([](std::string_view agg, std::string_view v) {
+    return std::string(agg) + "+" + std::string(v);
+  });
+  ASSERT_OK(Open(Tumbling(10, 0), EmitStrategy::kOnWindowUpdate));
+  Input("a", 1, "x");
+  Input("a", 2, std::nullopt);
+  Input("a", 3, "y");
+  Input("b", 4, "z");
+  EXPECT_EQ(Run(), (std::vector<std::string>{"0:10:a=x@1", "0:10:a=x+y@3", "0:10:b=z@4"}));
+  EXPECT_EQ(stats_->dropped_records, 0);
+
+  task_->Abandon();
+  fs::remove_all(dir_);
+  ReopenLog();
+  seen_ = 0;
+  ASSERT_OK(Open(Tumbling(10, 0), EmitStrategy::kOnWindowClose));
+  Input("a", 1, "x");
+  Input("a", 5, "y");
+  Input("a", 10, "w");  // Closes [0,10).
+  EXPECT_EQ(Run(), (std::vector<std::string>{"0:10:a=x+y@5"}));
+
+  Aggregator none;
+  TimeWindowedAggregationOptions o;
+  o.windows = Tumbling(10, 0);
+  o.aggregator = none;
+  std::unique_ptr<Processor> p;
+  EXPECT_EQ(NewTimeWindowedAggregation(o, &p).message(),
+            "windowed aggregation option aggregator needs an initializer and an aggregate "
+            "function, or a reducer");
 }
 
 }  // namespace

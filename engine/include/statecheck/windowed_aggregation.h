@@ -64,14 +64,23 @@
 
 namespace statecheck {
 
+// What a windowed aggregation computes per window and key: Kafka's aggregate(initializer,
+// aggregator) — a window's first aggregate is aggregate(key, value, initializer()) — or, with
+// `reducer` set instead, Kafka's reduce(reducer): a window's first value is its aggregate and each
+// later value v makes it reducer(aggregate, v); records with a null value are skipped, as
+// Kafka's reduce skips them (they are not dropped-records). Sessions merge with the reducer.
 struct Aggregator {
   std::function<std::string()> initializer;
   // (key, value, aggregate) → the new aggregate. `value` is null for a tombstone.
   std::function<std::string(std::string_view, std::optional<std::string_view>, std::string_view)>
       aggregate;
+  // (aggregate, value) → the new aggregate.
+  std::function<std::string(std::string_view, std::string_view)> reducer;
 };
 // count(): the number of records, in decimal (tombstones too, as Kafka's count counts them).
 Aggregator CountAggregator();
+// reduce(reducer).
+Aggregator ReduceAggregator(std::function<std::string(std::string_view, std::string_view)> reducer);
 
 // What the aggregation did since its task opened; read it from the test or harness that made
 // the processor (it is shared with the processor).
