@@ -40,10 +40,10 @@ std::vector<PropertySpec> AllProperties() {
                    "WindowStoreProperty.MatchesModel", [config](const PropertyParams& p) {
                      return CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), config, p);
                    }});
-    out.back().config = "retention_ms=" + std::to_string(config.options.retention_ms) +
-                        ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
-                        ", retain_duplicates=" +
-                        (config.options.retain_duplicates ? "true" : "false");
+    out.back().config =
+        "retention_ms=" + std::to_string(config.options.retention_ms) +
+        ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
+        ", retain_duplicates=" + (config.options.retain_duplicates ? "true" : "false");
   }
   for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
     out.push_back({"kv_store/MatchesModel/" + config.label, "kv_store",
@@ -71,7 +71,7 @@ std::vector<PropertySpec> AllProperties() {
                    },
                    /*batch_divisor=*/8});
     out.back().config = ConfigToJson(config).dump();
-    if (!config.emit_final) {  // E7, once per window shape.
+    if (IsE7WindowShape(config)) {
       out.push_back({"windowed/EmitFinalEqualsSuppressedEager/" + config.label, "windowed",
                      "WindowedAggregationDifferential.EmitFinalEqualsSuppressedEager",
                      [config](const PropertyParams& p) {

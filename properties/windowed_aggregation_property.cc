@@ -683,6 +683,11 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config) {
   return Status::Ok();
 }
 
+bool IsE7WindowShape(const WindowedAggregationConfig& config) {
+  return config.kind == WindowKind::kTime && !config.emit_final && !config.in_memory_store &&
+         !AtLeastOnce(config);
+}
+
 std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};
   const std::map<std::string, std::string> eos_ru = {

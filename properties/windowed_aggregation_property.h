@@ -68,6 +68,9 @@ PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationCo
 // strategy is ignored.
 PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
                                                     const PropertyParams& params);
+// The configurations E7's differential runs for: one per time-window shape (the eager,
+// persistent, exactly-once ones of the matrix; the differential sets the rest itself).
+bool IsE7WindowShape(const WindowedAggregationConfig& config);
 
 // A windowed trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "windowed", "config":
 // ConfigToJson, and carried along: property, seed, reproduce, failure}, then one operation per
