@@ -700,8 +700,9 @@ TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarante
     SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
     fs::remove_all(dir_);
     OpenTheLog();
-    const TaskOptions o = Options(eos ? kEos : kAlos);
-    ASSERT_OK(OpenWindowing(o));
+    // Options() holds the log: made again after each OpenTheLog().
+    const auto options = [&] { return Options(eos ? kEos : kAlos); };
+    ASSERT_OK(OpenWindowing(options()));
     InputAt("a", "1", 10);
     InputAt("b", "2", 20);
     ProcessAll();
@@ -712,7 +713,7 @@ TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarante
     task_->Abandon();
     EXPECT_EQ(task_->GetWindowStore("win"), nullptr);
     OpenTheLog();  // The process died; the log recovers (and aborts the open transaction).
-    ASSERT_OK(OpenWindowing(o));
+    ASSERT_OK(OpenWindowing(options()));
     const StoreRestore* r = RestoreOf("win");
     ASSERT_NE(r, nullptr);
     EXPECT_TRUE(r->in_memory);
@@ -725,7 +726,8 @@ TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarante
     EXPECT_EQ(task_->next_input_offset(), 2);
     EXPECT_EQ(ProcessAll(), 1);  // c again.
     ASSERT_OK(task_->Close());
-    ASSERT_OK(OpenWindowing(o));  // A clean restart restores from 0 too: nothing is on disk.
+    ASSERT_OK(
+        OpenWindowing(options()));  // A clean restart restores from 0 too: nothing is on disk.
     EXPECT_EQ(Windows("win"), (std::vector<std::string>{"10:a=1", "20:b=2", "30:c=3"}));
     EXPECT_EQ(RestoreOf("win")->records_restored, eos ? 3 : 4);  // At least once: c twice.
     task_.reset();
