@@ -5,6 +5,7 @@
 #define STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,34 @@ inline bool Skips(const Aggregator& a, const LogRecord& record) {
 // The window's aggregate after `record`'s value, from `current` (none: a new window).
 std::string Fold(const Aggregator& a, const LogRecord& record,
                  std::optional<std::string_view> current);
+
+// What the windowed aggregations with emit-final share: their stats and logger (defaults when
+// none is given), stream time (not restored: it starts afresh at Init), and the last emitted
+// close time, committed with the input offset as "<store>=<close>" (E6, E10).
+class EmitFinalProcessor : public Processor {
+ public:
+  Status Init(std::string_view metadata) override {
+    STATECHECK_RETURN_IF_ERROR(ParseLastEmitClose(metadata, metadata_store_, &last_emit_close_));
+    stream_time_ = kNoTimestamp;
+    return Status::Ok();
+  }
+  std::string CommitMetadata() const override {
+    return LastEmitCloseMetadata(metadata_store_, last_emit_close_);
+  }
+
+ protected:
+  EmitFinalProcessor(std::string store, std::shared_ptr<AggregationStats> stats,
+                     std::shared_ptr<Logger> logger)
+      : metadata_store_(std::move(store)),
+        stats_(stats ? std::move(stats) : std::make_shared<AggregationStats>()),
+        logger_(logger ? std::move(logger) : StderrLogger()) {}
+
+  const std::string metadata_store_;
+  const std::shared_ptr<AggregationStats> stats_;
+  const std::shared_ptr<Logger> logger_;
+  int64_t stream_time_ = kNoTimestamp;
+  int64_t last_emit_close_ = kNoCloseTime;
+};
 
 }  // namespace statecheck::internal
 

@@ -12,7 +12,6 @@ namespace {
 
 using internal::BigEndian;
 using internal::FromBigEndian;
-using internal::kNoCloseTime;
 
 constexpr char kTimeIndex = 'T';
 constexpr char kKeyIndex = 'K';
@@ -46,25 +45,12 @@ std::string KeyPrefix(std::string_view key) {
   return out + std::string(key);
 }
 
-class SessionWindowedAggregation final : public Processor {
+class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
  public:
   explicit SessionWindowedAggregation(const SessionWindowedAggregationOptions& options)
-      : options_(options),
-        stats_(options.stats ? options.stats : std::make_shared<AggregationStats>()),
-        logger_(options.logger ? options.logger : StderrLogger()) {}
+      : EmitFinalProcessor(options.store, options.stats, options.logger), options_(options) {}
 
   std::vector<std::string> StoreNames() const override { return {options_.store}; }
-
-  Status Init(std::string_view metadata) override {
-    STATECHECK_RETURN_IF_ERROR(
-        internal::ParseLastEmitClose(metadata, options_.store, &last_emit_close_));
-    stream_time_ = kNoTimestamp;
-    return Status::Ok();
-  }
-
-  std::string CommitMetadata() const override {
-    return internal::LastEmitCloseMetadata(options_.store, last_emit_close_);
-  }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
@@ -226,10 +212,6 @@ class SessionWindowedAggregation final : public Processor {
   }
 
   const SessionWindowedAggregationOptions options_;
-  const std::shared_ptr<AggregationStats> stats_;
-  const std::shared_ptr<Logger> logger_;
-  int64_t stream_time_ = kNoTimestamp;
-  int64_t last_emit_close_ = kNoCloseTime;
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 

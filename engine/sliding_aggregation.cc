@@ -28,26 +28,14 @@ struct WindowWrite {
   std::string aggregate;
 };
 
-class SlidingWindowedAggregation final : public Processor {
+class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
  public:
   explicit SlidingWindowedAggregation(const SlidingWindowedAggregationOptions& options)
-      : options_(options),
-        d_(options.windows.time_difference_ms()),
-        stats_(options.stats ? options.stats : std::make_shared<AggregationStats>()),
-        logger_(options.logger ? options.logger : StderrLogger()) {}
+      : EmitFinalProcessor(options.store, options.stats, options.logger),
+        options_(options),
+        d_(options.windows.time_difference_ms()) {}
 
   std::vector<std::string> StoreNames() const override { return {options_.store}; }
-
-  Status Init(std::string_view metadata) override {
-    STATECHECK_RETURN_IF_ERROR(
-        internal::ParseLastEmitClose(metadata, options_.store, &last_emit_close_));
-    stream_time_ = kNoTimestamp;
-    return Status::Ok();
-  }
-
-  std::string CommitMetadata() const override {
-    return internal::LastEmitCloseMetadata(options_.store, last_emit_close_);
-  }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
@@ -283,10 +271,6 @@ class SlidingWindowedAggregation final : public Processor {
 
   const SlidingWindowedAggregationOptions options_;
   const int64_t d_;  // The time difference.
-  const std::shared_ptr<AggregationStats> stats_;
-  const std::shared_ptr<Logger> logger_;
-  int64_t stream_time_ = kNoTimestamp;
-  int64_t last_emit_close_ = kNoCloseTime;
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 

@@ -15,7 +15,6 @@ namespace {
 
 using internal::BigEndian;
 using internal::FromBigEndian;
-using internal::kNoCloseTime;
 
 // The store's key of `key`'s aggregate in the window starting at `start` (starts are >= 0, so
 // big-endian bytes sort as the numbers do: time order, then key bytes).
@@ -179,29 +178,21 @@ class InMemoryAggregates final : public AggregateStore {
   const WindowStoreSpec spec_;
 };
 
-class TimeWindowedAggregation final : public Processor {
+class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
  public:
   TimeWindowedAggregation(const TimeWindowedAggregationOptions& options, int64_t retention_ms,
                           std::unique_ptr<AggregateStore> store)
-      : options_(options),
+      : EmitFinalProcessor(options.store, options.stats, options.logger),
+        options_(options),
         retention_ms_(retention_ms),
-        store_(std::move(store)),
-        stats_(options.stats ? options.stats : std::make_shared<AggregationStats>()),
-        logger_(options.logger ? options.logger : StderrLogger()) {}
+        store_(std::move(store)) {}
 
   std::vector<std::string> StoreNames() const override { return store_->StoreNames(); }
   std::vector<WindowStoreSpec> WindowStores() const override { return store_->WindowStores(); }
 
   Status Init(std::string_view metadata) override {
-    STATECHECK_RETURN_IF_ERROR(
-        internal::ParseLastEmitClose(metadata, options_.store, &last_emit_close_));
-    stream_time_ = kNoTimestamp;
     expired_through_ = -1;
-    return Status::Ok();
-  }
-
-  std::string CommitMetadata() const override {
-    return internal::LastEmitCloseMetadata(options_.store, last_emit_close_);
+    return EmitFinalProcessor::Init(metadata);
   }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
@@ -298,10 +289,6 @@ class TimeWindowedAggregation final : public Processor {
   const TimeWindowedAggregationOptions options_;
   const int64_t retention_ms_;
   const std::unique_ptr<AggregateStore> store_;
-  const std::shared_ptr<AggregationStats> stats_;
-  const std::shared_ptr<Logger> logger_;
-  int64_t stream_time_ = kNoTimestamp;
-  int64_t last_emit_close_ = kNoCloseTime;
   // Windows starting at or below this are deleted (since the task started: a restart scans
   // again from 0 and finds them gone).
   int64_t expired_through_ = -1;

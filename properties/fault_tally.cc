@@ -10,15 +10,19 @@ FaultTally tally;
 bool case_faulted = false;
 uint64_t case_fired_before = 0;
 
-// Every fail point that has fired so far, the engine's and the file system's.
 uint64_t FiredSoFar() {
-  uint64_t fired = 0;
-  for (const FailPointCount& c : EngineFailPointCounts()) fired += c.fired;
-  for (const auto& [name, c] : faults::FsFailPointCounts()) fired += c.fired;
-  return fired;
+  const FailPointsFired f = FailPointsFiredSoFar();
+  return f.fs + f.engine;
 }
 
 }  // namespace
+
+FailPointsFired FailPointsFiredSoFar() {
+  FailPointsFired f;
+  for (const FailPointCount& c : EngineFailPointCounts()) f.engine += c.fired;
+  for (const auto& [name, c] : faults::FsFailPointCounts()) f.fs += c.fired;
+  return f;
+}
 
 FaultTally CurrentFaultTally() { return tally; }
 void ResetFaultTally() { tally = FaultTally(); }

@@ -20,6 +20,14 @@ struct FaultTally {
   int64_t faulted_cases = 0;  // Of those, the ones that went through any fault.
 };
 
+// The fail points that have fired so far (since their counters were last reset), the file
+// system's (injected I/O errors) and the engine's.
+struct FailPointsFired {
+  uint64_t fs = 0;
+  uint64_t engine = 0;
+};
+FailPointsFired FailPointsFiredSoFar();
+
 FaultTally CurrentFaultTally();
 void ResetFaultTally();
 

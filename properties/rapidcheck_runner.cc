@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <unordered_map>
 
@@ -44,6 +45,25 @@ std::string SafeFileName(std::string s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
   }
   return s;
+}
+
+std::string TracePathFor(const PropertyParams& params, const PropertyOutcome& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(params.trace_dir, ec);
+  return (std::filesystem::path(params.trace_dir) /
+          (SafeFileName(out.property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
+      .string();
+}
+
+void SaveTraceText(const std::string& text, const PropertyParams& params, PropertyOutcome* out) {
+  const std::string path = TracePathFor(params, *out);
+  std::ofstream file(path);
+  file << text;
+  if (file.good()) {
+    out->trace_path = path;
+  } else {
+    out->message += "\n(the trace could not be saved to " + path + ")";
+  }
 }
 
 std::string ScratchDirectory(const std::string& tag) {

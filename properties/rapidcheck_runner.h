@@ -22,6 +22,14 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
 // `s` with every character but [A-Za-z0-9_-] replaced by '-': a file name.
 std::string SafeFileName(std::string s);
 
+// Where a failing case of `out` is saved as a trace: params.trace_dir (created if missing) /
+// "<property>-seed<seed>.jsonl".
+std::string TracePathFor(const PropertyParams& params, const PropertyOutcome& out);
+
+// Writes `text` (a trace) to TracePathFor and names it in out->trace_path, or says in
+// out->message that it could not.
+void SaveTraceText(const std::string& text, const PropertyParams& params, PropertyOutcome* out);
+
 // A new path under the system temp directory, "statecheck-<tag>-<pid>-<n>", for one case's
 // files (not created).
 std::string ScratchDirectory(const std::string& tag);

@@ -1187,19 +1187,7 @@ void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, Prope
       text += line.dump() + "\n";
     }
   }
-  std::error_code ec;
-  std::filesystem::create_directories(params.trace_dir, ec);
-  const std::string path =
-      (std::filesystem::path(params.trace_dir) /
-       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
-          .string();
-  std::ofstream file(path);
-  file << text;
-  if (file.good()) {
-    out->trace_path = path;
-  } else {
-    out->message += "\n(the trace could not be saved to " + path + ")";
-  }
+  SaveTraceText(text, params, out);
 }
 
 Status ReadTaskTrace(const std::string& path, TaskTrace* trace) {

@@ -226,12 +226,7 @@ void SaveFailingTrace(const Trace& failing, const PropertyParams& params, Proper
   trace.info["seed"] = params.seed;
   trace.info["reproduce"] = out->reproduce;
   trace.info["failure"] = out->message;
-  std::error_code ec;
-  std::filesystem::create_directories(params.trace_dir, ec);
-  const std::string path =
-      (std::filesystem::path(params.trace_dir) /
-       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
-          .string();
+  const std::string path = TracePathFor(params, *out);
   const Status s = WriteTraceFile(path, trace);
   if (s.ok()) {
     out->trace_path = path;

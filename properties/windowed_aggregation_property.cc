@@ -544,19 +544,7 @@ void SaveWindowedTrace(const WindowedAggregationConfig& config, const PropertyPa
     j["expect"] = Json{{"emitted", emitted}, {"dropped_records", model->dropped_records()}};
     text += j.dump() + "\n";
   }
-  std::error_code ec;
-  std::filesystem::create_directories(params.trace_dir, ec);
-  const std::string path =
-      (std::filesystem::path(params.trace_dir) /
-       (SafeFileName(out->property) + "-seed" + std::to_string(params.seed) + ".jsonl"))
-          .string();
-  std::ofstream file(path);
-  file << text;
-  if (file.good()) {
-    out->trace_path = path;
-  } else {
-    out->message += "\n(the trace could not be saved to " + path + ")";
-  }
+  SaveTraceText(text, params, out);
 }
 
 // Runs `records` through a fresh task with `processor`, then commits; the output records as

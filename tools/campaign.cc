@@ -52,19 +52,6 @@ uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
-// The fail points fired so far, split into the file system's (injected I/O errors) and the
-// engine's.
-struct Fired {
-  uint64_t fs = 0;
-  uint64_t engine = 0;
-};
-Fired FiredSoFar() {
-  Fired f;
-  for (const FailPointCount& c : EngineFailPointCounts()) f.engine += c.fired;
-  for (const auto& [name, c] : faults::FsFailPointCounts()) f.fs += c.fired;
-  return f;
-}
-
 // The catalogue's fail points with their counts for this run.
 std::vector<reports::FailPointRow> FailPointRows() {
   std::vector<reports::FailPointRow> rows;
@@ -308,12 +295,12 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
     params.max_size = options.max_size;
     params.trace_dir = dir + "/counterexamples";
     if (!options.reproduce.empty()) params.reproduce = options.reproduce;
-    const Fired fired_before = FiredSoFar();
+    const properties::FailPointsFired fired_before = properties::FailPointsFiredSoFar();
     const properties::FaultTally tally_before = properties::CurrentFaultTally();
     const auto t0 = Clock::now();
     const properties::PropertyOutcome out = spec.run(params);
     batch.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    const Fired fired_after = FiredSoFar();
+    const properties::FailPointsFired fired_after = properties::FailPointsFiredSoFar();
     const properties::FaultTally tally = properties::CurrentFaultTally();
     batch.cases = out.cases;
     batch.operations = out.operations;
