@@ -1,5 +1,6 @@
 #include "properties/aggregation_stores.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace statecheck::properties {
@@ -10,6 +11,15 @@ int64_t BigEndianAt(std::string_view b) {
   return static_cast<int64_t>(v);
 }
 
+namespace {
+
+bool IsPositiveDecimal(const std::string& s) {
+  if (s.empty() || s[0] == '0') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
 Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
                                 std::map<std::string, std::string>* out) {
   out->clear();
@@ -18,14 +28,19 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
   KeyValue kv;
   while (it->HasNext()) {
     STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-    if (kv.key.size() < 8 || kv.value.size() < 8) {
-      return Status::Corruption("a time-window aggregate record with a key of " +
+    if (kv.key.size() <= 8 || kv.value.size() < 8) {
+      return Status::Corruption("a window aggregate record with a key of " +
                                 std::to_string(kv.key.size()) + " bytes and a value of " +
                                 std::to_string(kv.value.size()));
     }
     const int64_t start = BigEndianAt(kv.key);
+    const std::string count = kv.value.substr(8);
+    if (start < 0 || !IsPositiveDecimal(count)) {
+      return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
+                                " and count \"" + count + "\"");
+    }
     (*out)[std::to_string(start) + ":" + std::to_string(start + size_ms) + ":" + kv.key.substr(8)] =
-        kv.value.substr(8) + "@" + std::to_string(BigEndianAt(kv.value));
+        count + "@" + std::to_string(BigEndianAt(kv.value));
   }
   return Status::Ok();
 }

@@ -15,7 +15,6 @@
 #include "properties/in_memory_aggregation_store.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/session_aggregation_store.h"
-#include "properties/sliding_aggregation_store.h"
 #include "statecheck/log.h"
 #include "statecheck/session_aggregation.h"
 #include "statecheck/sliding_aggregation.h"
@@ -247,8 +246,8 @@ Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
     case WindowKind::kSession:
       return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(), out);
     case WindowKind::kSliding:
-      return ReadSlidingAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
-                                   out);
+      return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
+                                      out);
   }
   return Status::InvalidArgument("no store reader for this window kind in this build");
 }
