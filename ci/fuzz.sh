@@ -3,7 +3,8 @@
 # STATECHECK_FUZZ_SECONDS (default 60) from its committed seed corpus, printing its executions.
 # Fails on any finding: a crash, a sanitizer report, a broken invariant (the target aborts), a
 # leak, a timeout or running out of memory. The input that found it is kept as
-# build/fuzz/findings/<target>/<kind>-<sha1>; replay it with `build/fuzz/engine/<target> FILE`.
+# build/fuzz/findings/<target>/<kind>-<sha1>; replay it with the target's binary (its path is in
+# build/fuzz/fuzz_targets.txt, e.g. build/fuzz/engine/log_fuzz FILE).
 # Inputs the run finds go to build/fuzz/corpus/<target>/ (kept between runs); the seed
 # directory is only read.
 set -euo pipefail

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The nightly run: the test suite (release and sanitizers), the long-running checks, the crash
 # runner (300 cycles per configuration, and a smoke run under fiu-run -x), a longer fuzzing run
-# ($STATECHECK_NIGHTLY_FUZZ_SECONDS per target, default 600, instead of the suite's 60 s), and
+# ($STATECHECK_NIGHTLY_FUZZ_SECONDS per target, default 600, instead of the suite's 15 s), and
 # the conformance campaign: $STATECHECK_NIGHTLY_BUDGET seconds (default 1800) on the release
-# build and $STATECHECK_NIGHTLY_ASAN_BUDGET (default 300) on the ASan+UBSan build.
+# build and $STATECHECK_NIGHTLY_ASAN_BUDGET (default 300) on the ASan+UBSan build; then the
+# harness's self-test (ci/selftest.sh): every planted bug's campaign for
+# $STATECHECK_SELFTEST_BUDGET seconds (default 60), failing below a 95% mutation score.
 #
 # Reports (report.html, report.json, junit.xml, summary.md), counterexamples and fuzz findings
 # land in $STATECHECK_ARTIFACTS (default nightly-artifacts/), to keep as CI artifacts.
@@ -37,5 +39,12 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   build/asan/tools/statecheck run --budget "$asan_budget" --seed "$seed" "${shard[@]}" \
   --report-dir "$artifacts/campaign-asan" || c=$?
 [ "$c" -ne 0 ] && status=$c
-echo "nightly: exit $status; reports in $artifacts/campaign and $artifacts/campaign-asan"
+# The self-test runs once per night: unsharded, or on shard 0.
+if [ -z "${STATECHECK_SHARD:-}" ] || [ "${STATECHECK_SHARD%%/*}" = 0 ]; then
+  c=0
+  STATECHECK_SEED=$seed STATECHECK_SELFTEST_DIR="$artifacts/selftest" ./ci/selftest.sh || c=$?
+  [ "$c" -ne 0 ] && status=$c
+fi
+echo "nightly: exit $status; reports in $artifacts/campaign, $artifacts/campaign-asan and" \
+  "$artifacts/selftest"
 exit $status

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/planted.h"
+
 namespace statecheck::internal {
 
 std::string BigEndian(int64_t v) {
@@ -21,7 +23,8 @@ int64_t FromBigEndian(std::string_view s) {
 }
 
 Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close) {
-  *close = kNoCloseTime;
+  // Parsed aside: bad metadata leaves `*close` as it was.
+  int64_t last = kNoCloseTime;
   size_t at = 0;
   while (at < metadata.size()) {
     size_t end = metadata.find(';', at);
@@ -37,13 +40,14 @@ Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int
                                 std::string(metadata) +
                                 "\" is not \"<store>=<last emitted close time>\"");
     }
-    if (entry.substr(0, eq) == store) *close = std::max(*close, value);
+    if (entry.substr(0, eq) == store) last = std::max(last, value);
   }
+  *close = last;
   return Status::Ok();
 }
 
 std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
-  if (close == kNoCloseTime) return {};
+  if (close == kNoCloseTime || STATECHECK_PLANTED(EmitFinalCloseTimeNotCommitted)) return {};
   return std::string(store) + "=" + std::to_string(close);
 }
 

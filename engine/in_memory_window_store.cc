@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/planted.h"
+
 namespace statecheck {
 namespace {
 
@@ -192,9 +194,15 @@ struct Segment {
         from ? std::lower_bound(order.begin(), order.end(), std::string_view(*from),
                                 [&](uint32_t i, std::string_view k) { return key_of(i) < k; })
              : order.begin();
-    auto last = to ? std::upper_bound(first, order.end(), std::string_view(*to),
-                                      [&](std::string_view k, uint32_t i) { return k < key_of(i); })
-                   : order.end();
+    auto last =
+        !to ? order.end()
+        : STATECHECK_PLANTED(WindowStoreKeyRangePrefixLeak)
+            // Compares the upper bound with the key's first |to| bytes only.
+            ? std::upper_bound(
+                  first, order.end(), std::string_view(*to),
+                  [&](std::string_view k, uint32_t i) { return k < key_of(i).substr(0, k.size()); })
+            : std::upper_bound(first, order.end(), std::string_view(*to),
+                               [&](std::string_view k, uint32_t i) { return k < key_of(i); });
     return {static_cast<size_t>(first - order.begin()), static_cast<size_t>(last - order.begin())};
   }
 };
@@ -394,7 +402,11 @@ class IteratorImpl final : public WindowStoreIterator {
       buffer_.push_back(WindowedRecord{std::string(core_->keys.Bytes(slot.key)), w,
                                        std::string(seg.Value(slot))});
     }
-    if (!forward_) std::reverse(buffer_.begin(), buffer_.end());
+    if (STATECHECK_PLANTED(WindowStoreBackwardSegmentNotReversed)) {
+      // Only the segments are walked backwards: a segment's records stay in forward order.
+    } else if (!forward_) {
+      std::reverse(buffer_.begin(), buffer_.end());
+    }
   }
 
   const std::shared_ptr<Core> core_;
@@ -420,7 +432,10 @@ void Core::RemoveExpired() {
     pinned_from = std::min(pinned_from.value_or(kMaxTime), it->PinFromLocked());
   }
   const int64_t bound = ExpiryBound();
-  while (!segments.empty() && segments.begin()->first <= bound &&
+  while (!segments.empty() &&
+         (STATECHECK_PLANTED(WindowStoreExpiryKeepsBoundarySegment)
+              ? segments.begin()->first < bound
+              : segments.begin()->first <= bound) &&
          (!pinned_from || segments.begin()->first < *pinned_from)) {
     EraseSegment(segments.begin());
   }
@@ -583,7 +598,9 @@ class InMemoryWindowStore final : public WindowStore {
     std::lock_guard<std::mutex> lock(c.mu);
     if (!c.open) return;
     c.open = false;
-    for (IteratorImpl* it : c.iterators) it->MarkClosedLocked();
+    if (!STATECHECK_PLANTED(WindowStoreCloseLeavesIteratorsOpen)) {
+      for (IteratorImpl* it : c.iterators) it->MarkClosedLocked();
+    }
     c.iterators.clear();
     c.Clear();
   }
@@ -598,8 +615,13 @@ class InMemoryWindowStore final : public WindowStore {
     Core& c = *core_;
     if (!c.open) return c.ClosedError();
     c.RemoveExpired();  // Before stream time moves, as Kafka does: see W8.
-    c.stream_time = std::max(c.stream_time, window_start);
-    if (window_start <= c.ExpiryBound()) {  // W3.
+    if (!STATECHECK_PLANTED(WindowStoreStreamTimeSkipsDeletes) || value) {
+      c.stream_time = std::max(c.stream_time, window_start);
+    }
+    const bool expired = STATECHECK_PLANTED(WindowStoreDropRuleOffByOne)
+                             ? window_start < c.ExpiryBound()
+                             : window_start <= c.ExpiryBound();
+    if (expired) {  // W3.
       ++c.dropped_records;
       *dropped = true;
       return Status::Ok();
@@ -652,7 +674,7 @@ class InMemoryWindowStore final : public WindowStore {
     }
     seg.slots.pop_back();
     seg.order_stale = true;
-    if (seg.slots.empty()) {
+    if (seg.slots.empty() && !STATECHECK_PLANTED(WindowStoreDeleteKeepsEmptySegment)) {
       c.EraseSegment(seg_it);  // W4: an emptied segment goes.
     } else {
       c.MaybeCompact(seg);

@@ -11,6 +11,8 @@
 #include "engine/crc32c.h"
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/log_format.h"
+#include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -110,6 +112,8 @@ bool DecodeRecord(std::string_view data, size_t pos, Entry* e, int64_t* offset, 
   e->state = TxnState::kNone;
   e->txn_id = static_cast<int64_t>(GetFixed64(h + 4));
   e->timestamp = timestamp_size ? static_cast<int64_t>(GetFixed64(payload.data())) : kNoTimestamp;
+  // The writer sets the flag only for a timestamp >= 0 (CheckTimestamp; kNoTimestamp has none).
+  if (timestamp_size && e->timestamp < 0) return false;
   e->key.assign(payload.substr(timestamp_size, key_size));
   if (flags & kFlagNullValue) {
     e->value.reset();
@@ -160,15 +164,19 @@ bool DecodeNamedOffsets(std::string_view in, std::map<std::string, int64_t>* m, 
   std::string_view piece;
   if (!take(4, &piece)) return false;
   const uint32_t count = GetFixed32(piece.data());
-  m->clear();
+  // Decoded aside, so that a damaged value leaves the caller's map and tail as they were.
+  std::map<std::string, int64_t> decoded;
   for (uint32_t i = 0; i < count; ++i) {
     std::string_view name;
     if (!take(4, &piece) || !take(GetFixed32(piece.data()), &name) || !take(8, &piece)) {
       return false;
     }
-    (*m)[std::string(name)] = static_cast<int64_t>(GetFixed64(piece.data()));
+    // EncodeNamedOffsets writes a map: names strictly increasing, each once.
+    if (!decoded.empty() && name <= decoded.rbegin()->first) return false;
+    decoded.emplace_hint(decoded.end(), name, static_cast<int64_t>(GetFixed64(piece.data())));
   }
   if (!take(4, &piece) || !take(GetFixed32(piece.data()), &piece) || !in.empty()) return false;
+  *m = std::move(decoded);
   tail->assign(piece);
   return true;
 }
@@ -493,7 +501,11 @@ class LogImpl : public Log {
     int count = 0;
     for (int64_t i = from_offset; i < limit && count < max_records; ++i) {
       const Entry& e = p->entries[static_cast<size_t>(i)];
-      if (e.type != RecordType::kData || (committed && !Visible(e))) continue;
+      // Under read_committed, records of aborted transactions are skipped.
+      const bool hidden = STATECHECK_PLANTED(LogReadCommittedShowsAborted)
+                              ? e.state == TxnState::kOpen
+                              : !Visible(e);
+      if (e.type != RecordType::kData || (committed && hidden)) continue;
       records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp});
       ++count;
     }
@@ -578,7 +590,7 @@ class LogImpl : public Log {
       p->file.reset();
       return Status::IOError("cannot open " + p->path + " for append: " + s.ToString());
     }
-    if (!exists) p->needs_dir_sync = true;
+    if (!exists && !STATECHECK_PLANTED(LogNewFileNoDirFsync)) p->needs_dir_sync = true;
     return SyncDirIfNeeded(p);
   }
 
@@ -631,6 +643,11 @@ class LogImpl : public Log {
       return Status::Ok();
     }
     rocksdb::Status s = p->file->Sync();
+    if (STATECHECK_PLANTED(LogFsyncErrorSwallowed) && !s.ok()) {
+      s.PermitUncheckedError();  // Logged and ignored: the next fsync will retry.
+      logger_->Log(LogLevel::kWarn, "fsync of " + p->path + " failed: " + s.ToString());
+      s = rocksdb::Status::OK();
+    }
     if (!s.ok()) {
       // After a failed fsync the file's durable contents are unknown (the kernel may have
       // dropped the dirty pages): only a reopen, which reads the file back, can say.
@@ -784,7 +801,7 @@ Status LogImpl::Load(const std::string& name) {
                                       std::to_string(torn.bytes) + " bytes at byte offset " +
                                       std::to_string(*torn.at) + " (" + p->path + ")");
     rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
-    if (s.ok()) s = p->file->Truncate(*torn.at);
+    if (s.ok() && !STATECHECK_PLANTED(LogTornTailNotTruncated)) s = p->file->Truncate(*torn.at);
     if (s.ok()) s = p->file->Sync();
     if (!s.ok()) {
       return Status::IOError("cannot truncate the torn tail of " + p->path + ": " + s.ToString());
@@ -938,6 +955,47 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
   }
   return Status::Ok();
 }
+
+namespace internal {
+
+LogFileTail DecodeLogFileRecords(std::string_view data, std::vector<LogFileRecord>* records,
+                                 size_t* valid_bytes) {
+  records->clear();
+  size_t pos = 0;
+  while (pos < data.size()) {
+    Entry e;
+    int64_t offset;
+    size_t length;
+    if (!DecodeRecord(data, pos, &e, &offset, &length)) break;
+    records->push_back(LogFileRecord{static_cast<uint8_t>(e.type), e.txn_id, offset,
+                                     std::move(e.key), std::move(e.value), e.timestamp});
+    pos += length;
+  }
+  *valid_bytes = pos;
+  if (pos == data.size()) return LogFileTail::kClean;
+  return ValidRecordFrom(data, pos + 1) ? LogFileTail::kDamaged : LogFileTail::kTorn;
+}
+
+std::string EncodeLogFileRecord(const LogFileRecord& r) {
+  Entry e;
+  e.type = static_cast<RecordType>(r.type);
+  e.txn_id = r.txn_id;
+  e.key = r.key;
+  e.value = r.value;
+  e.timestamp = r.timestamp;
+  return EncodeRecord(e, r.offset);
+}
+
+std::string EncodeLogNamedOffsets(const std::map<std::string, int64_t>& m, std::string_view tail) {
+  return EncodeNamedOffsets(m, tail);
+}
+
+bool DecodeLogNamedOffsets(std::string_view in, std::map<std::string, int64_t>* m,
+                           std::string* tail) {
+  return DecodeNamedOffsets(in, m, tail);
+}
+
+}  // namespace internal
 
 Status CheckPartitionName(std::string_view name) {
   return ValidatePartitionName(name, /*allow_internal=*/false);

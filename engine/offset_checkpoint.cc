@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/env_util.h"
+#include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -121,7 +122,8 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
     }
     tp.topic = std::string(fields[0]);
     ++found;
-    if (offset < 0 && offset != kOffsetUnknown) {
+    if (offset < 0 && offset != kOffsetUnknown &&
+        !STATECHECK_PLANTED(CheckpointNegativeOffsetAccepted)) {
       if (warnings) {
         warnings->push_back(where + "line " + std::to_string(reader.number()) +
                             ": skipping invalid offset " + std::to_string(offset) + " for " +

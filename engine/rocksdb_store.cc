@@ -17,6 +17,7 @@
 
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 
 namespace statecheck {
@@ -298,8 +299,12 @@ class RocksDBStoreImpl final : public RocksDBStore,
     } else {
       // The open-status marker, durable before the first write (T7). A legacy store keeps its
       // legacy mark until its first commit (U1).
-      batch.Put(db_->meta(), kStatusKey, "open");
-      if (found_format_ != StateFormat::kLegacy) batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+      if (!STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
+        batch.Put(db_->meta(), kStatusKey, "open");
+      }
+      if (found_format_ != StateFormat::kLegacy || STATECHECK_PLANTED(UpgradeMarkBeforeImport)) {
+        batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+      }
     }
     STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
     open_ = true;
@@ -324,7 +329,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
           "store " + name_ +
           ": ImportLegacy needs a legacy store opened in the current format, before any write");
     }
-    {
+    if (!STATECHECK_PLANTED(UpgradeImportDropsPosition)) {
       std::lock_guard<std::mutex> lock(position_mu_);
       uncommitted_position_ = position;
     }
@@ -380,7 +385,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     value->reset();
     if (Buffered()) {
       auto it = buffer_.find(key);
-      if (it != buffer_.end()) {
+      if (it != buffer_.end() && (it->second || !STATECHECK_PLANTED(TxnGetMissesBufferedDelete))) {
         *value = it->second;
         return Status::Ok();
       }
@@ -417,13 +422,18 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (found_format_ == StateFormat::kLegacy && !imported_) {
       batch.Put(db_->meta(), kFormatKey, kFormatVersion);
     }
+    if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit) && !marker_written_) {
+      batch.Put(db_->meta(), kStatusKey, "open");  // Saves Open() a synced write.
+    }
     for (const auto& [key, value] : buffer_) {
       value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
     }
     std::map<std::string, int64_t> new_offsets = committed_offsets_;
     if (offsets.empty()) {
-      for (const auto& [partition, offset] : committed_offsets_) {
-        batch.Delete(db_->meta(), kOffsetPrefix + partition);
+      if (!STATECHECK_PLANTED(TxnEmptyOffsetsNotPersisted)) {
+        for (const auto& [partition, offset] : committed_offsets_) {
+          batch.Delete(db_->meta(), kOffsetPrefix + partition);
+        }
       }
       new_offsets.clear();
     }
@@ -456,6 +466,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     }
     buffer_.clear();
     buffered_bytes_ = 0;
+    if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) marker_written_ = true;
     committed_offsets_ = std::move(new_offsets);
     imported_ = imported_ || found_format_ == StateFormat::kLegacy;
     if (!use_wal_) {
@@ -491,6 +502,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     }
     buffer_.clear();
     buffered_bytes_ = 0;
+    if (STATECHECK_PLANTED(TxnRollbackKeepsPosition)) return Status::Ok();
     std::lock_guard<std::mutex> lock(position_mu_);
     uncommitted_position_ = committed_position_;
     return Status::Ok();
@@ -522,8 +534,10 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (!broken_.empty()) return Status::FailedPrecondition(broken_);
     *db = db_;
     *snapshot = db_->db->GetSnapshot();
-    *position =
-        isolation_ == IsolationLevel::kReadCommitted ? committed_position_ : UncommittedPosition();
+    *position = isolation_ == IsolationLevel::kReadCommitted &&
+                        !STATECHECK_PLANTED(TxnQueryReportsUncommittedPosition)
+                    ? committed_position_
+                    : UncommittedPosition();
     return Status::Ok();
   }
 
@@ -612,7 +626,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   void BufferWrite(std::string_view key, std::optional<std::string_view> value) {
     auto [it, inserted] = buffer_.try_emplace(std::string(key));
-    if (!inserted) {
+    if (!inserted && !STATECHECK_PLANTED(TxnBufferOverwriteCountedTwice)) {
       buffered_bytes_ -=
           static_cast<int64_t>(it->first.size() + (it->second ? it->second->size() : 0));
     }
@@ -721,8 +735,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
   std::string broken_;
   bool was_closed_cleanly_ = true;
   std::optional<StateFormat> found_format_;  // What LoadMetadata found on disk.
-  bool imported_ = false;  // A legacy store opened current has committed: it is current now.
-  Buffer buffer_;          // Writer thread only.
+  bool imported_ = false;        // A legacy store opened current has committed: it is current now.
+  bool marker_written_ = false;  // Planted bug TxnOpenMarkerWithFirstCommit only.
+  Buffer buffer_;                // Writer thread only.
   int64_t buffered_bytes_ = 0;
   std::map<std::string, int64_t> committed_offsets_;
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "aggregation_internal.h"
+#include "engine/planted.h"
 
 namespace statecheck {
 namespace {
@@ -101,7 +102,9 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
       // other than [t, t]; a lone [t, t] found again is simply overwritten by the put below.
       if (!(window == Window{ts, ts})) {
         for (const Window& s : merged) {
-          STATECHECK_RETURN_IF_ERROR(Remove(record.key, s, context));
+          if (!STATECHECK_PLANTED(SessionMergeKeepsMergedSessions)) {
+            STATECHECK_RETURN_IF_ERROR(Remove(record.key, s, context));
+          }
           if (eager) {
             STATECHECK_RETURN_IF_ERROR(
                 context->Forward(WindowedKey(s, record.key), std::nullopt, s.end));
@@ -181,7 +184,9 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
     last_emit_attempt_ms_ = now;
     // Closed since the last emission: end in [last close, close) — a session ending at the last
     // close time was still open then (closed means end < close time). Ends are >= 0.
-    const int64_t first = std::max<int64_t>(0, last_emit_close_);
+    const int64_t first = std::max<int64_t>(0, STATECHECK_PLANTED(SessionEmitFinalSkipsBoundary)
+                                                   ? last_emit_close_ + 1
+                                                   : last_emit_close_);
     if (close - 1 >= first) {
       std::unique_ptr<KeyValueIterator> it;
       STATECHECK_RETURN_IF_ERROR(

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aggregation_internal.h"
+#include "engine/planted.h"
 
 namespace statecheck {
 namespace {
@@ -45,7 +46,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
     const int64_t close = stream_time_ - options_.windows.grace_ms();
     // The latest window holding ts is [ts, ts + D]; if it has closed, so has every other one
     // (Kafka: inputRecordTimestamp + 1 + timeDifference <= closeTime).
-    if (ts + d_ < close) {
+    if (STATECHECK_PLANTED(SlidingDropOffByOne) ? ts + d_ <= close : ts + d_ < close) {
       ++stats_->dropped_records;
       LogExpired(record, Window{ts - d_, ts}, close);
       return Status::Ok();
@@ -233,7 +234,8 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
     // sliding windows; both ends of a sliding window are included).
     const int64_t first =
         last_emit_close_ == kNoCloseTime ? 0 : std::max<int64_t>(0, last_emit_close_ - d_);
-    const int64_t last = close - d_ - 1;
+    const int64_t last =
+        STATECHECK_PLANTED(SlidingEmitFinalUpperBoundOffByOne) ? close - d_ : close - d_ - 1;
     if (last >= first) {
       std::unique_ptr<KeyValueIterator> it;
       STATECHECK_RETURN_IF_ERROR(

@@ -9,6 +9,7 @@
 
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/offset_checkpoint.h"
@@ -150,7 +151,8 @@ class TaskImpl final : public Task, private ProcessorContext {
       if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
     }
     STATECHECK_RETURN_IF_ERROR(LoadLegacyFiles());
-    if (legacy_ && eos_ && legacy_files_found_) {
+    if ((legacy_ && eos_ && legacy_files_found_) ||
+        (STATECHECK_PLANTED(UpgradeDeletesFilesBeforeImport) && !legacy_ && legacy_files_found_)) {
       // Legacy exactly-once: the files are good for one start only; once this task has
       // written anything they no longer describe the stores (SPEC U).
       STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
@@ -177,7 +179,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       window_stores_.push_back(std::move(ws));
       restores_.push_back(std::move(restore));
     }
-    if (legacy_ && !eos_) {
+    if (legacy_ && (!eos_ || STATECHECK_PLANTED(LegacyEosCheckpointAfterRestore))) {
       // Legacy at-least-once: the files say what the restore applied, as after a commit, so
       // that the next start does not apply it again.
       STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
@@ -247,7 +249,9 @@ class TaskImpl final : public Task, private ProcessorContext {
       ++*processed;
       ++stats_.processed;
       if ((options_.commit_interval_records > 0 &&
-           records_since_commit_ >= options_.commit_interval_records) ||
+           (STATECHECK_PLANTED(TaskCommitIntervalOffByOne)
+                ? records_since_commit_ > options_.commit_interval_records
+                : records_since_commit_ >= options_.commit_interval_records)) ||
           clock_->NowMs() - last_commit_ms_ >= commit_interval_ms_) {
         STATECHECK_RETURN_IF_ERROR(DoCommit(CommitReason::kInterval));
       }
@@ -392,11 +396,25 @@ class TaskImpl final : public Task, private ProcessorContext {
         STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
         txn_open_ = true;
       }
+      // The stores flushed (with their changelog offsets) before the transaction commits.
+      if (STATECHECK_PLANTED(TaskEosStoresBeforeTxnCommit)) {
+        STATECHECK_RETURN_IF_ERROR(CommitStores());
+      }
       STATECHECK_RETURN_IF_ERROR(log->AppendOffsetsTransactional(txn_id_, group_, offsets));
       STATECHECK_RETURN_IF_ERROR(log->CommitTransaction(txn_id_));
       txn_open_ = false;
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
+      if (!STATECHECK_PLANTED(TaskEosStoresBeforeTxnCommit)) {
+        STATECHECK_RETURN_IF_ERROR(CommitStores());
+      }
+    } else if (STATECHECK_PLANTED(TaskAlosOffsetsBeforeStores)) {
+      // The input offset first, then the changelog and the stores.
+      STATECHECK_RETURN_IF_ERROR(log->CommitOffsets(group_, offsets));
+      STATECHECK_RETURN_IF_ERROR(log->Sync());
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
+      if (legacy_) STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskBeforeOffsets));
     } else {
       STATECHECK_RETURN_IF_ERROR(log->Sync());
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
@@ -603,8 +621,9 @@ class TaskImpl final : public Task, private ProcessorContext {
       restore->wiped = true;
     }
     Log* log = options_.log;
-    const IsolationLevel isolation =
-        eos_ ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted;
+    const IsolationLevel isolation = eos_ && !STATECHECK_PLANTED(TaskRestoreReadUncommitted)
+                                         ? IsolationLevel::kReadCommitted
+                                         : IsolationLevel::kReadUncommitted;
     int64_t end = 0;
     STATECHECK_RETURN_IF_ERROR(eos_ ? log->CommittedEndOffset(ts->changelog, &end)
                                     : log->EndOffset(ts->changelog, &end));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aggregation_internal.h"
+#include "engine/planted.h"
 
 namespace statecheck {
 namespace {
@@ -244,7 +245,8 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   // window is lost while the emit interval holds emission back (E6).
   Status ExpireWindows(ProcessorContext* context) {
     int64_t bound = stream_time_ - retention_ms_;
-    if (options_.emit == EmitStrategy::kOnWindowClose) {
+    if (options_.emit == EmitStrategy::kOnWindowClose &&
+        !STATECHECK_PLANTED(WindowedExpireBeforeEmit)) {
       bound = std::min(bound, last_emit_close_ - options_.windows.size_ms());
     }
     if (bound <= expired_through_) return Status::Ok();
@@ -259,7 +261,9 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     const int64_t close = stream_time_ - windows.grace_ms();  // Windows ending by it are closed.
     if (close <= last_emit_close_) return Status::Ok();
     const int64_t now = context->WallClockMs();
-    if (last_emit_attempt_ms_ && now - *last_emit_attempt_ms_ < options_.emit_interval_ms) {
+    if (last_emit_attempt_ms_ && (STATECHECK_PLANTED(EmitIntervalOffByOne)
+                                      ? now - *last_emit_attempt_ms_ <= options_.emit_interval_ms
+                                      : now - *last_emit_attempt_ms_ < options_.emit_interval_ms)) {
       return Status::Ok();
     }
     last_emit_attempt_ms_ = now;
@@ -267,7 +271,8 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     // (last close - size, close - size].
     const int64_t size = windows.size_ms();
     const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
-    const int64_t last = close - size;
+    const int64_t last =
+        STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? close - size + 1 : close - size;
     if (last >= first) {
       std::unique_ptr<AggregateIterator> it;
       STATECHECK_RETURN_IF_ERROR(store_->Scan(context, first, last, &it));

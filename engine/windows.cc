@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/planted.h"
+
 namespace statecheck {
 namespace {
 
@@ -61,6 +63,9 @@ bool TimeWindows::Accepts(const Window& window, int64_t stream_time) const {
 }
 
 bool TimeWindows::Closed(const Window& window, int64_t stream_time) const {
+  if (STATECHECK_PLANTED(TimeWindowCloseOffByOne)) {
+    return Wide(window.end) + grace_ms_ < stream_time;
+  }
   return Wide(window.end) + grace_ms_ <= stream_time;
 }
 
@@ -133,6 +138,9 @@ bool SessionWindows::Accepts(const Window& merged, int64_t stream_time) const {
 }
 
 bool SessionWindows::Closed(const Window& session, int64_t stream_time) const {
+  if (STATECHECK_PLANTED(SessionCloseOffByOne)) {
+    return session.end <= Wide(stream_time) - grace_ms_ - gap_ms_;
+  }
   return session.end < Wide(stream_time) - grace_ms_ - gap_ms_;
 }
 

@@ -25,251 +25,17 @@
 #include "statecheck/task.h"
 
 namespace statecheck::properties {
+
+// rapidcheck shows a generated TaskSetup as its JSON (the first line of a counterexample).
+void showValue(const TaskSetup& setup, std::ostream& os) { os << SetupJson(setup).dump(); }
+
 namespace {
 
 constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
 
-enum class TaskOpType {
-  kAppend,
-  kProcess,
-  kAdvanceClock,
-  kCommit,
-  kCrash,
-  kRestart,
-  kFaultyCommit,   // Power-loss configurations only.
-  kFaultyRestore,  // Power-loss configurations only.
-  kRestartAs,      // Format-switching configurations only (SPEC U), as the two below.
-  kDamageFile,
-  kFaultyUpgrade,  // In the legacy format only.
-};
-constexpr const char* kTaskOpNames[] = {"append",    "process",    "advanceClock", "commit",
-                                        "crash",     "restart",    "faultyCommit", "faultyRestore",
-                                        "restartAs", "damageFile", "faultyUpgrade"};
-
-// The legacy files a damageFile step may damage, and how.
-constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
-constexpr const char* kDamages[] = {"version",  "count",    "malformed",
-                                    "negative", "truncate", "empty"};
-
-struct TaskOp {
-  TaskOpType type = TaskOpType::kCommit;
-  std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
-  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
-  // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
-  // fail points ("statecheck/fs/append/*": the n-th append fails, ...), or an engine fail point
-  // (statecheck/fail_points.h) that fails the n-th time it is reached.
-  std::string point;
-  int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
-  // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
-  faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;
-  uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
-  // kRestartAs, kDamageFile: a clean close (else a crash) first; then the format the task
-  // starts in (kFaultyUpgrade: the format of the start after the failed upgrade).
-  bool clean = false;
-  StateFormat format = StateFormat::kCurrent;
-  std::string file;    // kDamageFile: one of kLegacyFiles ...
-  std::string damage;  // ... damaged as one of kDamages.
-};
-
 // The fail points a faulty commit arms: every fsync and directory fsync of every file kind.
 constexpr const char* kSyncFamilies[] = {"statecheck/fs/sync/*", "statecheck/fs/dir_fsync/*"};
-
-std::string TaskOpToString(const TaskOp& op) {
-  Json j;
-  j["op"] = kTaskOpNames[static_cast<int>(op.type)];
-  if (op.type == TaskOpType::kAppend) {
-    Json records = Json::array();
-    for (const auto& [k, v] : op.records) {
-      records.push_back(Json::array({EscapeBytes(k), v ? Json(EscapeBytes(*v)) : Json(nullptr)}));
-    }
-    j["records"] = std::move(records);
-  }
-  if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
-  if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
-  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile) {
-    j["clean"] = op.clean;
-  }
-  if (op.type == TaskOpType::kDamageFile) {
-    j["file"] = op.file;
-    j["damage"] = op.damage;
-  }
-  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile ||
-      op.type == TaskOpType::kFaultyUpgrade) {
-    j["format"] = StateFormatName(op.format);
-  }
-  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
-      op.type == TaskOpType::kFaultyRestore) {
-    if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
-    j["point"] = op.point;
-    j["n"] = op.n;
-    constexpr const char* kErrors[] = {"EIO", "ENOSPC", "short write"};
-    j["error"] = kErrors[static_cast<int>(op.error)];
-  }
-  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
-      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kRestartAs ||
-      op.type == TaskOpType::kDamageFile || op.type == TaskOpType::kFaultyUpgrade) {
-    j["tear_seed"] = op.tear_seed;
-  }
-  return j.dump();
-}
-
-// The task settings a case runs with, generated once per case (they shrink too).
-struct TaskSetup {
-  int64_t commit_interval_records = 0;
-  int64_t commit_interval_ms = -1;
-  int64_t uncommitted_max_bytes = kDefaultUncommittedMaxBytes;
-  std::string ToString() const {
-    return "commit_interval_records=" + std::to_string(commit_interval_records) +
-           " commit_interval_ms=" + std::to_string(commit_interval_ms) +
-           " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes);
-  }
-};
-
-Json SetupJson(const TaskSetup& setup) {
-  return Json{{"commit_interval_records", setup.commit_interval_records},
-              {"commit_interval_ms", setup.commit_interval_ms},
-              {"uncommitted_max_bytes", setup.uncommitted_max_bytes}};
-}
-
-// rapidcheck shows a generated TaskSetup as its JSON (the first line of a counterexample).
-void showValue(const TaskSetup& setup, std::ostream& os) { os << SetupJson(setup).dump(); }
-
-Status SetupFromJson(const Json& j, TaskSetup* setup) {
-  for (const char* field :
-       {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
-    if (!j.contains(field) || !j[field].is_number_integer()) {
-      return Status::InvalidArgument(std::string("setup: missing integer field \"") + field + "\"");
-    }
-  }
-  setup->commit_interval_records = j["commit_interval_records"].get<int64_t>();
-  setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
-  setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
-  return Status::Ok();
-}
-
-Status TearSeed(const Json& j, const std::string& name, uint64_t* out) {
-  if (!j.contains("tear_seed")) return Status::Ok();
-  if (!j["tear_seed"].is_number_unsigned() && !j["tear_seed"].is_number_integer()) {
-    return Status::InvalidArgument(name + ": tear_seed is a number");
-  }
-  *out = j["tear_seed"].get<uint64_t>();
-  return Status::Ok();
-}
-
-Status FormatField(const Json& j, const std::string& name, StateFormat* out) {
-  const std::string f = j.contains("format") && j["format"].is_string() ? j["format"] : "";
-  if (f != "legacy" && f != "current") {
-    return Status::InvalidArgument(name + ": field \"format\" is \"legacy\" or \"current\"");
-  }
-  *out = f == "legacy" ? StateFormat::kLegacy : StateFormat::kCurrent;
-  return Status::Ok();
-}
-
-template <size_t N>
-Status OneOf(const Json& j, const std::string& name, const char* field,
-             const char* const (&allowed)[N], std::string* out) {
-  const std::string v = j.contains(field) && j[field].is_string() ? j[field] : "";
-  for (const char* a : allowed) {
-    if (v == a) {
-      *out = v;
-      return Status::Ok();
-    }
-  }
-  std::string list;
-  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-  return Status::InvalidArgument(name + ": field \"" + field + "\" is one of " + list);
-}
-
-// The inverse of TaskOpToString. InvalidArgument naming what is wrong.
-Status TaskOpFromJson(const Json& j, TaskOp* op) {
-  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
-    return Status::InvalidArgument("missing field \"op\"");
-  }
-  const std::string name = j["op"].get<std::string>();
-  int type = -1;
-  for (int i = 0; i < static_cast<int>(std::size(kTaskOpNames)); ++i) {
-    if (name == kTaskOpNames[i]) type = i;
-  }
-  if (type < 0) return Status::InvalidArgument("unknown op \"" + name + "\"");
-  *op = TaskOp();
-  op->type = static_cast<TaskOpType>(type);
-  auto integer = [&](const char* field, int64_t* out) {
-    if (!j.contains(field) || !j[field].is_number_integer()) {
-      return Status::InvalidArgument(name + ": missing integer field \"" + field + "\"");
-    }
-    *out = j[field].get<int64_t>();
-    return Status::Ok();
-  };
-  switch (op->type) {
-    case TaskOpType::kAppend:
-      if (!j.contains("records") || !j["records"].is_array()) {
-        return Status::InvalidArgument("append: missing array field \"records\"");
-      }
-      for (const Json& r : j["records"]) {
-        if (!r.is_array() || r.size() != 2 || !r[0].is_string() ||
-            !(r[1].is_string() || r[1].is_null())) {
-          return Status::InvalidArgument("append: a record is [key, value or null]");
-        }
-        std::string key, value;
-        STATECHECK_RETURN_IF_ERROR(UnescapeBytes(r[0].get<std::string>(), &key));
-        std::optional<std::string> v;
-        if (r[1].is_string()) {
-          STATECHECK_RETURN_IF_ERROR(UnescapeBytes(r[1].get<std::string>(), &value));
-          v = std::move(value);
-        }
-        op->records.emplace_back(std::move(key), std::move(v));
-      }
-      return Status::Ok();
-    case TaskOpType::kProcess:
-      return integer("max_records", &op->n);
-    case TaskOpType::kAdvanceClock:
-      return integer("ms", &op->n);
-    case TaskOpType::kRestartAs:
-    case TaskOpType::kDamageFile:
-      if (!j.contains("clean") || !j["clean"].is_boolean()) {
-        return Status::InvalidArgument(name + ": missing boolean field \"clean\"");
-      }
-      op->clean = j["clean"].get<bool>();
-      if (op->type == TaskOpType::kDamageFile) {
-        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "file", kLegacyFiles, &op->file));
-        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kDamages, &op->damage));
-      }
-      STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
-      return TearSeed(j, name, &op->tear_seed);
-    case TaskOpType::kFaultyRestore:
-    case TaskOpType::kFaultyUpgrade:
-    case TaskOpType::kFaultyCommit: {
-      if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
-        // Traces from before faultyRestore had a point: the restore's own, at its first reach.
-        op->point = kFailTaskRestoreBatch;
-        op->n = 1;
-        return TearSeed(j, name, &op->tear_seed);
-      }
-      STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
-      if (op->type == TaskOpType::kFaultyCommit) {
-        STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
-      } else if (op->type == TaskOpType::kFaultyUpgrade) {
-        STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
-      }
-      if (!j.contains("point") || !j["point"].is_string()) {
-        return Status::InvalidArgument(name + ": missing string field \"point\"");
-      }
-      op->point = j["point"].get<std::string>();
-      const std::string error = j.value("error", std::string("EIO"));
-      op->error = error == "ENOSPC"        ? faults::FaultSpec::Error::kNoSpace
-                  : error == "short write" ? faults::FaultSpec::Error::kShortWrite
-                                           : faults::FaultSpec::Error::kIO;
-      [[fallthrough]];
-    }
-    case TaskOpType::kCrash:
-      return TearSeed(j, name, &op->tear_seed);
-    case TaskOpType::kCommit:
-    case TaskOpType::kRestart:
-      return Status::Ok();
-  }
-  return Status::InvalidArgument("unknown op \"" + name + "\"");
-}
 
 // The engine side and the model side of one case.
 class TaskSut {
@@ -1191,34 +957,11 @@ void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, Prope
 }
 
 Status ReadTaskTrace(const std::string& path, TaskTrace* trace) {
-  std::ifstream file(path);
+  std::ifstream file(path, std::ios::binary);
   if (!file) return Status::InvalidArgument("cannot open trace file " + path);
-  *trace = TaskTrace();
-  std::string text;
-  for (int line = 1; std::getline(file, text); ++line) {
-    if (text.empty()) continue;
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded())
-      return Status::InvalidArgument("line " + std::to_string(line) + ": not JSON");
-    if (line == 1) {
-      if (j.value("kind", std::string()) != "task" || !j.contains("config") ||
-          !j["config"].is_string() || !j.contains("setup")) {
-        return Status::InvalidArgument(
-            "line 1: not a task trace header (kind \"task\", config, setup)");
-      }
-      trace->config = j["config"].get<std::string>();
-      trace->setup = j["setup"];
-      trace->info = j;
-      continue;
-    }
-    TaskOp op;
-    const Status s = TaskOpFromJson(j, &op);
-    if (!s.ok())
-      return Status::InvalidArgument("line " + std::to_string(line) + ": " + s.message());
-    trace->steps.push_back({line, j});
-  }
-  if (trace->config.empty()) return Status::InvalidArgument(path + " is empty");
-  return Status::Ok();
+  std::stringstream text;
+  text << file.rdbuf();
+  return ParseTaskTrace(text.str(), path, trace);
 }
 
 Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "model/task_model.h"
+#include "properties/task_trace.h"
 #include "properties/window_store_property.h"
 #include "properties/window_store_trace.h"
 #include "statecheck/status.h"
@@ -75,22 +76,13 @@ std::vector<TaskConfig> TaskOptionMatrix();
 // a task trace, and `trace_path` names it.
 PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params);
 
-// A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
-// "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes}, and carried
-// along: property, seed, reproduce, failure}, then one operation per line as the property
-// prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
-// "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.
-struct TaskTrace {
-  std::string config;
-  Json setup;
-  Json info;                                // The header.
-  std::vector<std::pair<int, Json>> steps;  // (line, operation).
-};
+// A task trace (JSON Lines): TaskTrace, in properties/task_trace.h (docs/traces.md).
 
 // Writes the failing case of `out` as a task trace (nothing if it passed or has no trace_dir).
 void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, PropertyOutcome* out);
 
-// Reads a task trace. InvalidArgument "line N: <what is wrong>" for a malformed one.
+// Reads a task trace (ParseTaskTrace of the file's text). InvalidArgument "line N: <what is
+// wrong>" for a malformed one; `*trace` is left unchanged on any error.
 Status ReadTaskTrace(const std::string& path, TaskTrace* trace);
 
 struct TaskReplayOutcome {

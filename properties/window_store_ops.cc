@@ -42,6 +42,19 @@ Status GetInt(const Json& j, const char* field, int64_t* out) {
   return Status::Ok();
 }
 
+// An iterator id: an int >= 0 (not truncated from a larger integer).
+Status GetIterator(const Json& j, int* out) {
+  int64_t number = 0;
+  STATECHECK_RETURN_IF_ERROR(GetInt(j, "iterator", &number));
+  if (number < 0 || number > std::numeric_limits<int>::max()) {
+    return Status::InvalidArgument("field \"iterator\" must be from 0 to " +
+                                   std::to_string(std::numeric_limits<int>::max()) + ", not " +
+                                   std::to_string(number));
+  }
+  *out = static_cast<int>(number);
+  return Status::Ok();
+}
+
 Status GetBytes(const Json& j, const char* field, bool nullable, std::optional<std::string>* out) {
   auto it = j.find(field);
   if (it == j.end()) return Status::InvalidArgument(std::string("missing field \"") + field + "\"");
@@ -195,7 +208,6 @@ Status OpFromJson(const Json& j, Op* out) {
     return Status::InvalidArgument("unknown op \"" + name + "\"; ops are: " + all);
   }
   std::optional<std::string> bytes;
-  int64_t number = 0;
   switch (op.type) {
     case OpType::kPut:
       STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
@@ -211,8 +223,7 @@ Status OpFromJson(const Json& j, Op* out) {
     case OpType::kOpen:
     case OpType::kScan: {
       if (op.type == OpType::kOpen) {
-        STATECHECK_RETURN_IF_ERROR(GetInt(j, "iterator", &number));
-        op.iterator = static_cast<int>(number);
+        STATECHECK_RETURN_IF_ERROR(GetIterator(j, &op.iterator));
       }
       auto read_it = j.find("read");
       if (read_it == j.end() || !read_it->is_string()) {
@@ -249,15 +260,11 @@ Status OpFromJson(const Json& j, Op* out) {
     case OpType::kNext:
     case OpType::kPeekNextKey:
     case OpType::kCloseIterator:
-      STATECHECK_RETURN_IF_ERROR(GetInt(j, "iterator", &number));
-      op.iterator = static_cast<int>(number);
+      STATECHECK_RETURN_IF_ERROR(GetIterator(j, &op.iterator));
       break;
     case OpType::kCloseStore:
     case OpType::kMetrics:
       break;
-  }
-  if (OpUsesIterator(op.type) || op.type == OpType::kOpen) {
-    if (op.iterator < 0) return Status::InvalidArgument("field \"iterator\" must be >= 0");
   }
   *out = std::move(op);
   return Status::Ok();

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "model/session_aggregation_model.h"
 #include "model/sliding_aggregation_model.h"
@@ -24,77 +25,6 @@
 
 namespace statecheck::properties {
 namespace {
-
-enum class WOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
-constexpr const char* kWOpNames[] = {"append", "process", "advanceClock",
-                                     "commit", "crash",   "restart"};
-
-struct WOp {
-  WOpType type = WOpType::kCommit;
-  std::vector<std::pair<std::string, int64_t>> records;  // kAppend: (key, timestamp or -1).
-  int64_t n = 0;                                         // kProcess: records; kAdvanceClock: ms.
-};
-
-Json WOpToJson(const WOp& op) {
-  Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
-  if (op.type == WOpType::kAppend) {
-    Json records = Json::array();
-    for (const auto& [key, ts] : op.records) records.push_back(Json::array({key, ts}));
-    j["records"] = std::move(records);
-  }
-  if (op.type == WOpType::kProcess) j["max_records"] = op.n;
-  if (op.type == WOpType::kAdvanceClock) j["ms"] = op.n;
-  return j;
-}
-
-std::string WOpToString(const WOp& op) { return WOpToJson(op).dump(); }
-
-Status WOpFromJson(const Json& j, WOp* op) {
-  *op = WOp();
-  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
-    return Status::InvalidArgument("an operation is an object with a string field \"op\"");
-  }
-  const std::string name = j["op"].get<std::string>();
-  int type = 0;
-  while (type < 6 && name != kWOpNames[type]) ++type;
-  if (type == 6) {
-    return Status::InvalidArgument("unknown op \"" + name +
-                                   "\" (append, process, advanceClock, commit, crash or restart)");
-  }
-  op->type = static_cast<WOpType>(type);
-  auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
-    if (!j.contains(field) || !j[field].is_number_integer() || j[field].get<int64_t>() < min) {
-      return Status::InvalidArgument("op " + name + " needs an integer \"" + field +
-                                     "\" >= " + std::to_string(min));
-    }
-    *out = j[field].get<int64_t>();
-    return Status::Ok();
-  };
-  switch (op->type) {
-    case WOpType::kAppend: {
-      if (!j.contains("records") || !j["records"].is_array()) {
-        return Status::InvalidArgument("op append needs \"records\": [[key, timestamp], ...]");
-      }
-      for (const Json& r : j["records"]) {
-        if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_number_integer() ||
-            r[1].get<int64_t>() < -1) {
-          return Status::InvalidArgument(
-              "op append: each record is [key (a string; \"\" is the null key), timestamp (an "
-              "integer >= 0, or -1 for none)], not " +
-              r.dump());
-        }
-        op->records.emplace_back(r[0].get<std::string>(), r[1].get<int64_t>());
-      }
-      return Status::Ok();
-    }
-    case WOpType::kProcess:
-      return number("max_records", 1, &op->n);
-    case WOpType::kAdvanceClock:
-      return number("ms", 0, &op->n);
-    default:
-      return Status::Ok();
-  }
-}
 
 std::string Show(const std::vector<model::WindowedOutput>& out, size_t from = 0) {
   std::string s = "[";
@@ -578,98 +508,6 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
 
 }  // namespace
 
-Json ConfigToJson(const WindowedAggregationConfig& config) {
-  Json window;
-  switch (config.kind) {
-    case WindowKind::kTime:
-      window = Json{{"kind", "time"},
-                    {"size_ms", config.size_ms},
-                    {"advance_ms", config.advance_ms},
-                    {"grace_ms", config.grace_ms}};
-      break;
-    case WindowKind::kSliding:
-      window = Json{{"kind", "sliding"},
-                    {"time_difference_ms", config.size_ms},
-                    {"grace_ms", config.grace_ms}};
-      break;
-    case WindowKind::kSession:
-      window = Json{{"kind", "session"}, {"gap_ms", config.size_ms}, {"grace_ms", config.grace_ms}};
-      break;
-  }
-  Json streams = Json::object();
-  for (const auto& [k, v] : config.streams_config) streams[k] = v;
-  return Json{{"label", config.label},
-              {"window", window},
-              {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
-              {"emit_interval_ms", config.emit_interval_ms},
-              {"store", config.in_memory_store ? "in_memory" : "persistent"},
-              {"streams_config", streams}};
-}
-
-Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config) {
-  *config = WindowedAggregationConfig();
-  auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
-  if (!json.is_object()) return bad("must be an object");
-  if (json.contains("label")) {
-    if (!json["label"].is_string()) return bad("\"label\" must be a string");
-    config->label = json["label"].get<std::string>();
-  }
-  if (!json.contains("window") || !json["window"].is_object()) {
-    return bad("needs \"window\": {\"kind\": \"time\"|\"sliding\"|\"session\", ...}");
-  }
-  const Json& w = json["window"];
-  auto field = [&](const char* name, int64_t* out) -> Status {
-    if (!w.contains(name) || !w[name].is_number_integer()) {
-      return bad("window needs an integer \"" + std::string(name) + "\"");
-    }
-    *out = w[name].get<int64_t>();
-    return Status::Ok();
-  };
-  const std::string kind = w.value("kind", std::string());
-  if (kind == "time") {
-    config->kind = WindowKind::kTime;
-    STATECHECK_RETURN_IF_ERROR(field("size_ms", &config->size_ms));
-    STATECHECK_RETURN_IF_ERROR(field("advance_ms", &config->advance_ms));
-  } else if (kind == "sliding") {
-    config->kind = WindowKind::kSliding;
-    STATECHECK_RETURN_IF_ERROR(field("time_difference_ms", &config->size_ms));
-  } else if (kind == "session") {
-    config->kind = WindowKind::kSession;
-    STATECHECK_RETURN_IF_ERROR(field("gap_ms", &config->size_ms));
-  } else {
-    return bad("window \"kind\" must be \"time\", \"sliding\" or \"session\"");
-  }
-  STATECHECK_RETURN_IF_ERROR(field("grace_ms", &config->grace_ms));
-  const std::string emit = json.value("emit", std::string());
-  if (emit != "ON_WINDOW_UPDATE" && emit != "ON_WINDOW_CLOSE") {
-    return bad("\"emit\" must be \"ON_WINDOW_UPDATE\" or \"ON_WINDOW_CLOSE\"");
-  }
-  config->emit_final = emit == "ON_WINDOW_CLOSE";
-  if (json.contains("emit_interval_ms")) {
-    if (!json["emit_interval_ms"].is_number_integer() ||
-        json["emit_interval_ms"].get<int64_t>() < 0) {
-      return bad("\"emit_interval_ms\" must be an integer >= 0");
-    }
-    config->emit_interval_ms = json["emit_interval_ms"].get<int64_t>();
-  }
-  const std::string store = json.value("store", std::string("persistent"));
-  if (store != "persistent" && store != "in_memory") {
-    return bad("\"store\" must be \"persistent\" or \"in_memory\"");
-  }
-  config->in_memory_store = store == "in_memory";
-  if (config->in_memory_store && config->kind != WindowKind::kTime) {
-    return bad("the in-memory window store holds time windows only");
-  }
-  if (json.contains("streams_config")) {
-    if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");
-    for (const auto& [k, v] : json["streams_config"].items()) {
-      if (!v.is_string()) return bad("streams_config \"" + k + "\" must be a string");
-      config->streams_config[k] = v.get<std::string>();
-    }
-  }
-  return Status::Ok();
-}
-
 bool IsE7WindowShape(const WindowedAggregationConfig& config) {
   return config.kind == WindowKind::kTime && !config.emit_final && !config.in_memory_store &&
          !AtLeastOnce(config);
@@ -755,45 +593,11 @@ PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationCo
 }
 
 Status ReadWindowedTrace(const std::string& path, WindowedTrace* trace) {
-  std::ifstream file(path);
+  std::ifstream file(path, std::ios::binary);
   if (!file) return Status::InvalidArgument("cannot open trace file " + path);
-  *trace = WindowedTrace();
-  std::string text;
-  bool header = false;
-  for (int line = 1; std::getline(file, text); ++line) {
-    if (text.empty()) continue;
-    auto at = [line](const std::string& what) {
-      return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
-    };
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return at("not JSON");
-    if (!header) {
-      if (!j.is_object() || j.value("kind", std::string()) != "windowed" ||
-          j.value("statecheck_trace", 0) != 1 || !j.contains("config")) {
-        return at(
-            "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
-            "\"windowed\", \"config\": {...}})");
-      }
-      const Status s = ConfigFromJson(j["config"], &trace->config);
-      if (!s.ok()) return at(s.message());
-      trace->info = j;
-      header = true;
-      continue;
-    }
-    WOp op;
-    const Status s = WOpFromJson(j, &op);
-    if (!s.ok()) return at(s.message());
-    if (j.contains("expect")) {
-      const Json& e = j["expect"];
-      if (!e.is_object() || (e.contains("emitted") && !e["emitted"].is_array()) ||
-          (e.contains("dropped_records") && !e["dropped_records"].is_number_integer())) {
-        return at("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
-      }
-    }
-    trace->steps.push_back({line, j});
-  }
-  if (!header) return Status::InvalidArgument(path + " is empty");
-  return Status::Ok();
+  std::stringstream text;
+  text << file.rdbuf();
+  return ParseWindowedTrace(text.str(), path, trace);
 }
 
 Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* out) {

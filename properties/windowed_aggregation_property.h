@@ -25,32 +25,12 @@
 
 #include "properties/window_store_ops.h"
 #include "properties/window_store_property.h"
+#include "properties/windowed_trace.h"
 
 namespace statecheck::properties {
 
-enum class WindowKind { kTime, kSliding, kSession };
-
-struct WindowedAggregationConfig {
-  std::string label;  // e.g. "hopping_final": test and report ids.
-  WindowKind kind = WindowKind::kTime;
-  // Time windows: the size; sliding windows: the time difference D; sessions: the gap G.
-  int64_t size_ms = 10;
-  int64_t advance_ms = 10;  // Time windows only.
-  int64_t grace_ms = 0;
-  bool emit_final = false;
-  bool in_memory_store = false;   // Time windows only: the in-memory window store (KIP-428).
-  int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
-  // processing.guarantee (exactly_once_v2 or at_least_once) and an isolation level.
-  std::map<std::string, std::string> streams_config;
-};
-
-// {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
-// session: "gap_ms"), "emit": "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional,
-// default 50), "store":
-// "persistent"|"in_memory", "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
-// naming the field for anything missing or of the wrong type.
-Json ConfigToJson(const WindowedAggregationConfig& config);
-Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
+// WindowKind, WindowedAggregationConfig and their JSON (ConfigToJson, ConfigFromJson): in
+// properties/windowed_trace.h.
 
 // Time windows (tumbling, hopping, over both stores), sliding and session windows × emit-eager
 // and emit-final, under exactly_once_v2 (READ_COMMITTED; READ_UNCOMMITTED, which wipes after a
@@ -72,20 +52,10 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
 // persistent, exactly-once ones of the matrix; the differential sets the rest itself).
 bool IsE7WindowShape(const WindowedAggregationConfig& config);
 
-// A windowed trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "windowed", "config":
-// ConfigToJson, and carried along: property, seed, reproduce, failure}, then one operation per
-// line: {"op":"append","records":[["a",10],["",-1]]}, {"op":"process","max_records":3},
-// {"op":"advanceClock","ms":50}, {"op":"commit"}, {"op":"crash"}, {"op":"restart"}, each with an
-// optional "expect": {"emitted": [{"window":[start,end],"key":K,"value":V,"timestamp":T}, ...]
-// (the output this step made visible: committed; written under at_least_once), "dropped_records": N
-// (the task's count after it)}.
-struct WindowedTrace {
-  WindowedAggregationConfig config;
-  Json info;                                // The header.
-  std::vector<std::pair<int, Json>> steps;  // (line, operation).
-};
+// A windowed trace (JSON Lines): WindowedTrace, in properties/windowed_trace.h.
 
-// Reads a windowed trace. InvalidArgument "line N: <what is wrong>" for a malformed one.
+// Reads a windowed trace (ParseWindowedTrace of the file's text). InvalidArgument "line N: <what
+// is wrong>" for a malformed one; `*trace` is left unchanged on any error.
 Status ReadWindowedTrace(const std::string& path, WindowedTrace* trace);
 
 struct WindowedReplayOutcome {

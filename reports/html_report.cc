@@ -58,6 +58,8 @@ border:1px solid var(--border);background:var(--panel)}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;
 white-space:nowrap}
 .v-pass{background:#dafbe1;color:var(--pass)}.v-fail{background:#ffebe9;color:var(--fail)}
+.v-caught{background:#dafbe1;color:var(--pass)}.v-not-caught{background:#ffebe9;color:var(--fail)}
+.score.pass strong{color:var(--pass)}.score.fail strong{color:var(--fail)}
 .v-not-run{background:#eaeef2;color:var(--muted)}.v-tests-only{background:#ddf4ff;
 color:var(--accent)}.v-not-checked{background:#fff8c5;color:var(--warn)}
 table{border-collapse:collapse;margin:8px 0}
@@ -466,6 +468,72 @@ std::string Findings(const RunReport& report) {
   return h + "</section>\n";
 }
 
+// A selftest's mutation score: the score, a chart of how long each planted bug took to be caught
+// (its bar's length against the budget; red across the whole budget when it was not caught),
+// and a table with what each bug is, what it is modelled on and what caught it.
+std::string MutationScore(const RunReport& report) {
+  if (!report.selftest) return "";
+  const SelftestSection& t = *report.selftest;
+  const bool full = t.Caught() == static_cast<int64_t>(t.bugs.size());
+  std::string h = "<section id=\"mutation-score\">\n<h2>Mutation score</h2>\n<p class=\"score " +
+                  std::string(full ? "pass" : "fail") + "\"><strong>" + Grouped(t.Caught()) +
+                  " of " + Grouped(static_cast<int64_t>(t.bugs.size())) + " planted bugs caught (" +
+                  Fixed(t.Score(), 1) + "%)</strong>, " + Fixed(t.budget_seconds, 0) +
+                  " s budget per bug, " +
+                  (t.scope == "all" ? "the whole campaign each"
+                                    : "each campaign checking the rules its bug breaks") +
+                  ". The rest of this report is the control run, with no bug planted.</p>\n";
+  const int row = 18, label = 330, width = 360, right = 90;
+  const double budget = t.budget_seconds > 0 ? t.budget_seconds : 1;
+  h += "<svg class=\"chart\" role=\"img\" aria-label=\"seconds until each planted bug was "
+       "caught\" viewBox=\"0 0 " +
+       std::to_string(label + width + right) + " " +
+       std::to_string(row * static_cast<int>(t.bugs.size()) + 24) + "\" width=\"" +
+       std::to_string(label + width + right) + "\">\n";
+  for (size_t i = 0; i < t.bugs.size(); ++i) {
+    const PlantedBugResult& b = t.bugs[i];
+    const int y = static_cast<int>(i) * row;
+    const double frac = b.caught ? std::clamp(b.seconds / budget, 0.0, 1.0) : 1.0;
+    const int w = std::max(2, static_cast<int>(std::lround(frac * width)));
+    h += "<text x=\"" + std::to_string(label - 6) + "\" y=\"" + std::to_string(y + 13) +
+         "\" text-anchor=\"end\" font-size=\"12\">" + Html(b.name) + "</text>";
+    h += "<rect x=\"" + std::to_string(label) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
+         std::to_string(w) + "\" height=\"" + std::to_string(row - 6) + "\" fill=\"" +
+         (b.caught ? "#1a7f37" : "#cf222e") + "\"><title>" + Html(b.name) + ": " +
+         (b.caught ? "caught in " + Fixed(b.seconds, 1) + " s" : "not caught") + "</title></rect>";
+    h +=
+        "<text x=\"" + std::to_string(label + w + 4) + "\" y=\"" + std::to_string(y + 13) +
+        "\" font-size=\"11\" fill=\"#656d76\">" +
+        (b.caught ? Fixed(b.seconds, 1) + " s, " + std::to_string(b.counterexample_steps) + " steps"
+                  : std::string("not caught")) +
+        "</text>\n";
+  }
+  const int axis = row * static_cast<int>(t.bugs.size()) + 16;
+  h += "<text x=\"" + std::to_string(label) + "\" y=\"" + std::to_string(axis) +
+       "\" font-size=\"11\" fill=\"#656d76\">0 s</text><text x=\"" + std::to_string(label + width) +
+       "\" y=\"" + std::to_string(axis) +
+       "\" font-size=\"11\" fill=\"#656d76\" text-anchor=\"end\">" + Fixed(budget, 0) +
+       " s (the budget)</text>\n</svg>\n";
+  h += "<div class=\"scroll\"><table class=\"properties\" id=\"planted-bugs\">\n<thead><tr>"
+       "<th scope=\"col\">planted bug</th><th scope=\"col\">rules</th><th scope=\"col\">what "
+       "it does</th><th scope=\"col\">modelled on</th><th scope=\"col\">verdict</th><th "
+       "scope=\"col\" class=\"num\">seconds</th><th scope=\"col\" class=\"num\">steps</th>"
+       "<th scope=\"col\">caught by</th></tr></thead>\n<tbody>\n";
+  for (const PlantedBugResult& b : t.bugs) {
+    std::string rules;
+    for (const std::string& r : b.failing_rules) rules += (rules.empty() ? "" : ", ") + r;
+    h += "<tr data-bug=\"" + Html(b.name) + "\"><td><code>" + BreakableId(b.name) +
+         "</code><br><span class=\"muted\">" + Html(b.file) + "</span></td><td>" + Html(b.rules) +
+         "</td><td class=\"config\">" + Html(b.description) + "</td><td class=\"config\">" +
+         Html(b.modelled_on) + "</td><td>" + Badge(b.caught ? "caught" : "not caught") +
+         "</td><td class=\"num\">" + Fixed(b.seconds, 1) + "</td><td class=\"num\">" +
+         (b.caught ? std::to_string(b.counterexample_steps) : "") + "</td><td>" +
+         (b.caught ? "<code>" + BreakableId(b.property) + "</code><br>" + Html(rules) : "") +
+         "</td></tr>\n";
+  }
+  return h + "</tbody>\n</table></div>\n</section>\n";
+}
+
 // Copy buttons on the replay commands (clipboard API where allowed, selecting the text where
 // not), then the loaded marker the browser test looks for.
 constexpr const char* kScript = R"js(
@@ -513,6 +581,7 @@ std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& 
   h += "<title>statecheck report: " + std::string(failed ? "FAIL" : "PASS") + ", seed " +
        std::to_string(report.seed) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   h += Header(report, verdicts);
+  h += MutationScore(report);
   h += Matrix(verdicts);
   h += OpsChart(report);
   h += FailPoints(report);

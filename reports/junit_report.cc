@@ -143,6 +143,42 @@ std::string TestCase(const RunReport& report, const RuleVerdict& v) {
   return out + "    </testcase>\n";
 }
 
+// A selftest's planted bugs: one suite, statecheck.selftest, with a testcase per bug that fails
+// when the bug was not caught.
+std::string SelftestSuite(const RunReport& report) {
+  const SelftestSection& t = *report.selftest;
+  double seconds = 0;
+  for (const PlantedBugResult& b : t.bugs) seconds += b.seconds;
+  std::string out = "  <testsuite name=\"statecheck.selftest\" tests=\"" +
+                    std::to_string(t.bugs.size()) + "\" failures=\"" +
+                    std::to_string(static_cast<int64_t>(t.bugs.size()) - t.Caught()) +
+                    "\" errors=\"0\" skipped=\"0\" time=\"" + Seconds(seconds) + "\"";
+  if (!report.started_at.empty()) out += " timestamp=\"" + XmlAttr(report.started_at) + "\"";
+  out += ">\n    <properties>\n      <property name=\"mutation_score\" value=\"" +
+         Fixed(t.Score(), 1) + "\"/>\n      <property name=\"budget_seconds\" value=\"" +
+         Fixed(t.budget_seconds, 0) + "\"/>\n      <property name=\"scope\" value=\"" +
+         XmlAttr(t.scope) + "\"/>\n    </properties>\n";
+  for (const PlantedBugResult& b : t.bugs) {
+    out += "    <testcase name=\"" + XmlAttr(b.name + " (" + b.rules + ")") +
+           "\" classname=\"statecheck.selftest\" time=\"" + Seconds(b.seconds) + "\">\n";
+    std::string body =
+        b.description + "\nmodelled on: " + b.modelled_on + "\nplanted in: " + b.file + "\n";
+    if (b.caught) {
+      std::string rules;
+      for (const std::string& r : b.failing_rules) rules += (rules.empty() ? "" : ", ") + r;
+      body += "caught by " + b.property + " (" + rules + ") in " + Fixed(b.seconds, 1) + " s, " +
+              std::to_string(b.counterexample_steps) + " steps: " + b.message + "\n";
+      for (const std::string& c : b.replay_commands) body += "replay: " + c + "\n";
+    } else {
+      out += "      <failure message=\"" +
+             XmlAttr("not caught in " + Fixed(t.budget_seconds, 0) + " s: " + b.name) +
+             "\" type=\"planted bug not caught\">" + XmlText(body) + "</failure>\n";
+    }
+    out += "      <system-out>" + XmlText(body) + "</system-out>\n    </testcase>\n";
+  }
+  return out + "  </testsuite>\n";
+}
+
 }  // namespace
 
 std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
@@ -153,11 +189,15 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
       families.push_back(v.rule->family);
     }
   }
-  int64_t failures = 0;
+  int64_t failures = 0, total_tests = static_cast<int64_t>(verdicts.size());
   for (const RuleVerdict& v : verdicts) failures += v.verdict == "fail";
+  if (report.selftest) {
+    total_tests += static_cast<int64_t>(report.selftest->bugs.size());
+    failures += static_cast<int64_t>(report.selftest->bugs.size()) - report.selftest->Caught();
+  }
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"statecheck\" tests=\"" + std::to_string(verdicts.size()) +
+  out += "<testsuites name=\"statecheck\" tests=\"" + std::to_string(total_tests) +
          "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" time=\"" +
          Seconds(report.elapsed_seconds) + "\">\n";
   for (const std::string& family : families) {
@@ -191,6 +231,7 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
     if (!report.started_at.empty()) out += " timestamp=\"" + XmlAttr(report.started_at) + "\"";
     out += ">\n" + RunProperties(report, family) + cases + "  </testsuite>\n";
   }
+  if (report.selftest) out += SelftestSuite(report);
   return out + "</testsuites>\n";
 }
 

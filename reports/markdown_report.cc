@@ -235,11 +235,42 @@ std::string Findings(const RunReport& report) {
   return md;
 }
 
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// A selftest's mutation score: a table of the planted bugs, then each one not caught.
+std::string MutationScore(const RunReport& report) {
+  if (!report.selftest) return "";
+  const SelftestSection& t = *report.selftest;
+  std::string md =
+      "## Mutation score\n\n**" + std::to_string(t.Caught()) + " of " +
+      std::to_string(t.bugs.size()) + " planted bugs caught (" + Fixed(t.Score(), 1) + "%)**, " +
+      Fixed(t.budget_seconds, 0) + " s budget per bug, " +
+      (t.scope == "all" ? "the whole campaign each" : "each checking the rules it breaks") +
+      ". The rule table below is the control run, with no bug planted.\n\n";
+  md += "| planted bug | rules | caught | seconds | steps | by |\n|---|---|---|---|---|---|\n";
+  for (const PlantedBugResult& b : t.bugs) {
+    md += "| " + Code(b.name) + " | " + Cell(b.rules) + " | " +
+          (b.caught ? "✅ " + Cell(Join(b.failing_rules)) : "❌ not caught") + " | " +
+          Fixed(b.seconds, 1) + " | " + (b.caught ? std::to_string(b.counterexample_steps) : "") +
+          " | " + (b.property.empty() ? "" : Code(b.property)) + " |\n";
+  }
+  for (const PlantedBugResult& b : t.bugs) {
+    if (b.caught) continue;
+    md += "\n### Not caught: " + Code(b.name) + "\n\n" + Cell(b.description) +
+          "\n\nModelled on: " + Cell(b.modelled_on) + ". Planted in " + Code(b.file) + ".\n";
+  }
+  return md + "\n";
+}
+
 }  // namespace
 
 std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
-  return Header(report, verdicts) + RuleTable(verdicts) + FailPoints(report) + Properties(report) +
-         Findings(report);
+  return Header(report, verdicts) + MutationScore(report) + RuleTable(verdicts) +
+         FailPoints(report) + Properties(report) + Findings(report);
 }
 
 }  // namespace statecheck::reports

@@ -280,6 +280,62 @@ Sample RealisticSample() {
   return s;
 }
 
+// A selftest's report: the realistic campaign as its control run, and a mutation score of two
+// of three planted bugs, one of them with text meant to break writers.
+Sample SelftestSample() {
+  Sample s = RealisticSample();
+  SelftestSection& t = s.report.selftest.emplace();
+  t.budget_seconds = 60;
+  t.scope = "rules";
+  t.bugs.push_back({"window_store/drop_rule_off_by_one",
+                    "W3,W6",
+                    "A put is dropped only when windowStart < streamTime - retention.",
+                    "KAFKA-13143",
+                    "engine/in_memory_window_store.cc",
+                    true,
+                    0.8,
+                    120,
+                    3400,
+                    "window_store/MatchesModel/ret10_size3",
+                    {"W3", "W6"},
+                    3,
+                    "W3: fetch(a, 0) returned [x], the model []",
+                    {"STATECHECK_PLANTED_BUG=window_store/drop_rule_off_by_one statecheck replay "
+                     "/tmp/t.jsonl"},
+                    "out/bugs/window_store-drop_rule_off_by_one"});
+  t.bugs.push_back({"task/<script>alert(1)</script>",
+                    "C3",
+                    "Bytes \x01 & <b>\"quotes\"</b> ]]>",
+                    "KAFKA-9999 `tick`",
+                    "engine/task.cc",
+                    true,
+                    12.25,
+                    800,
+                    90000,
+                    "task/MatchesModel/eos_rc",
+                    {"C3"},
+                    7,
+                    "C3: committed output differs\x02",
+                    {},
+                    "out/bugs/task"});
+  t.bugs.push_back({"windowed/emit_interval_ignored",
+                    "E5",
+                    "The emit interval is not kept.",
+                    "KAFKA-13785",
+                    "engine/windowed_aggregation.cc",
+                    false,
+                    60,
+                    5000,
+                    400000,
+                    "",
+                    {},
+                    0,
+                    "",
+                    {},
+                    "out/bugs/windowed"});
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers for running the external tools.
 
@@ -455,8 +511,9 @@ TEST(ReportJUnit, ValidatesAgainstTheJenkinsJUnitSchema) {
   ASSERT_TRUE(fs::exists(xsd)) << xsd;
   const Sample nasty = NastySample();
   const Sample realistic = RealisticSample();
-  const std::pair<const char*, const Sample*> samples[] = {{"nasty", &nasty},
-                                                           {"realistic", &realistic}};
+  const Sample selftest = SelftestSample();
+  const std::pair<const char*, const Sample*> samples[] = {
+      {"nasty", &nasty}, {"realistic", &realistic}, {"selftest", &selftest}};
   for (const auto& [name, sample] : samples) {
     const fs::path xml = dir / (std::string(name) + "-junit.xml");
     WriteFile(xml, ReportJUnit(sample->report, sample->verdicts));
@@ -621,7 +678,7 @@ TEST(ReportHtml, LoadsInHeadlessChromium) {
       << "chromium is missing: install Debian's chromium package (ci/setup.sh does)";
   ASSERT_TRUE(HaveCommand("timeout")) << "coreutils' timeout is missing";
   const TestDir dir;
-  const Sample s = RealisticSample();
+  const Sample s = SelftestSample();  // A campaign's report, with a selftest's section.
   const fs::path html = dir / "report.html";
   WriteFile(html, ReportHtml(s.report, s.verdicts));
   const fs::path dom = dir / "dom.html", log = dir / "chromium-stderr.txt";
@@ -652,6 +709,37 @@ TEST(ReportHtml, LoadsInHeadlessChromium) {
   }
   // The script's copy buttons: one per replay command.
   EXPECT_EQ(Count(out, "<button type=\"button\">copy</button>"), 2u);
+  // The mutation score: a row and a bar per planted bug; the injected markup stayed text.
+  EXPECT_EQ(Count(out, "<tr data-bug="), 3u);
+  EXPECT_NE(out.find("2 of 3 planted bugs caught (66.7%)"), std::string::npos);
+  EXPECT_EQ(out.find("<script>alert(1)"), std::string::npos);
+}
+
+TEST(ReportMarkdown, MutationScoreListsEveryBugAndExplainsTheMissedOnes) {
+  const Sample s = SelftestSample();
+  const std::string md = ReportMarkdown(s.report, s.verdicts);
+  EXPECT_NE(md.find("## Mutation score"), std::string::npos);
+  EXPECT_NE(md.find("**2 of 3 planted bugs caught (66.7%)**, 60 s budget per bug"),
+            std::string::npos);
+  EXPECT_NE(md.find("| `window_store/drop_rule_off_by_one` | W3,W6 | ✅ W3, W6 | 0.8 | 3 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("### Not caught: `windowed/emit_interval_ignored`"), std::string::npos);
+  EXPECT_LT(md.find("## Mutation score"), md.find("## Rules"));
+  // A campaign's report has no such section.
+  const Sample c = RealisticSample();
+  EXPECT_EQ(ReportMarkdown(c.report, c.verdicts).find("Mutation score"), std::string::npos);
+}
+
+TEST(ReportJUnit, SelftestSuiteFailsTheBugsNotCaught) {
+  const Sample s = SelftestSample();
+  const std::string xml = ReportJUnit(s.report, s.verdicts);
+  const size_t suite =
+      xml.find("<testsuite name=\"statecheck.selftest\" tests=\"3\" failures=\"1\"");
+  ASSERT_NE(suite, std::string::npos) << xml.substr(xml.size() - 3000);
+  EXPECT_EQ(Count(xml.substr(suite), "<failure "), 1u);
+  EXPECT_NE(xml.find("type=\"planted bug not caught\""), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"mutation_score\" value=\"66.7\"/>"), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -698,8 +786,14 @@ TEST(ReportJson, ValidatesAgainstTheDocumentedSchema) {
   merged.report.configuration.budget_seconds = 0;
   merged.report.configuration.batches_per_property = 4;
   merged.report.configuration.families = {"task", "kv_store"};
+  // A selftest's report, its text made valid UTF-8 as above.
+  Sample selftest = SelftestSample();
+  for (PlantedBugResult& b : selftest.report.selftest->bugs) {
+    b.description = report_text::SanitizeText(b.description);
+    b.message = report_text::SanitizeText(b.message);
+  }
   const std::pair<const char*, const Sample*> samples[] = {
-      {"nasty", &nasty}, {"realistic", &realistic}, {"merged", &merged}};
+      {"nasty", &nasty}, {"realistic", &realistic}, {"merged", &merged}, {"selftest", &selftest}};
   for (const auto& [name, sample] : samples) {
     const fs::path doc = dir / (std::string(name) + "-report.json");
     WriteFile(doc, ReportJson(sample->report, sample->verdicts));
@@ -728,6 +822,10 @@ TEST(ReportJson, ValidatesAgainstTheDocumentedSchema) {
       {"a fail point without reachable",
        [](nlohmann::json& j) { j["fail_points"][0].erase("reachable"); }},
       {"a malformed shard name", [](nlohmann::json& j) { j["merged_shards"] = {"first"}; }},
+      {"a selftest without its score",
+       [](nlohmann::json& j) {
+         j["selftest"] = nlohmann::json{{"budget_seconds", 60}};
+       }},
   };
   for (const auto& [what, change] : breaks) {
     nlohmann::json broken = valid;

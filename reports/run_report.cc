@@ -4,10 +4,13 @@
 #include "reports/run_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
 
 namespace statecheck::reports {
 namespace {
@@ -30,17 +33,56 @@ Json FaultsJson(const FaultCounts& f) {
               {"engine_faults", f.engine_faults}};
 }
 
+// Whether `v` holds a T exactly: no number converted to a bool or a string, no float to an
+// integer, no integer out of T's range, no number that is not finite (ReportJson writes none).
+template <class T>
+bool HoldsExactly(const Json& v) {
+  if constexpr (std::is_same_v<T, Json>) {
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v.is_boolean();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v.is_string();
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    return v.is_array() &&
+           std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); });
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return v.is_number() && std::isfinite(v.get<double>());
+  } else {
+    static_assert(std::is_integral_v<T>);
+    if (!v.is_number_integer()) return false;
+    if (v.is_number_unsigned()) {
+      return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    }
+    const int64_t x = v.get<int64_t>();
+    if (x < 0)
+      return std::is_signed_v<T> && x >= static_cast<int64_t>(std::numeric_limits<T>::min());
+    return static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+}
+
 // Reads `j`'s field `name` into `*out`, or says which field is missing or of the wrong type.
 template <class T>
 Status Field(const Json& j, const std::string& where, const char* name, T* out) {
   if (!j.is_object() || !j.contains(name)) {
     return Status::InvalidArgument("report.json: " + where + " has no \"" + name + "\"");
   }
-  try {
-    *out = j[name].get<T>();
-  } catch (const Json::exception&) {
+  const Json& v = j[name];
+  if (!HoldsExactly<T>(v)) {
+    return Status::InvalidArgument(
+        "report.json: " + where + " field \"" + name +
+        "\" has the wrong type: " + v.dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+  *out = v.get<T>();
+  return Status::Ok();
+}
+
+// A field that must be an array (of objects, each read by the caller).
+Status ArrayField(const Json& j, const std::string& where, const char* name, Json* out) {
+  STATECHECK_RETURN_IF_ERROR(Field(j, where, name, out));
+  if (!out->is_array()) {
     return Status::InvalidArgument("report.json: " + where + " field \"" + name +
-                                   "\" has the wrong type: " + j[name].dump());
+                                   "\" is not an array");
   }
   return Status::Ok();
 }
@@ -52,11 +94,74 @@ Status FaultsFromJson(const Json& j, const std::string& where, FaultCounts* f) {
   return Field(j, where, "engine_faults", &f->engine_faults);
 }
 
+Json SelftestJson(const SelftestSection& s) {
+  Json bugs = Json::array();
+  for (const PlantedBugResult& b : s.bugs) {
+    bugs.push_back(Json{{"name", b.name},
+                        {"rules", b.rules},
+                        {"description", b.description},
+                        {"modelled_on", b.modelled_on},
+                        {"file", b.file},
+                        {"caught", b.caught},
+                        {"seconds", b.seconds},
+                        {"cases", b.cases},
+                        {"operations", b.operations},
+                        {"property", b.property},
+                        {"failing_rules", b.failing_rules},
+                        {"counterexample_steps", b.counterexample_steps},
+                        {"message", b.message},
+                        {"replay_commands", b.replay_commands},
+                        {"report_dir", b.report_dir}});
+  }
+  return Json{{"budget_seconds", s.budget_seconds}, {"scope", s.scope},
+              {"planted", s.bugs.size()},           {"caught", s.Caught()},
+              {"mutation_score", s.Score()},        {"bugs", std::move(bugs)}};
+}
+
+Status SelftestFromJson(const Json& j, SelftestSection* s) {
+  STATECHECK_RETURN_IF_ERROR(Field(j, "selftest", "budget_seconds", &s->budget_seconds));
+  STATECHECK_RETURN_IF_ERROR(Field(j, "selftest", "scope", &s->scope));
+  Json bugs;
+  STATECHECK_RETURN_IF_ERROR(Field(j, "selftest", "bugs", &bugs));
+  if (!bugs.is_array()) return Status::InvalidArgument("report.json: selftest.bugs is no array");
+  for (const Json& o : bugs) {
+    PlantedBugResult b;
+    STATECHECK_RETURN_IF_ERROR(Field(o, "a planted bug", "name", &b.name));
+    const std::string at = "planted bug " + b.name;
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "rules", &b.rules));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "description", &b.description));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "modelled_on", &b.modelled_on));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "file", &b.file));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "caught", &b.caught));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "seconds", &b.seconds));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "cases", &b.cases));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "operations", &b.operations));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "property", &b.property));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "failing_rules", &b.failing_rules));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "counterexample_steps", &b.counterexample_steps));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "message", &b.message));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "replay_commands", &b.replay_commands));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "report_dir", &b.report_dir));
+    s->bugs.push_back(std::move(b));
+  }
+  return Status::Ok();
+}
+
 std::string ShardName(int index, int count) {
   return std::to_string(index) + "/" + std::to_string(count);
 }
 
 }  // namespace
+
+int64_t SelftestSection::Caught() const {
+  return std::count_if(bugs.begin(), bugs.end(),
+                       [](const PlantedBugResult& b) { return b.caught; });
+}
+
+double SelftestSection::Score() const {
+  return bugs.empty() ? 0
+                      : 100.0 * static_cast<double>(Caught()) / static_cast<double>(bugs.size());
+}
 
 FaultCounts& FaultCounts::operator+=(const FaultCounts& o) {
   crashes += o.crashes;
@@ -195,12 +300,15 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
                          {"failing_properties", v.failing_properties}});
   }
   j["rules"] = std::move(rules);
+  if (report.selftest) j["selftest"] = SelftestJson(*report.selftest);
   // Messages and counterexamples can hold raw key bytes: invalid UTF-8 is replaced, not thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Status ReadReportJson(const std::string& text, RunReport* report) {
-  *report = RunReport();
+Status ReadReportJson(const std::string& text, RunReport* out) {
+  // Read aside: a malformed report leaves `*out` as it was.
+  RunReport parsed;
+  RunReport* const report = &parsed;
   const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument("report.json: not a JSON object");
@@ -233,8 +341,7 @@ Status ReadReportJson(const std::string& text, RunReport* report) {
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "index", &rc.shard_index));
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "count", &rc.shard_count));
   Json props;
-  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "properties", &props));
-  if (!props.is_array()) return Status::InvalidArgument("report.json: properties is no array");
+  STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "properties", &props));
   for (const Json& o : props) {
     PropertyResult p;
     const std::string where = "a property";
@@ -250,7 +357,7 @@ Status ReadReportJson(const std::string& text, RunReport* report) {
     Json faults, batches;
     STATECHECK_RETURN_IF_ERROR(Field(o, at, "faults", &faults));
     STATECHECK_RETURN_IF_ERROR(FaultsFromJson(faults, at + " faults", &p.faults));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "batches", &batches));
+    STATECHECK_RETURN_IF_ERROR(ArrayField(o, at, "batches", &batches));
     for (const Json& b : batches) {
       BatchResult r;
       const std::string bat = at + " batch";
@@ -274,7 +381,7 @@ Status ReadReportJson(const std::string& text, RunReport* report) {
     report->properties.push_back(std::move(p));
   }
   Json points, progress;
-  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "fail_points", &points));
+  STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "fail_points", &points));
   for (const Json& o : points) {
     FailPointRow f;
     STATECHECK_RETURN_IF_ERROR(Field(o, "a fail point", "name", &f.name));
@@ -283,7 +390,7 @@ Status ReadReportJson(const std::string& text, RunReport* report) {
     STATECHECK_RETURN_IF_ERROR(Field(o, "fail point " + f.name, "reachable", &f.reachable));
     report->fail_points.push_back(std::move(f));
   }
-  STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "progress", &progress));
+  STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "progress", &progress));
   for (const Json& o : progress) {
     ProgressSample s;
     STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "seconds", &s.seconds));
@@ -292,6 +399,10 @@ Status ReadReportJson(const std::string& text, RunReport* report) {
     STATECHECK_RETURN_IF_ERROR(Field(o, "a progress sample", "findings", &s.findings));
     report->progress.push_back(s);
   }
+  if (j.contains("selftest")) {
+    STATECHECK_RETURN_IF_ERROR(SelftestFromJson(j["selftest"], &report->selftest.emplace()));
+  }
+  *out = std::move(parsed);
   return Status::Ok();
 }
 
@@ -338,6 +449,10 @@ Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
         c.cases_per_batch != f.cases_per_batch || c.max_size != f.max_size) {
       return Status::InvalidArgument("report merge: " + name +
                                      " ran with another configuration than the first report");
+    }
+    if (s.selftest) {
+      return Status::InvalidArgument("report merge: " + name +
+                                     " is a selftest's report; only campaign shards merge");
     }
     if (!seen.insert(c.shard_index).second) {
       return Status::InvalidArgument("report merge: " + name + " is given twice");

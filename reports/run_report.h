@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,37 @@ struct RunConfiguration {
   int shard_count = 1;
 };
 
+// `statecheck selftest`: how one planted bug (statecheck/planted_bugs.h) fared in its campaign.
+struct PlantedBugResult {
+  std::string name;         // "window_store/drop_rule_off_by_one"
+  std::string rules;        // The rules it breaks, "W3,W6".
+  std::string description;  // What the planted engine does wrong.
+  std::string modelled_on;  // The real bug it is modelled on.
+  std::string file;         // Where it is planted.
+  bool caught = false;
+  // Until the campaign stopped at its first finding, shrinking included (or the whole budget).
+  double seconds = 0;
+  int64_t cases = 0;
+  int64_t operations = 0;
+  std::string property;                    // The property that caught it ("" if none).
+  std::vector<std::string> failing_rules;  // Rules with a failing verdict.
+  int64_t counterexample_steps = 0;        // The shrunk counterexample's length.
+  std::string message;                     // What the check said.
+  std::vector<std::string> replay_commands;
+  std::string report_dir;  // Its campaign's own report.
+};
+
+// The mutation-score section of a selftest's report.
+struct SelftestSection {
+  double budget_seconds = 0;  // Per planted bug.
+  // "rules": each bug's campaign checks the rules it is tied to (statecheck run --select); "all":
+  // the whole campaign.
+  std::string scope;
+  std::vector<PlantedBugResult> bugs;
+  int64_t Caught() const;
+  double Score() const;  // Caught / planted, in percent (0 when none ran).
+};
+
 struct RunReport {
   uint64_t seed = 0;
   RunConfiguration configuration;
@@ -120,6 +152,8 @@ struct RunReport {
   std::vector<ProgressSample> progress;
   // A merged report: the shards it combines ("<index>/<count>"); empty for a single run.
   std::vector<std::string> merged_shards;
+  // A selftest's report: the control run (no bug active) is the rest of the report.
+  std::optional<SelftestSection> selftest;
 };
 
 struct RuleVerdict {

@@ -104,6 +104,56 @@ TEST(RunReport, JsonRoundTrips) {
             std::string::npos);
 }
 
+// A selftest's report: the mutation score (one bug caught, one not) round-trips through
+// report.json, and is never merged as a shard.
+TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
+  Rule rule{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}};
+  RunReport report = Sample(0, 1);
+  SelftestSection& t = report.selftest.emplace();
+  t.budget_seconds = 60;
+  t.scope = "rules";
+  PlantedBugResult caught{"area/caught", "X1", "does x",    "KAFKA-1",     "engine/a.cc",
+                          true,          1.5,  40,          900,           "f/two",
+                          {"X1"},        4,    "X1: wrong", {"replay it"}, "out/bugs/a"};
+  PlantedBugResult missed{"area/missed",
+                          "X1",
+                          "does y",
+                          "KAFKA-2",
+                          "engine/b.cc",
+                          false,
+                          60,
+                          5000,
+                          90000,
+                          "",
+                          {},
+                          0,
+                          "",
+                          {},
+                          "out/bugs/b"};
+  t.bugs = {caught, missed};
+  EXPECT_EQ(t.Caught(), 1);
+  EXPECT_EQ(t.Score(), 50);
+  const std::string text = ReportJson(report, RuleVerdicts({&rule}, report));
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["selftest"]["mutation_score"], 50.0);
+  EXPECT_EQ(j["selftest"]["bugs"][0]["counterexample_steps"], 4);
+  RunReport back;
+  ASSERT_TRUE(ReadReportJson(text, &back).ok());
+  ASSERT_TRUE(back.selftest.has_value());
+  EXPECT_EQ(ReportJson(back, RuleVerdicts({&rule}, back)), text);
+  // A campaign's report has no selftest section and reads back without one.
+  ASSERT_TRUE(ReadReportJson(ReportJson(Sample(0, 1), {}), &back).ok());
+  EXPECT_FALSE(back.selftest.has_value());
+
+  auto broken = nlohmann::json::parse(text);
+  broken["selftest"]["bugs"][1].erase("caught");
+  EXPECT_NE(ReadReportJson(broken.dump(), &back).message().find("planted bug area/missed has no"),
+            std::string::npos);
+  RunReport merged;
+  EXPECT_NE(MergeReports({report}, &merged).message().find("is a selftest's report"),
+            std::string::npos);
+}
+
 TEST(RunReport, MergeSumsTheShardsAndKeepsTheFailure) {
   RunReport merged;
   ASSERT_TRUE(MergeReports({Sample(1, 2), Sample(0, 2)}, &merged).ok());

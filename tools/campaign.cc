@@ -18,6 +18,7 @@
 #include "properties/generators.h"
 #include "properties/property_registry.h"
 #include "statecheck/fail_points.h"
+#include "statecheck/planted_bugs.h"
 
 namespace statecheck::tools {
 namespace {
@@ -95,20 +96,6 @@ int ShardOf(const std::string& id, uint64_t k, int count) {
   if (count <= 1) return 0;
   return static_cast<int>(properties::Mix(Fnv1a(id) ^ properties::Mix(k + 1)) %
                           static_cast<uint64_t>(count));
-}
-
-Status ParseShard(const std::string& text, int* index, int* count) {
-  const size_t slash = text.find('/');
-  int i = -1, n = 0;
-  char rest = 0;
-  if (slash == std::string::npos || std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &rest) != 2 ||
-      n < 1 || i < 0 || i >= n) {
-    return Status::InvalidArgument("--shard takes i/n with 0 <= i < n (shard i of n), not \"" +
-                                   text + "\"");
-  }
-  *index = i;
-  *count = n;
-  return Status::Ok();
 }
 
 Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
@@ -329,17 +316,22 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
       r.trace_path = out.trace_path;
       r.reproduce = out.reproduce;
       r.counterexample = out.counterexample;
-      // Commands that work pasted into any shell: absolute paths, quoted.
+      // Commands that work pasted into any shell: absolute paths, quoted; in the planted build
+      // with the active planted bug in their environment.
+      const std::string active_bug = planted::ActiveName();
+      const std::string exe =
+          (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
+          ShellQuote(options.executable);
       if (!r.trace_path.empty()) {
         std::error_code ec;
         const fs::path trace = fs::absolute(r.trace_path, ec);
-        r.replay_commands.push_back(ShellQuote(options.executable) + " replay " +
+        r.replay_commands.push_back(exe + " replay " +
                                     ShellQuote(ec ? r.trace_path : trace.string()));
       }
       if (!r.reproduce.empty()) {
-        r.replay_commands.push_back(ShellQuote(options.executable) + " run --reproduce " +
-                                    ShellQuote(r.reproduce));
+        r.replay_commands.push_back(exe + " run --reproduce " + ShellQuote(r.reproduce));
       }
+      if (result->first_finding_seconds < 0) result->first_finding_seconds = elapsed();
       if (options.progress) {
         *options.progress << (options.progress_is_tty ? "\r\033[K" : "") << "FAIL " << spec.id
                           << " (batch " << batch.number << ", seed " << batch.seed << ")\n"
@@ -354,6 +346,7 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
       show_progress();
     }
     if (!options.reproduce.empty()) break;  // A reproduction runs once.
+    if (options.stop_at_first_finding && result->findings > 0) break;
   }
   report.elapsed_seconds = elapsed();
   sample();

@@ -26,6 +26,7 @@
 
 #include "reports/run_report.h"
 #include "statecheck/status.h"
+#include "tools/shard.h"
 
 namespace statecheck::tools {
 
@@ -46,9 +47,10 @@ struct CampaignOptions {
   // The statecheck binary as the replay commands name it (best absolute, so that a command
   // pasted into any shell runs it).
   std::string executable = "statecheck";
-  std::ostream* out = nullptr;       // The summary (null: none).
-  std::ostream* progress = nullptr;  // The progress bar and failures as they happen (null: none).
-  bool progress_is_tty = false;      // Redraw the progress line in place.
+  std::ostream* out = nullptr;         // The summary (null: none).
+  std::ostream* progress = nullptr;    // The progress bar and failures as they happen (null: none).
+  bool progress_is_tty = false;        // Redraw the progress line in place.
+  bool stop_at_first_finding = false;  // End the run at its first finding (statecheck selftest).
 };
 
 struct CampaignResult {
@@ -56,13 +58,13 @@ struct CampaignResult {
   std::vector<reports::RuleVerdict> verdicts;
   std::string report_dir;
   int64_t findings = 0;
+  double first_finding_seconds = -1;  // When the first finding was in (shrunk); -1: none.
 };
 
 // The shard batch k of property `id` belongs to, of `count`.
 int ShardOf(const std::string& id, uint64_t k, int count);
 
-// "i/n" → index and count. InvalidArgument naming the problem (0 <= i < n).
-Status ParseShard(const std::string& text, int* index, int* count);
+// ParseShard ("i/n" → index and count): tools/shard.h.
 
 // Runs the campaign and writes its report. InvalidArgument for a usage error (the message names
 // it: an unknown rule or family, nothing selected, a bad budget or shard); IOError when the

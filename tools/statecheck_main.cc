@@ -42,9 +42,11 @@
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
 #include "statecheck/fail_points.h"
+#include "statecheck/planted_bugs.h"
 #include "tools/campaign.h"
 #include "tools/checkpoint_file.h"
 #include "tools/inspect.h"
+#include "tools/selftest.h"
 
 #ifndef STATECHECK_GIT_COMMIT
 #define STATECHECK_GIT_COMMIT "unknown"
@@ -245,6 +247,35 @@ int Run(tools::CampaignOptions options, const std::string& shard) {
 }
 
 // report merge: the shards' reports into one.
+int Selftest(tools::SelftestOptions options, bool list) {
+  if (list) {
+    if (!planted::Compiled()) {
+      return UsageError(
+          "this statecheck has no planted bugs: they are compiled only into the planted build "
+          "(ci/build.sh planted; build/planted/tools/statecheck selftest --list)");
+    }
+    tools::PrintCatalogue(std::cout);
+    return kExitOk;
+  }
+  options.commit = STATECHECK_GIT_COMMIT;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", ec);
+  if (!ec) options.executable = self.string();
+  options.out = &std::cout;
+  if (isatty(STDERR_FILENO)) {
+    options.progress = &std::cerr;
+    options.progress_is_tty = true;
+  }
+  tools::SelftestResult result;
+  const Status s = tools::RunSelftest(options, &result);
+  if (s.code() == Status::Code::kInvalidArgument) return UsageError(s.message());
+  if (!s.ok()) {
+    std::cerr << "statecheck: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  return result.passed ? kExitOk : kExitFailed;
+}
+
 int ReportMerge(const std::vector<std::string>& inputs, const std::string& out_dir) {
   tools::CampaignResult result;
   const Status s = tools::MergeReportFiles(inputs, out_dir, &result);
@@ -451,6 +482,31 @@ int Main(int argc, char** argv) {
       ->required();
   report_merge->add_option("--out", merge_out, "Where the merged report goes")->required();
 
+  auto* selftest = app.add_subcommand(
+      "selftest",
+      "Plant each bug of the planted-bug catalogue and check the campaign catches it (the "
+      "planted build only)");
+  tools::SelftestOptions selftest_flags;
+  uint64_t selftest_seed = 0;
+  bool selftest_list = false;
+  selftest->add_option("--budget", selftest_flags.budget_seconds,
+                       "Campaign seconds per planted bug (default 60)");
+  selftest->add_option("--control-budget", selftest_flags.control_seconds,
+                       "Seconds of the control run with no bug planted (default: --budget)");
+  auto* selftest_seed_opt = selftest->add_option(
+      "--seed", selftest_seed, "The seed of every campaign (default: a new one, printed)");
+  selftest->add_option("--bugs", selftest_flags.bugs, "Only these planted bugs (comma-separated)")
+      ->delimiter(',');
+  selftest->add_option("--select", selftest_flags.select,
+                       "Only the bugs tied to these rules: a family (E) or ids (W3,T4)");
+  selftest->add_flag("--whole-campaign", selftest_flags.whole_campaign,
+                     "Run the whole campaign for each bug, not only the rules it breaks");
+  selftest->add_option("--min-score", selftest_flags.min_score,
+                       "Fail below this mutation score, in percent (default 95)");
+  selftest->add_option("--report-dir", selftest_flags.report_dir,
+                       "Where the report goes (default statecheck-reports/selftest-seed<seed>)");
+  selftest->add_flag("--list", selftest_list, "List the planted bugs and exit");
+
   auto* crash = app.add_subcommand(
       "crash", "Kill-and-recover cycles: a task in a child process killed by SIGKILL, checked");
   CrashFlags crash_flags;
@@ -494,6 +550,12 @@ int Main(int argc, char** argv) {
     return Crash(crash_flags);
   }
   if (report_merge->parsed()) return ReportMerge(merge_inputs, merge_out);
+  if (selftest->parsed()) {
+    if (*selftest_seed_opt) selftest_flags.seed = selftest_seed;
+    selftest_flags.command = "statecheck";
+    for (int i = 1; i < argc; ++i) selftest_flags.command += std::string(" ") + argv[i];
+    return Selftest(selftest_flags, selftest_list);
+  }
   if (*seed_opt) flags.seed = seed;
   flags.command = "statecheck";
   for (int i = 1; i < argc; ++i) flags.command += std::string(" ") + argv[i];

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The harness's self-test: builds the planted build (ci/build.sh planted: the engine with its
+# planted-bug catalogue compiled in, none active), runs its catalogue checks, then
+# `statecheck selftest`: a control run with no bug planted, then each planted bug's campaign for
+# STATECHECK_SELFTEST_BUDGET seconds (default 60) until its first finding. It fails when the
+# control run finds anything or the mutation score is below STATECHECK_SELFTEST_MIN_SCORE
+# (default 95). STATECHECK_SELFTEST_BUGS=a,b runs only those bugs.
+#
+# The report (with its mutation-score section) goes to $STATECHECK_SELFTEST_DIR (default
+# build/planted/selftest-report); each bug's own campaign report, with the counterexamples
+# its replay commands replay, is under bugs/ there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget=${STATECHECK_SELFTEST_BUDGET:-60}
+min_score=${STATECHECK_SELFTEST_MIN_SCORE:-95}
+seed=${STATECHECK_SEED:-$(date -u +%Y%m%d)}
+report=${STATECHECK_SELFTEST_DIR:-build/planted/selftest-report}
+bugs=()
+[ -n "${STATECHECK_SELFTEST_BUGS:-}" ] && bugs=(--bugs "$STATECHECK_SELFTEST_BUGS")
+
+mkdir -p build
+build_log=build/planted-build.log
+start=$(date +%s)
+for target in statecheck selftest_test; do
+  if ! STATECHECK_TARGET=$target ./ci/build.sh planted >"$build_log" 2>&1; then
+    tail -n 60 "$build_log"
+    echo "ci/selftest.sh: the planted build failed (log: $build_log)" >&2
+    exit 1
+  fi
+done
+echo "planted build: $(($(date +%s) - start)) s (build/planted)"
+(cd build/planted && ctest -R '^(PlantedBugs\.|StatecheckCli\.Selftest)' --output-on-failure)
+rm -rf "$report"
+build/planted/tools/statecheck selftest --budget "$budget" --min-score "$min_score" \
+  --seed "$seed" --report-dir "$report" "${bugs[@]}"

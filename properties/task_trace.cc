@@ -1,0 +1,254 @@
+#include "properties/task_trace.h"
+
+#include <iterator>
+#include <limits>
+
+#include "properties/window_store_ops.h"
+#include "statecheck/fail_points.h"
+
+namespace statecheck::properties {
+namespace {
+
+constexpr const char* kErrorNames[] = {"EIO", "ENOSPC", "short write"};
+
+// An integer that fits in int64 (JSON numbers above it are unsigned in nlohmann::json).
+bool IsInt64(const Json& v) {
+  return v.is_number_integer() &&
+         (!v.is_number_unsigned() ||
+          v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
+
+Status TearSeed(const Json& j, const std::string& name, uint64_t* out) {
+  if (!j.contains("tear_seed")) return Status::Ok();
+  const Json& seed = j["tear_seed"];
+  if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0)) {
+    return Status::InvalidArgument(name + ": tear_seed is a number from 0 to 2^64-1, not " +
+                                   seed.dump());
+  }
+  *out = seed.get<uint64_t>();
+  return Status::Ok();
+}
+
+Status FormatField(const Json& j, const std::string& name, StateFormat* out) {
+  const std::string f = j.contains("format") && j["format"].is_string() ? j["format"] : "";
+  if (f != "legacy" && f != "current") {
+    return Status::InvalidArgument(name + ": field \"format\" is \"legacy\" or \"current\"");
+  }
+  *out = f == "legacy" ? StateFormat::kLegacy : StateFormat::kCurrent;
+  return Status::Ok();
+}
+
+template <size_t N>
+Status OneOf(const Json& j, const std::string& name, const char* field,
+             const char* const (&allowed)[N], std::string* out) {
+  const std::string v = j.contains(field) && j[field].is_string() ? j[field] : "";
+  for (const char* a : allowed) {
+    if (v == a) {
+      *out = v;
+      return Status::Ok();
+    }
+  }
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  return Status::InvalidArgument(name + ": field \"" + field + "\" is one of " + list);
+}
+
+Status LineError(int line, const std::string& what) {
+  return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+std::string TaskOpToString(const TaskOp& op) {
+  Json j;
+  j["op"] = kTaskOpNames[static_cast<int>(op.type)];
+  if (op.type == TaskOpType::kAppend) {
+    Json records = Json::array();
+    for (const auto& [k, v] : op.records) {
+      records.push_back(Json::array({EscapeBytes(k), v ? Json(EscapeBytes(*v)) : Json(nullptr)}));
+    }
+    j["records"] = std::move(records);
+  }
+  if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
+  if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
+  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile) {
+    j["clean"] = op.clean;
+  }
+  if (op.type == TaskOpType::kDamageFile) {
+    j["file"] = op.file;
+    j["damage"] = op.damage;
+  }
+  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile ||
+      op.type == TaskOpType::kFaultyUpgrade) {
+    j["format"] = StateFormatName(op.format);
+  }
+  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
+      op.type == TaskOpType::kFaultyRestore) {
+    if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
+    j["point"] = op.point;
+    j["n"] = op.n;
+    j["error"] = kErrorNames[static_cast<int>(op.error)];
+  }
+  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
+      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kRestartAs ||
+      op.type == TaskOpType::kDamageFile || op.type == TaskOpType::kFaultyUpgrade) {
+    j["tear_seed"] = op.tear_seed;
+  }
+  // Points and files name what the trace said; invalid UTF-8 is replaced, not thrown.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json SetupJson(const TaskSetup& setup) {
+  return Json{{"commit_interval_records", setup.commit_interval_records},
+              {"commit_interval_ms", setup.commit_interval_ms},
+              {"uncommitted_max_bytes", setup.uncommitted_max_bytes}};
+}
+
+Status SetupFromJson(const Json& j, TaskSetup* setup) {
+  if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
+  for (const char* field :
+       {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
+    if (!j.contains(field) || !IsInt64(j[field])) {
+      return Status::InvalidArgument(std::string("setup: missing integer field \"") + field + "\"");
+    }
+  }
+  setup->commit_interval_records = j["commit_interval_records"].get<int64_t>();
+  setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
+  setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
+  return Status::Ok();
+}
+
+Status TaskOpFromJson(const Json& j, TaskOp* op) {
+  *op = TaskOp();
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
+    return Status::InvalidArgument("missing field \"op\"");
+  }
+  const std::string name = j["op"].get<std::string>();
+  int type = -1;
+  for (int i = 0; i < static_cast<int>(std::size(kTaskOpNames)); ++i) {
+    if (name == kTaskOpNames[i]) type = i;
+  }
+  if (type < 0) return Status::InvalidArgument("unknown op \"" + name + "\"");
+  op->type = static_cast<TaskOpType>(type);
+  auto integer = [&](const char* field, int64_t* out) {
+    if (!j.contains(field) || !IsInt64(j[field])) {
+      return Status::InvalidArgument(name + ": missing integer field \"" + field + "\"");
+    }
+    *out = j[field].get<int64_t>();
+    return Status::Ok();
+  };
+  switch (op->type) {
+    case TaskOpType::kAppend:
+      if (!j.contains("records") || !j["records"].is_array()) {
+        return Status::InvalidArgument("append: missing array field \"records\"");
+      }
+      for (const Json& r : j["records"]) {
+        if (!r.is_array() || r.size() != 2 || !r[0].is_string() ||
+            !(r[1].is_string() || r[1].is_null())) {
+          return Status::InvalidArgument("append: a record is [key, value or null]");
+        }
+        std::string key, value;
+        Status s = UnescapeBytes(r[0].get<std::string>(), &key);
+        if (!s.ok()) return Status::InvalidArgument("append: a record's key: " + s.message());
+        std::optional<std::string> v;
+        if (r[1].is_string()) {
+          s = UnescapeBytes(r[1].get<std::string>(), &value);
+          if (!s.ok()) return Status::InvalidArgument("append: a record's value: " + s.message());
+          v = std::move(value);
+        }
+        op->records.emplace_back(std::move(key), std::move(v));
+      }
+      return Status::Ok();
+    case TaskOpType::kProcess:
+      return integer("max_records", &op->n);
+    case TaskOpType::kAdvanceClock:
+      return integer("ms", &op->n);
+    case TaskOpType::kRestartAs:
+    case TaskOpType::kDamageFile:
+      if (!j.contains("clean") || !j["clean"].is_boolean()) {
+        return Status::InvalidArgument(name + ": missing boolean field \"clean\"");
+      }
+      op->clean = j["clean"].get<bool>();
+      if (op->type == TaskOpType::kDamageFile) {
+        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "file", kLegacyFiles, &op->file));
+        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kDamages, &op->damage));
+      }
+      STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
+      return TearSeed(j, name, &op->tear_seed);
+    case TaskOpType::kFaultyRestore:
+    case TaskOpType::kFaultyUpgrade:
+    case TaskOpType::kFaultyCommit: {
+      if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
+        // Traces from before faultyRestore had a point: the restore's own, at its first reach.
+        op->point = kFailTaskRestoreBatch;
+        op->n = 1;
+        return TearSeed(j, name, &op->tear_seed);
+      }
+      STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
+      if (op->type == TaskOpType::kFaultyCommit) {
+        STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
+      } else if (op->type == TaskOpType::kFaultyUpgrade) {
+        STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
+      }
+      if (!j.contains("point") || !j["point"].is_string()) {
+        return Status::InvalidArgument(name + ": missing string field \"point\"");
+      }
+      op->point = j["point"].get<std::string>();
+      if (j.contains("error")) {  // Absent: EIO.
+        std::string error;
+        STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "error", kErrorNames, &error));
+        op->error = error == "ENOSPC"        ? faults::FaultSpec::Error::kNoSpace
+                    : error == "short write" ? faults::FaultSpec::Error::kShortWrite
+                                             : faults::FaultSpec::Error::kIO;
+      }
+      [[fallthrough]];
+    }
+    case TaskOpType::kCrash:
+      return TearSeed(j, name, &op->tear_seed);
+    case TaskOpType::kCommit:
+    case TaskOpType::kRestart:
+      return Status::Ok();
+  }
+  return Status::InvalidArgument("unknown op \"" + name + "\"");
+}
+
+Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrace* out) {
+  TaskTrace trace;
+  bool header = false;
+  int line = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view row = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (row.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    Json j = Json::parse(row, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return LineError(line, "not JSON");
+    if (!header) {
+      if (!j.is_object() || !j.contains("kind") || j["kind"] != "task" || !j.contains("config") ||
+          !j["config"].is_string() || j["config"].get_ref<const std::string&>().empty() ||
+          !j.contains("setup")) {
+        return LineError(line, "not a task trace header (kind \"task\", config, setup)");
+      }
+      TaskSetup setup;
+      const Status s = SetupFromJson(j["setup"], &setup);
+      if (!s.ok()) return LineError(line, s.message());
+      trace.config = j["config"].get<std::string>();
+      trace.setup = j["setup"];
+      trace.info = std::move(j);
+      header = true;
+      continue;
+    }
+    TaskOp op;
+    const Status s = TaskOpFromJson(j, &op);
+    if (!s.ok()) return LineError(line, s.message());
+    trace.steps.push_back({line, std::move(j)});
+  }
+  if (!header) return Status::InvalidArgument(source + " is empty");
+  *out = std::move(trace);
+  return Status::Ok();
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,105 @@
+// Task traces (docs/traces.md): the operations of the task property (task_property.h) as JSON,
+// and the JSON Lines trace a failing case is saved as, parsed from text. Kept apart from the
+// property so that the parser builds alone (the task_trace_fuzz target).
+#ifndef STATECHECK_PROPERTIES_TASK_TRACE_H_
+#define STATECHECK_PROPERTIES_TASK_TRACE_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "faults/fail_points.h"
+#include "statecheck/state_config.h"
+#include "statecheck/status.h"
+
+namespace statecheck::properties {
+
+using Json = nlohmann::ordered_json;
+
+enum class TaskOpType {
+  kAppend,
+  kProcess,
+  kAdvanceClock,
+  kCommit,
+  kCrash,
+  kRestart,
+  kFaultyCommit,   // Power-loss configurations only.
+  kFaultyRestore,  // Power-loss configurations only.
+  kRestartAs,      // Format-switching configurations only (SPEC U), as the two below.
+  kDamageFile,
+  kFaultyUpgrade,  // In the legacy format only.
+};
+inline constexpr const char* kTaskOpNames[] = {
+    "append",       "process",       "advanceClock", "commit",     "crash",        "restart",
+    "faultyCommit", "faultyRestore", "restartAs",    "damageFile", "faultyUpgrade"};
+
+// The legacy files a damageFile step may damage, and how.
+inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
+inline constexpr const char* kDamages[] = {"version",  "count",    "malformed",
+                                           "negative", "truncate", "empty"};
+
+struct TaskOp {
+  TaskOpType type = TaskOpType::kCommit;
+  std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
+  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
+  // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
+  // fail points ("statecheck/fs/append/*": the n-th append fails, ...), or an engine fail point
+  // (statecheck/fail_points.h) that fails the n-th time it is reached.
+  std::string point;
+  int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
+  // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
+  faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;
+  uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
+  // kRestartAs, kDamageFile: a clean close (else a crash) first; then the format the task
+  // starts in (kFaultyUpgrade: the format of the start after the failed upgrade).
+  bool clean = false;
+  StateFormat format = StateFormat::kCurrent;
+  std::string file;    // kDamageFile: one of kLegacyFiles ...
+  std::string damage;  // ... damaged as one of kDamages.
+};
+
+// The op as one line of JSON ({"op":"append","records":[["a",null]]}, ...).
+std::string TaskOpToString(const TaskOp& op);
+// The inverse of TaskOpToString. InvalidArgument naming what is wrong; `*op` is reset first.
+Status TaskOpFromJson(const Json& j, TaskOp* op);
+
+// The task settings a case runs with, generated once per case (they shrink too).
+struct TaskSetup {
+  int64_t commit_interval_records = 0;
+  int64_t commit_interval_ms = -1;
+  int64_t uncommitted_max_bytes = kDefaultUncommittedMaxBytes;
+  std::string ToString() const {
+    return "commit_interval_records=" + std::to_string(commit_interval_records) +
+           " commit_interval_ms=" + std::to_string(commit_interval_ms) +
+           " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes);
+  }
+};
+
+Json SetupJson(const TaskSetup& setup);
+// InvalidArgument "setup: ..." naming the missing or mistyped field; `*setup` unchanged then.
+Status SetupFromJson(const Json& j, TaskSetup* setup);
+
+// A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
+// "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes}, and carried
+// along: property, seed, reproduce, failure}, then one operation per line as the property
+// prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
+// "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.
+struct TaskTrace {
+  std::string config;
+  Json setup;
+  Json info;                                // The header.
+  std::vector<std::pair<int, Json>> steps;  // (line, operation).
+};
+
+// Parses a task trace read from `source` (a file name, for the message of an empty trace).
+// InvalidArgument "line N: <what is wrong>" for a malformed one, "<source> is empty" for one
+// without a header; `*trace` is left unchanged on any error.
+Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrace* trace);
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_TASK_TRACE_H_

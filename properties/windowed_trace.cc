@@ -1,0 +1,227 @@
+#include "properties/windowed_trace.h"
+
+#include <limits>
+
+namespace statecheck::properties {
+namespace {
+
+// An integer that fits in int64 (JSON numbers above it are unsigned in nlohmann::json).
+bool IsInt64(const Json& v) {
+  return v.is_number_integer() &&
+         (!v.is_number_unsigned() ||
+          v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
+
+// `json`'s string field `name`, `fallback` when it is absent, "" when it is not a string.
+std::string StringField(const Json& json, const char* name, const std::string& fallback) {
+  if (!json.contains(name)) return fallback;
+  return json[name].is_string() ? json[name].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Json WOpToJson(const WOp& op) {
+  Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
+  if (op.type == WOpType::kAppend) {
+    Json records = Json::array();
+    for (const auto& [key, ts] : op.records) records.push_back(Json::array({key, ts}));
+    j["records"] = std::move(records);
+  }
+  if (op.type == WOpType::kProcess) j["max_records"] = op.n;
+  if (op.type == WOpType::kAdvanceClock) j["ms"] = op.n;
+  return j;
+}
+
+std::string WOpToString(const WOp& op) {
+  // Keys come from traces; invalid UTF-8 is replaced, not thrown.
+  return WOpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Status WOpFromJson(const Json& j, WOp* op) {
+  *op = WOp();
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
+    return Status::InvalidArgument("an operation is an object with a string field \"op\"");
+  }
+  const std::string name = j["op"].get<std::string>();
+  int type = 0;
+  while (type < 6 && name != kWOpNames[type]) ++type;
+  if (type == 6) {
+    return Status::InvalidArgument("unknown op \"" + name +
+                                   "\" (append, process, advanceClock, commit, crash or restart)");
+  }
+  op->type = static_cast<WOpType>(type);
+  auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
+    if (!j.contains(field) || !IsInt64(j[field]) || j[field].get<int64_t>() < min) {
+      return Status::InvalidArgument("op " + name + " needs an integer \"" + field +
+                                     "\" >= " + std::to_string(min));
+    }
+    *out = j[field].get<int64_t>();
+    return Status::Ok();
+  };
+  switch (op->type) {
+    case WOpType::kAppend: {
+      if (!j.contains("records") || !j["records"].is_array()) {
+        return Status::InvalidArgument("op append needs \"records\": [[key, timestamp], ...]");
+      }
+      for (const Json& r : j["records"]) {
+        if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !IsInt64(r[1]) ||
+            r[1].get<int64_t>() < -1) {
+          return Status::InvalidArgument(
+              "op append: each record is [key (a string; \"\" is the null key), timestamp (an "
+              "integer >= 0, or -1 for none)], not " +
+              r.dump());
+        }
+        op->records.emplace_back(r[0].get<std::string>(), r[1].get<int64_t>());
+      }
+      return Status::Ok();
+    }
+    case WOpType::kProcess:
+      return number("max_records", 1, &op->n);
+    case WOpType::kAdvanceClock:
+      return number("ms", 0, &op->n);
+    default:
+      return Status::Ok();
+  }
+}
+
+Json ConfigToJson(const WindowedAggregationConfig& config) {
+  Json window;
+  switch (config.kind) {
+    case WindowKind::kTime:
+      window = Json{{"kind", "time"},
+                    {"size_ms", config.size_ms},
+                    {"advance_ms", config.advance_ms},
+                    {"grace_ms", config.grace_ms}};
+      break;
+    case WindowKind::kSliding:
+      window = Json{{"kind", "sliding"},
+                    {"time_difference_ms", config.size_ms},
+                    {"grace_ms", config.grace_ms}};
+      break;
+    case WindowKind::kSession:
+      window = Json{{"kind", "session"}, {"gap_ms", config.size_ms}, {"grace_ms", config.grace_ms}};
+      break;
+  }
+  Json streams = Json::object();
+  for (const auto& [k, v] : config.streams_config) streams[k] = v;
+  return Json{{"label", config.label},
+              {"window", window},
+              {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
+              {"emit_interval_ms", config.emit_interval_ms},
+              {"store", config.in_memory_store ? "in_memory" : "persistent"},
+              {"streams_config", streams}};
+}
+
+Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
+  // Parsed aside: a bad configuration leaves `*out` as it was.
+  WindowedAggregationConfig config;
+  auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
+  if (!json.is_object()) return bad("must be an object");
+  if (json.contains("label")) {
+    if (!json["label"].is_string()) return bad("\"label\" must be a string");
+    config.label = json["label"].get<std::string>();
+  }
+  if (!json.contains("window") || !json["window"].is_object()) {
+    return bad("needs \"window\": {\"kind\": \"time\"|\"sliding\"|\"session\", ...}");
+  }
+  const Json& w = json["window"];
+  auto field = [&](const char* name, int64_t* out) -> Status {
+    if (!w.contains(name) || !IsInt64(w[name])) {
+      return bad("window needs an integer \"" + std::string(name) + "\"");
+    }
+    *out = w[name].get<int64_t>();
+    return Status::Ok();
+  };
+  const std::string kind = StringField(w, "kind", "");
+  if (kind == "time") {
+    config.kind = WindowKind::kTime;
+    STATECHECK_RETURN_IF_ERROR(field("size_ms", &config.size_ms));
+    STATECHECK_RETURN_IF_ERROR(field("advance_ms", &config.advance_ms));
+  } else if (kind == "sliding") {
+    config.kind = WindowKind::kSliding;
+    STATECHECK_RETURN_IF_ERROR(field("time_difference_ms", &config.size_ms));
+  } else if (kind == "session") {
+    config.kind = WindowKind::kSession;
+    STATECHECK_RETURN_IF_ERROR(field("gap_ms", &config.size_ms));
+  } else {
+    return bad("window \"kind\" must be \"time\", \"sliding\" or \"session\"");
+  }
+  STATECHECK_RETURN_IF_ERROR(field("grace_ms", &config.grace_ms));
+  const std::string emit = StringField(json, "emit", "");
+  if (emit != "ON_WINDOW_UPDATE" && emit != "ON_WINDOW_CLOSE") {
+    return bad("\"emit\" must be \"ON_WINDOW_UPDATE\" or \"ON_WINDOW_CLOSE\"");
+  }
+  config.emit_final = emit == "ON_WINDOW_CLOSE";
+  if (json.contains("emit_interval_ms")) {
+    if (!IsInt64(json["emit_interval_ms"]) || json["emit_interval_ms"].get<int64_t>() < 0) {
+      return bad("\"emit_interval_ms\" must be an integer >= 0");
+    }
+    config.emit_interval_ms = json["emit_interval_ms"].get<int64_t>();
+  }
+  const std::string store = StringField(json, "store", "persistent");
+  if (store != "persistent" && store != "in_memory") {
+    return bad("\"store\" must be \"persistent\" or \"in_memory\"");
+  }
+  config.in_memory_store = store == "in_memory";
+  if (config.in_memory_store && config.kind != WindowKind::kTime) {
+    return bad("the in-memory window store holds time windows only");
+  }
+  if (json.contains("streams_config")) {
+    if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");
+    for (const auto& [k, v] : json["streams_config"].items()) {
+      if (!v.is_string()) return bad("streams_config \"" + k + "\" must be a string");
+      config.streams_config[k] = v.get<std::string>();
+    }
+  }
+  *out = std::move(config);
+  return Status::Ok();
+}
+
+Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* out) {
+  WindowedTrace trace;
+  bool header = false;
+  int line = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view row = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (row.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    auto at = [line](const std::string& what) {
+      return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
+    };
+    Json j = Json::parse(row, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return at("not JSON");
+    if (!header) {
+      if (!j.is_object() || !j.contains("kind") || j["kind"] != "windowed" ||
+          !j.contains("statecheck_trace") || j["statecheck_trace"] != 1 || !j.contains("config")) {
+        return at(
+            "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
+            "\"windowed\", \"config\": {...}})");
+      }
+      const Status s = ConfigFromJson(j["config"], &trace.config);
+      if (!s.ok()) return at(s.message());
+      trace.info = std::move(j);
+      header = true;
+      continue;
+    }
+    WOp op;
+    const Status s = WOpFromJson(j, &op);
+    if (!s.ok()) return at(s.message());
+    if (j.contains("expect")) {
+      const Json& e = j["expect"];
+      if (!e.is_object() || (e.contains("emitted") && !e["emitted"].is_array()) ||
+          (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
+        return at("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+      }
+    }
+    trace.steps.push_back({line, std::move(j)});
+  }
+  if (!header) return Status::InvalidArgument(source + " is empty");
+  *out = std::move(trace);
+  return Status::Ok();
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,85 @@
+// Windowed traces (docs/traces.md): the windowed aggregation property's configuration and
+// operations (windowed_aggregation_property.h) as JSON, and the JSON Lines trace a failing case
+// is saved as, parsed from text. Kept apart from the property so that the parser builds alone
+// (the windowed_trace_fuzz target).
+#ifndef STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
+#define STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "statecheck/status.h"
+
+namespace statecheck::properties {
+
+using Json = nlohmann::ordered_json;
+
+enum class WindowKind { kTime, kSliding, kSession };
+
+struct WindowedAggregationConfig {
+  std::string label;  // e.g. "hopping_final": test and report ids.
+  WindowKind kind = WindowKind::kTime;
+  // Time windows: the size; sliding windows: the time difference D; sessions: the gap G.
+  int64_t size_ms = 10;
+  int64_t advance_ms = 10;  // Time windows only.
+  int64_t grace_ms = 0;
+  bool emit_final = false;
+  bool in_memory_store = false;   // Time windows only: the in-memory window store (KIP-428).
+  int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
+  // processing.guarantee (exactly_once_v2 or at_least_once) and an isolation level.
+  std::map<std::string, std::string> streams_config;
+  friend bool operator==(const WindowedAggregationConfig&,
+                         const WindowedAggregationConfig&) = default;
+};
+
+// {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
+// session: "gap_ms"), "emit": "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional,
+// default 50), "store":
+// "persistent"|"in_memory", "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
+// naming the field for anything missing or of the wrong type, leaving `*config` unchanged.
+Json ConfigToJson(const WindowedAggregationConfig& config);
+Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
+
+// One step of the property.
+enum class WOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
+inline constexpr const char* kWOpNames[] = {"append", "process", "advanceClock",
+                                            "commit", "crash",   "restart"};
+
+struct WOp {
+  WOpType type = WOpType::kCommit;
+  std::vector<std::pair<std::string, int64_t>> records;  // kAppend: (key, timestamp or -1).
+  int64_t n = 0;                                         // kProcess: records; kAdvanceClock: ms.
+  friend bool operator==(const WOp&, const WOp&) = default;
+};
+
+Json WOpToJson(const WOp& op);
+std::string WOpToString(const WOp& op);
+// The inverse of WOpToJson. InvalidArgument naming what is wrong; `*op` is reset first.
+Status WOpFromJson(const Json& j, WOp* op);
+
+// A windowed trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "windowed", "config":
+// ConfigToJson, and carried along: property, seed, reproduce, failure}, then one operation per
+// line: {"op":"append","records":[["a",10],["",-1]]}, {"op":"process","max_records":3},
+// {"op":"advanceClock","ms":50}, {"op":"commit"}, {"op":"crash"}, {"op":"restart"}, each with an
+// optional "expect": {"emitted": [{"window":[start,end],"key":K,"value":V,"timestamp":T}, ...]
+// (the output this step made visible: committed; written under at_least_once), "dropped_records": N
+// (the task's count after it)}.
+struct WindowedTrace {
+  WindowedAggregationConfig config;
+  Json info;                                // The header.
+  std::vector<std::pair<int, Json>> steps;  // (line, operation).
+};
+
+// Parses a windowed trace read from `source` (a file name, for the message of an empty trace).
+// InvalidArgument "line N: <what is wrong>" for a malformed one, "<source> is empty" for one
+// without a header; `*trace` is left unchanged on any error.
+Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* trace);
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
