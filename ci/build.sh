@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of statecheck: ci/build.sh release|asan|tsan|fuzz|planted
-# [extra cmake args]. STATECHECK_TARGET=name builds that target alone. The fuzz flavour builds
+# [extra cmake args]. STATECHECK_TARGET="name ..." builds those targets alone. The fuzz flavour builds
 # only the libFuzzer targets, with clang-14 (ci/fuzz.sh runs them); the planted flavour is the
 # release build with the planted-bug catalogue compiled in (ci/selftest.sh runs it).
 # Prints the build directory on its last line.
@@ -23,5 +23,10 @@ case "$flavour" in
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null
-cmake --build "$dir" -j "$jobs" ${STATECHECK_TARGET:+--target "$STATECHECK_TARGET"}
+targets=()
+if [ -n "${STATECHECK_TARGET:-}" ]; then
+  read -ra names <<<"$STATECHECK_TARGET"
+  targets=(--target "${names[@]}")
+fi
+cmake --build "$dir" -j "$jobs" "${targets[@]}"
 echo "$dir"

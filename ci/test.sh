@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The test suite: installs what is missing, builds, runs every unit and property test, fuzzes
 # each libFuzzer target for STATECHECK_FUZZ_SECONDS (default 15 here, to keep the suite short
-# with eight targets; ci/fuzz.sh alone defaults to 60), then runs the
-# suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the concurrency check under
-# ThreadSanitizer (RocksDB itself is not instrumented: ci/tsan.supp says why and what it
-# suppresses). STATECHECK_SKIP_FUZZ=1 skips the fuzzing, STATECHECK_SKIP_SANITIZERS=1 the last
-# two.
+# with six targets; ci/fuzz.sh alone defaults to 60 and the nightly runs 600), builds the
+# planted build and runs its catalogue checks and the self-test of the window-store bugs
+# (ci/selftest.sh; the nightly runs every bug), then runs the suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer, then the multi-threaded tests under ThreadSanitizer (RocksDB
+# itself is not instrumented: ci/tsan.supp says why and what it suppresses).
+# STATECHECK_SKIP_FUZZ=1 skips the fuzzing, STATECHECK_SKIP_SELFTEST=1 the self-test,
+# STATECHECK_SKIP_SANITIZERS=1 the last two.
 # Long-running checks (label "long") are left to ci/nightly.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +24,13 @@ if [ "${STATECHECK_SKIP_FUZZ:-0}" != 1 ]; then
   STATECHECK_FUZZ_SECONDS=${STATECHECK_FUZZ_SECONDS:-15} ./ci/fuzz.sh
 fi
 
+if [ "${STATECHECK_SKIP_SELFTEST:-0}" != 1 ]; then
+  echo "== self-test (planted build): the catalogue's checks, then the W bugs"
+  # The window-store bugs are each caught within a second; all of them must be.
+  STATECHECK_SELFTEST_SELECT=W STATECHECK_SELFTEST_BUDGET=20 STATECHECK_SELFTEST_MIN_SCORE=100 \
+    STATECHECK_SELFTEST_CONTROL_BUDGET=5 ./ci/selftest.sh
+fi
+
 if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== ASan+UBSan build"
   ./ci/build.sh asan | tail -n 3
@@ -32,9 +41,16 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STATECHECK_WINDOWED_PROPERTY_CASES=25 \
      ctest -LE long -j "$jobs" --output-on-failure)
 
-  echo "== ThreadSanitizer build (the concurrency check)"
-  STATECHECK_TARGET=kv_concurrency_test ./ci/build.sh tsan | tail -n 3
+  # Every test binary that runs threads: the concurrency check, the engine's unit tests (IQ
+  # readers of both key-value stores, the window store's iterators), the fault file system's
+  # concurrent writers and the model's concurrent views.
+  tsan_tests="kv_concurrency_test engine_test fault_fs_test key_value_store_model_test"
+  echo "== ThreadSanitizer build ($tsan_tests)"
+  STATECHECK_TARGET="$tsan_tests" ./ci/build.sh tsan | tail -n 3
   echo "== ThreadSanitizer tests"
-  (cd build/tsan && TSAN_OPTIONS="suppressions=$PWD/../../ci/tsan.supp halt_on_error=1" \
-     ctest -R '^KvConcurrency\.' -j "$jobs" --output-on-failure)
+  (cd build/tsan && export TSAN_OPTIONS="suppressions=$PWD/../../ci/tsan.supp halt_on_error=1" &&
+     ctest -R '^KvConcurrency\.' -j "$jobs" --output-on-failure &&
+     for t in engine/engine_test faults/fault_fs_test model/key_value_store_model_test; do
+       "./$t" --gtest_brief=1 || exit 1
+     done)
 fi

@@ -130,7 +130,9 @@ std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verd
               : "No rule failed: every property that ran passed (" + Grouped(t.properties) +
                     " properties).";
   h += "</p>\n</header>\n";
-  h += "<nav><a href=\"#matrix\">Rule × fault class</a><a href=\"#ops\">Operations/s</a>"
+  h += "<nav>";
+  if (report.selftest) h += "<a href=\"#mutation-score\">Mutation score</a>";
+  h += "<a href=\"#matrix\">Rule × fault class</a><a href=\"#ops\">Operations/s</a>"
        "<a href=\"#fail-point-coverage\">Fail points</a><a href=\"#properties\">Properties</a>"
        "<a href=\"#findings\">Findings</a></nav>\n<main>\n";
 
@@ -468,6 +470,11 @@ std::string Findings(const RunReport& report) {
   return h + "</section>\n";
 }
 
+// A shrunk counterexample's length in words; 0 is the concurrency check's recorded history.
+std::string StepsText(int64_t steps) {
+  return steps == 0 ? "a history" : steps == 1 ? "1 step" : std::to_string(steps) + " steps";
+}
+
 // A selftest's mutation score: the score, a chart of how long each planted bug took to be caught
 // (its bar's length against the budget; red across the whole budget when it was not caught),
 // and a table with what each bug is, what it is modelled on and what caught it.
@@ -501,12 +508,12 @@ std::string MutationScore(const RunReport& report) {
          std::to_string(w) + "\" height=\"" + std::to_string(row - 6) + "\" fill=\"" +
          (b.caught ? "#1a7f37" : "#cf222e") + "\"><title>" + Html(b.name) + ": " +
          (b.caught ? "caught in " + Fixed(b.seconds, 1) + " s" : "not caught") + "</title></rect>";
-    h +=
-        "<text x=\"" + std::to_string(label + w + 4) + "\" y=\"" + std::to_string(y + 13) +
-        "\" font-size=\"11\" fill=\"#656d76\">" +
-        (b.caught ? Fixed(b.seconds, 1) + " s, " + std::to_string(b.counterexample_steps) + " steps"
-                  : std::string("not caught")) +
-        "</text>\n";
+    h += "<text x=\"" + std::to_string(label + w + 4) + "\" y=\"" + std::to_string(y + 13) +
+         "\" font-size=\"11\" fill=\"#656d76\">" +
+         (b.caught ? (b.seconds < 0.05 ? "<0.1" : Fixed(b.seconds, 1)) + " s, " +
+                         StepsText(b.counterexample_steps)
+                   : std::string("not caught")) +
+         "</text>\n";
   }
   const int axis = row * static_cast<int>(t.bugs.size()) + 16;
   h += "<text x=\"" + std::to_string(label) + "\" y=\"" + std::to_string(axis) +
@@ -527,7 +534,7 @@ std::string MutationScore(const RunReport& report) {
          "</td><td class=\"config\">" + Html(b.description) + "</td><td class=\"config\">" +
          Html(b.modelled_on) + "</td><td>" + Badge(b.caught ? "caught" : "not caught") +
          "</td><td class=\"num\">" + Fixed(b.seconds, 1) + "</td><td class=\"num\">" +
-         (b.caught ? std::to_string(b.counterexample_steps) : "") + "</td><td>" +
+         (b.caught ? StepsText(b.counterexample_steps) : "") + "</td><td>" +
          (b.caught ? "<code>" + BreakableId(b.property) + "</code><br>" + Html(rules) : "") +
          "</td></tr>\n";
   }

@@ -255,7 +255,10 @@ std::string MutationScore(const RunReport& report) {
   for (const PlantedBugResult& b : t.bugs) {
     md += "| " + Code(b.name) + " | " + Cell(b.rules) + " | " +
           (b.caught ? "✅ " + Cell(Join(b.failing_rules)) : "❌ not caught") + " | " +
-          Fixed(b.seconds, 1) + " | " + (b.caught ? std::to_string(b.counterexample_steps) : "") +
+          Fixed(b.seconds, 1) + " | " +
+          (!b.caught                     ? ""
+           : b.counterexample_steps == 0 ? "history"
+                                         : std::to_string(b.counterexample_steps)) +
           " | " + (b.property.empty() ? "" : Code(b.property)) + " |\n";
   }
   for (const PlantedBugResult& b : t.bugs) {

@@ -199,10 +199,14 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
       for (const std::string& id : bug.failing_rules) rules += (rules.empty() ? "" : ", ") + id;
       char index[32];
       std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, bugs.size());
+      // The concurrency check's finding is a recorded history, not a shrunk sequence.
+      const int64_t steps = bug.counterexample_steps;
+      const std::string shrunk = steps == 0   ? "a history of threads, not shrunk"
+                                 : steps == 1 ? "1 step"
+                                              : std::to_string(steps) + " steps";
       *options.out << index << bug.name << " (" << bug.rules << "): "
                    << (bug.caught ? "caught in " + Seconds(bug.seconds) + " s by " + bug.property +
-                                        " (" + rules + " failed), " +
-                                        std::to_string(bug.counterexample_steps) + " steps"
+                                        " (" + rules + " failed), " + shrunk
                                   : "NOT CAUGHT in " + Seconds(bug.seconds) + " s (" +
                                         std::to_string(bug.cases) + " cases)")
                    << std::endl;
