@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/planted.h"
 #include "statecheck/status.h"
 
 namespace statecheck {
@@ -159,7 +160,10 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
   config.isolation = config.configured_isolation.value_or(eos ? IsolationLevel::kReadCommitted
                                                               : IsolationLevel::kReadUncommitted);
   config.buffer_writes = config.isolation == IsolationLevel::kReadCommitted;
-  config.wipe_on_unclean_shutdown = eos && config.isolation == IsolationLevel::kReadUncommitted;
+  config.wipe_on_unclean_shutdown =
+      STATECHECK_PLANTED(ConfigWipesEveryExactlyOnceStore)
+          ? eos
+          : eos && config.isolation == IsolationLevel::kReadUncommitted;
   if (config.wipe_on_unclean_shutdown && config.format == StateFormat::kCurrent) {
     config.warnings.push_back(
         "Configuration " + std::string(kIsolationLevelConfig) + "=" +

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "model/key_value_store_model.h"
+#include "model/state_config_model.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
@@ -436,6 +437,18 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
     out.message = "configuration: " + r.ToString();
     return out;
   }
+  // T1: the engine's row against the table's; the model runs the table's.
+  model::T1Row row;
+  std::string problem;
+  if (!model::ExpectedT1Row(config.streams_config, &row, &problem)) {
+    out.message = "configuration: T1 has no row for " + problem;
+    return out;
+  }
+  if (const std::string diff = model::CompareT1Row(config.streams_config, resolved, row);
+      !diff.empty()) {
+    out.message = diff;
+    return out;
+  }
   auto property = [&] {
     const CaseScope scope;
     const std::string dir = ScratchDirectory("kv");
@@ -455,8 +468,7 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
           *clean = rocks ? rocks->was_closed_cleanly() : !crash;
           return Status::Ok();
         });
-    std::unique_ptr<KeyValueStore> model_store =
-        model::NewKeyValueStoreModel("kv", resolved.isolation);
+    std::unique_ptr<KeyValueStore> model_store = model::NewKeyValueStoreModel("kv", row.isolation);
     s.model = std::make_unique<KvSide>(
         std::move(model_store), [](bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {
           auto* m = static_cast<model::KeyValueStoreModel*>(st->get());
@@ -466,7 +478,7 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
           return Status::Ok();
         });
     GenState initial;
-    initial.buffered = resolved.buffer_writes;
+    initial.buffered = row.buffer_writes;
     struct Cleanup {
       std::string dir;
       Sut* sut;

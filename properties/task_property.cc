@@ -13,6 +13,7 @@
 
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
+#include "model/state_config_model.h"
 #include "model/task_model.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
@@ -48,13 +49,15 @@ class TaskSut {
     options_.output_partition = kOutput;
     options_.state_directory = dir_ + "/state";
     configs_[resolved.format] = resolved;
+    model::ExpectedT1Row(config.streams_config, &rows_[resolved.format], &unused_);
     if (config.format_switches) {
       // The same T1 row in the other format; the case starts in the legacy one.
-      std::map<std::string, std::string> props = config.streams_config;
-      props[std::string(kStateFormatConfig)] = "legacy";
-      ResolveStateConfig(props, &configs_[StateFormat::kLegacy]);
-      props[std::string(kStateFormatConfig)] = "current";
-      ResolveStateConfig(props, &configs_[StateFormat::kCurrent]);
+      for (StateFormat f : {StateFormat::kLegacy, StateFormat::kCurrent}) {
+        std::map<std::string, std::string> props = config.streams_config;
+        props[std::string(kStateFormatConfig)] = StateFormatName(f);
+        ResolveStateConfig(props, &configs_[f]);
+        model::ExpectedT1Row(props, &rows_[f], &unused_);
+      }
     }
     UseFormat(config.format_switches ? StateFormat::kLegacy : resolved.format);
     options_.commit_interval_records = setup.commit_interval_records;
@@ -260,11 +263,13 @@ class TaskSut {
 
   // The options and the model's configuration in `format`.
   void UseFormat(StateFormat format) {
+    format_ = format;
     options_.config = configs_.at(format);
     options_.config.uncommitted_max_bytes = setup_.uncommitted_max_bytes;
   }
   model::TaskModelConfig ModelConfig() const {
-    const StateConfig& c = options_.config;
+    // The model runs T1's row as the model reads the table, not the engine's resolution.
+    const model::T1Row& c = rows_.at(format_);
     model::TaskModelConfig mc;
     mc.guarantee = c.guarantee;
     mc.isolation = c.isolation;
@@ -700,6 +705,9 @@ class TaskSut {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   faults::FaultEnv fault_env_;                  // Power-loss configurations only.
   std::map<StateFormat, StateConfig> configs_;  // The configuration in each format.
+  std::map<StateFormat, model::T1Row> rows_;    // T1's row in each format (the model's).
+  StateFormat format_ = StateFormat::kCurrent;  // The format the task runs in.
+  std::string unused_;
   TaskOptions options_;
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
@@ -900,6 +908,35 @@ std::vector<TaskConfig> TaskOptionMatrix() {
   return out;
 }
 
+namespace {
+
+// T1: the engine's row against the table's, in each format the configuration runs in. "" or the
+// difference.
+std::string CheckT1Rows(const TaskConfig& config) {
+  std::vector<std::map<std::string, std::string>> variants = {config.streams_config};
+  if (config.format_switches) {
+    for (StateFormat f : {StateFormat::kLegacy, StateFormat::kCurrent}) {
+      variants.push_back(config.streams_config);
+      variants.back()[std::string(kStateFormatConfig)] = StateFormatName(f);
+    }
+  }
+  for (const auto& props : variants) {
+    StateConfig resolved;
+    if (const Status s = ResolveStateConfig(props, &resolved); !s.ok()) {
+      return "configuration: " + s.ToString();
+    }
+    model::T1Row row;
+    std::string problem;
+    if (!model::ExpectedT1Row(props, &row, &problem)) {
+      return "configuration: T1 has no row for " + problem;
+    }
+    if (std::string diff = model::CompareT1Row(props, resolved, row); !diff.empty()) return diff;
+  }
+  return "";
+}
+
+}  // namespace
+
 PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params) {
   PropertyOutcome out;
   out.property = "task/MatchesModel/" + config.label;
@@ -907,6 +944,10 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
   const Status r = ResolveStateConfig(config.streams_config, &resolved);
   if (!r.ok()) {
     out.message = "configuration: " + r.ToString();
+    return out;
+  }
+  if (const std::string diff = CheckT1Rows(config); !diff.empty()) {
+    out.message = diff;
     return out;
   }
   auto property = [&] {

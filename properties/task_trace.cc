@@ -3,6 +3,7 @@
 #include <iterator>
 #include <limits>
 
+#include "properties/json_lines.h"
 #include "properties/window_store_ops.h"
 #include "statecheck/fail_points.h"
 
@@ -51,10 +52,6 @@ Status OneOf(const Json& j, const std::string& name, const char* field,
   std::string list;
   for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
   return Status::InvalidArgument(name + ": field \"" + field + "\" is one of " + list);
-}
-
-Status LineError(int line, const std::string& what) {
-  return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
 }
 
 }  // namespace
@@ -215,17 +212,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
 Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrace* out) {
   TaskTrace trace;
   bool header = false;
-  int line = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view row = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line;
-    if (row.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    Json j = Json::parse(row, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return LineError(line, "not JSON");
+  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
     if (!header) {
       if (!j.is_object() || !j.contains("kind") || j["kind"] != "task" || !j.contains("config") ||
           !j["config"].is_string() || j["config"].get_ref<const std::string&>().empty() ||
@@ -239,13 +226,14 @@ Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrac
       trace.setup = j["setup"];
       trace.info = std::move(j);
       header = true;
-      continue;
+      return Status::Ok();
     }
     TaskOp op;
     const Status s = TaskOpFromJson(j, &op);
     if (!s.ok()) return LineError(line, s.message());
     trace.steps.push_back({line, std::move(j)});
-  }
+    return Status::Ok();
+  }));
   if (!header) return Status::InvalidArgument(source + " is empty");
   *out = std::move(trace);
   return Status::Ok();

@@ -5,12 +5,10 @@
 #include <sstream>
 #include <utility>
 
+#include "properties/json_lines.h"
+
 namespace statecheck::properties {
 namespace {
-
-Status LineError(int line, std::string_view what) {
-  return Status::InvalidArgument("line " + std::to_string(line) + ": " + std::string(what));
-}
 
 Json ConstructionResult(const Status& s) {
   Json j{{"status", std::string(CodeName(s.code()))}};
@@ -24,18 +22,7 @@ Status ParseTrace(std::string_view text, Trace* out) {
   Trace trace;
   std::set<int> open, used;
   bool have_header = false;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return LineError(line_no, "not valid JSON");
+  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line_no, Json j) {
     if (!j.is_object()) return LineError(line_no, "each line must be a JSON object");
     if (!have_header) {
       auto version = j.find("statecheck_trace");
@@ -68,7 +55,7 @@ Status ParseTrace(std::string_view text, Trace* out) {
         }
       }
       have_header = true;
-      continue;
+      return Status::Ok();
     }
     TraceStep step;
     step.line = line_no;
@@ -93,7 +80,8 @@ Status ParseTrace(std::string_view text, Trace* out) {
       if (step.op.type == OpType::kCloseIterator) open.erase(id);
     }
     trace.steps.push_back(std::move(step));
-  }
+    return Status::Ok();
+  }));
   if (!have_header) return Status::InvalidArgument("line 1: the trace is empty: no header");
   if (trace.construction && (*trace.construction)["status"] != "OK" && !trace.steps.empty()) {
     return Status::InvalidArgument(

@@ -86,7 +86,7 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       {header + "\n{\"op\":\"process\"}\n", "line 2: op process needs an integer \"max_records\""},
       {header + "\n{\"op\":\"commit\",\"expect\":{\"emitted\":3}}\n",
        "line 2: \"expect\" is {\"emitted\": [...], \"dropped_records\": N}"},
-      {header + "\nnot json\n", "line 2: not JSON"},
+      {header + "\nnot json\n", "line 2: not valid JSON"},
   };
   const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
   for (const auto& [text, message] : cases) {

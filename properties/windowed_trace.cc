@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "properties/json_lines.h"
+
 namespace statecheck::properties {
 namespace {
 
@@ -180,45 +182,33 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
 Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* out) {
   WindowedTrace trace;
   bool header = false;
-  int line = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view row = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line;
-    if (row.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    auto at = [line](const std::string& what) {
-      return Status::InvalidArgument("line " + std::to_string(line) + ": " + what);
-    };
-    Json j = Json::parse(row, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return at("not JSON");
+  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
     if (!header) {
       if (!j.is_object() || !j.contains("kind") || j["kind"] != "windowed" ||
           !j.contains("statecheck_trace") || j["statecheck_trace"] != 1 || !j.contains("config")) {
-        return at(
-            "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
-            "\"windowed\", \"config\": {...}})");
+        return LineError(line,
+                         "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
+                         "\"windowed\", \"config\": {...}})");
       }
       const Status s = ConfigFromJson(j["config"], &trace.config);
-      if (!s.ok()) return at(s.message());
+      if (!s.ok()) return LineError(line, s.message());
       trace.info = std::move(j);
       header = true;
-      continue;
+      return Status::Ok();
     }
     WOp op;
     const Status s = WOpFromJson(j, &op);
-    if (!s.ok()) return at(s.message());
+    if (!s.ok()) return LineError(line, s.message());
     if (j.contains("expect")) {
       const Json& e = j["expect"];
       if (!e.is_object() || (e.contains("emitted") && !e["emitted"].is_array()) ||
           (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
-        return at("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+        return LineError(line, "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
       }
     }
     trace.steps.push_back({line, std::move(j)});
-  }
+    return Status::Ok();
+  }));
   if (!header) return Status::InvalidArgument(source + " is empty");
   *out = std::move(trace);
   return Status::Ok();

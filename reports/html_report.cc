@@ -470,9 +470,10 @@ std::string Findings(const RunReport& report) {
   return h + "</section>\n";
 }
 
-// A shrunk counterexample's length in words; 0 is the concurrency check's recorded history.
+// A shrunk counterexample's length in words; 0 is a finding that is not an operation sequence
+// (the concurrency check's recorded history, T1's table).
 std::string StepsText(int64_t steps) {
-  return steps == 0 ? "a history" : steps == 1 ? "1 step" : std::to_string(steps) + " steps";
+  return steps == 0 ? "no sequence" : steps == 1 ? "1 step" : std::to_string(steps) + " steps";
 }
 
 // A selftest's mutation score: the score, a chart of how long each planted bug took to be caught

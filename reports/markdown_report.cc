@@ -257,7 +257,7 @@ std::string MutationScore(const RunReport& report) {
           (b.caught ? "✅ " + Cell(Join(b.failing_rules)) : "❌ not caught") + " | " +
           Fixed(b.seconds, 1) + " | " +
           (!b.caught                     ? ""
-           : b.counterexample_steps == 0 ? "history"
+           : b.counterexample_steps == 0 ? "—"
                                          : std::to_string(b.counterexample_steps)) +
           " | " + (b.property.empty() ? "" : Code(b.property)) + " |\n";
   }

@@ -199,9 +199,10 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
       for (const std::string& id : bug.failing_rules) rules += (rules.empty() ? "" : ", ") + id;
       char index[32];
       std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, bugs.size());
-      // The concurrency check's finding is a recorded history, not a shrunk sequence.
+      // 0: a finding that is not an operation sequence (a recorded history of threads, T1's
+      // table).
       const int64_t steps = bug.counterexample_steps;
-      const std::string shrunk = steps == 0   ? "a history of threads, not shrunk"
+      const std::string shrunk = steps == 0   ? "no operation sequence"
                                  : steps == 1 ? "1 step"
                                               : std::to_string(steps) + " steps";
       *options.out << index << bug.name << " (" << bug.rules << "): "

@@ -1,0 +1,38 @@
+// The T1 table (SPEC T1, with SPEC U's legacy format) as the model reads it: the effective row
+// of a configuration, computed from the configuration keys by a plain table lookup, apart from
+// the engine's ResolveStateConfig. The properties configure their models from this row and
+// check the engine's resolution against it, so that a wrong row in the engine is a finding
+// rather than a mistake the engine and the model share.
+#ifndef STATECHECK_MODEL_STATE_CONFIG_MODEL_H_
+#define STATECHECK_MODEL_STATE_CONFIG_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "statecheck/state_config.h"
+
+namespace statecheck::model {
+
+struct T1Row {
+  ProcessingGuarantee guarantee = ProcessingGuarantee::kAtLeastOnce;
+  IsolationLevel isolation = IsolationLevel::kReadUncommitted;  // Effective.
+  bool buffer_writes = false;
+  bool wipe_on_unclean_shutdown = false;
+  StateFormat format = StateFormat::kCurrent;
+  int64_t uncommitted_max_bytes = kDefaultUncommittedMaxBytes;
+};
+
+// The row of `props`. Only the values the SPEC allows (the deprecated aliases included); false,
+// with the key and value in *problem, for anything else — the property's own matrix has none.
+bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
+                   std::string* problem);
+
+// "" when the engine's resolution is the row; otherwise "T1: ..." naming the configuration and
+// each column that differs.
+std::string CompareT1Row(const std::map<std::string, std::string>& props, const StateConfig& engine,
+                         const T1Row& expected);
+
+}  // namespace statecheck::model
+
+#endif  // STATECHECK_MODEL_STATE_CONFIG_MODEL_H_
