@@ -528,8 +528,7 @@ std::string MutationScore(const RunReport& report) {
        "scope=\"col\" class=\"num\">seconds</th><th scope=\"col\" class=\"num\">steps</th>"
        "<th scope=\"col\">caught by</th></tr></thead>\n<tbody>\n";
   for (const PlantedBugResult& b : t.bugs) {
-    std::string rules;
-    for (const std::string& r : b.failing_rules) rules += (rules.empty() ? "" : ", ") + r;
+    const std::string rules = report_text::CaughtBy(b);
     h += "<tr data-bug=\"" + Html(b.name) + "\"><td><code>" + BreakableId(b.name) +
          "</code><br><span class=\"muted\">" + Html(b.file) + "</span></td><td>" + Html(b.rules) +
          "</td><td class=\"config\">" + Html(b.description) + "</td><td class=\"config\">" +

@@ -164,10 +164,9 @@ std::string SelftestSuite(const RunReport& report) {
     std::string body =
         b.description + "\nmodelled on: " + b.modelled_on + "\nplanted in: " + b.file + "\n";
     if (b.caught) {
-      std::string rules;
-      for (const std::string& r : b.failing_rules) rules += (rules.empty() ? "" : ", ") + r;
-      body += "caught by " + b.property + " (" + rules + ") in " + Fixed(b.seconds, 1) + " s, " +
-              std::to_string(b.counterexample_steps) + " steps: " + b.message + "\n";
+      body += "caught by " + b.property + " (" + report_text::CaughtBy(b) + ") in " +
+              Fixed(b.seconds, 1) + " s, " + std::to_string(b.counterexample_steps) +
+              " steps: " + b.message + "\n";
       for (const std::string& c : b.replay_commands) body += "replay: " + c + "\n";
     } else {
       out += "      <failure message=\"" +

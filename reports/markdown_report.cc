@@ -235,12 +235,6 @@ std::string Findings(const RunReport& report) {
   return md;
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
 // A selftest's mutation score: a table of the planted bugs, then each one not caught.
 std::string MutationScore(const RunReport& report) {
   if (!report.selftest) return "";
@@ -254,7 +248,7 @@ std::string MutationScore(const RunReport& report) {
   md += "| planted bug | rules | caught | seconds | steps | by |\n|---|---|---|---|---|---|\n";
   for (const PlantedBugResult& b : t.bugs) {
     md += "| " + Code(b.name) + " | " + Cell(b.rules) + " | " +
-          (b.caught ? "✅ " + Cell(Join(b.failing_rules)) : "❌ not caught") + " | " +
+          (b.caught ? "✅ " + Cell(report_text::CaughtBy(b)) : "❌ not caught") + " | " +
           Fixed(b.seconds, 1) + " | " +
           (!b.caught                     ? ""
            : b.counterexample_steps == 0 ? "—"

@@ -238,4 +238,15 @@ std::vector<std::pair<double, double>> OpsPerSecond(const std::vector<ProgressSa
   return out;
 }
 
+std::string JoinIds(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+std::string CaughtBy(const PlantedBugResult& bug) {
+  return bug.cited_rules.empty() ? "its family fails " + JoinIds(bug.failing_rules)
+                                 : "the check cites " + JoinIds(bug.cited_rules);
+}
+
 }  // namespace statecheck::reports::report_text

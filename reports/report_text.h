@@ -67,6 +67,13 @@ Totals RunTotals(const RunReport& report);
 // checked (then any other verdict string, in order of first appearance).
 std::vector<std::pair<std::string, int64_t>> VerdictCounts(const std::vector<RuleVerdict>& v);
 
+// The ids, ", "-joined.
+std::string JoinIds(const std::vector<std::string>& ids);
+
+// What caught a planted bug, in words: "the check cites E3, E6", or, when its message names no
+// rule, "its family fails W3, W6".
+std::string CaughtBy(const PlantedBugResult& bug);
+
 // The property of the report with this id, or nullptr.
 const PropertyResult* FindProperty(const RunReport& report, std::string_view id);
 

@@ -111,7 +111,8 @@ Json SelftestJson(const SelftestSection& s) {
                         {"counterexample_steps", b.counterexample_steps},
                         {"message", b.message},
                         {"replay_commands", b.replay_commands},
-                        {"report_dir", b.report_dir}});
+                        {"report_dir", b.report_dir},
+                        {"cited_rules", b.cited_rules}});
   }
   return Json{{"budget_seconds", s.budget_seconds}, {"scope", s.scope},
               {"planted", s.bugs.size()},           {"caught", s.Caught()},
@@ -142,6 +143,7 @@ Status SelftestFromJson(const Json& j, SelftestSection* s) {
     STATECHECK_RETURN_IF_ERROR(Field(o, at, "message", &b.message));
     STATECHECK_RETURN_IF_ERROR(Field(o, at, "replay_commands", &b.replay_commands));
     STATECHECK_RETURN_IF_ERROR(Field(o, at, "report_dir", &b.report_dir));
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "cited_rules", &b.cited_rules));
     s->bugs.push_back(std::move(b));
   }
   return Status::Ok();

@@ -127,6 +127,10 @@ struct PlantedBugResult {
   std::string message;                     // What the check said.
   std::vector<std::string> replay_commands;
   std::string report_dir;  // Its campaign's own report.
+  // The rules the failing check's message names ("E1: the task dropped ..."): what the bug was
+  // caught by. Empty when the message names none (a window-store or key-value diff of the
+  // engine's and the model's results); failing_rules are by property family.
+  std::vector<std::string> cited_rules;
 };
 
 // The mutation-score section of a selftest's report.

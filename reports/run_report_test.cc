@@ -112,9 +112,9 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
   SelftestSection& t = report.selftest.emplace();
   t.budget_seconds = 60;
   t.scope = "rules";
-  PlantedBugResult caught{"area/caught", "X1", "does x",    "KAFKA-1",     "engine/a.cc",
-                          true,          1.5,  40,          900,           "f/two",
-                          {"X1"},        4,    "X1: wrong", {"replay it"}, "out/bugs/a"};
+  PlantedBugResult caught{
+      "area/caught", "X1",   "does x", "KAFKA-1",   "engine/a.cc", true,         1.5,   40, 900,
+      "f/two",       {"X1"}, 4,        "X1: wrong", {"replay it"}, "out/bugs/a", {"X1"}};
   PlantedBugResult missed{"area/missed",
                           "X1",
                           "does y",
@@ -129,7 +129,8 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
                           0,
                           "",
                           {},
-                          "out/bugs/b"};
+                          "out/bugs/b",
+                          {}};
   t.bugs = {caught, missed};
   EXPECT_EQ(t.Caught(), 1);
   EXPECT_EQ(t.Score(), 50);
@@ -137,6 +138,7 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
   const auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["selftest"]["mutation_score"], 50.0);
   EXPECT_EQ(j["selftest"]["bugs"][0]["counterexample_steps"], 4);
+  EXPECT_EQ(j["selftest"]["bugs"][0]["cited_rules"][0], "X1");
   RunReport back;
   ASSERT_TRUE(ReadReportJson(text, &back).ok());
   ASSERT_TRUE(back.selftest.has_value());

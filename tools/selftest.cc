@@ -1,10 +1,12 @@
 #include "tools/selftest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <random>
 #include <set>
 
+#include "reports/report_text.h"
 #include "reports/rule_catalogue.h"
 #include "statecheck/planted_bugs.h"
 #include "tools/campaign.h"
@@ -68,6 +70,26 @@ Status ChooseBugs(const SelftestOptions& options, std::vector<planted::PlantedBu
                                    "\"");
   }
   return Status::Ok();
+}
+
+// The rule ids a check's message names, in order of first mention ("E3/E6: committed output
+// ..." → E3, E6): the ids of the rule catalogue that stand as words of their own.
+std::vector<std::string> CitedRules(const std::string& message) {
+  std::vector<std::string> out;
+  const auto& catalogue = reports::RuleCatalogue::Builtin();
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (word(message[i]) && (i == 0 || !word(message[i - 1]))) {
+      size_t end = i;
+      while (end < message.size() && word(message[end])) ++end;
+      const std::string token = message.substr(i, end - i);
+      const bool rule = token.size() >= 2 && std::isdigit(static_cast<unsigned char>(token[1])) &&
+                        !catalogue.Select(token).empty();
+      if (rule && std::find(out.begin(), out.end(), token) == out.end()) out.push_back(token);
+      i = end;
+    }
+  }
+  return out;
 }
 
 // "window_store/drop_rule" → "window_store-drop_rule": a directory name.
@@ -189,14 +211,14 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
         bug.message = p.message;
         bug.counterexample_steps = static_cast<int64_t>(p.counterexample.size());
         bug.replay_commands = p.replay_commands;
+        bug.cited_rules = CitedRules(p.message);
       }
     }
     for (const reports::RuleVerdict& v : r.verdicts) {
       if (v.verdict == "fail") bug.failing_rules.push_back(v.rule->id);
     }
     if (options.out) {
-      std::string rules;
-      for (const std::string& id : bug.failing_rules) rules += (rules.empty() ? "" : ", ") + id;
+      const std::string by = reports::report_text::CaughtBy(bug);
       char index[32];
       std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, bugs.size());
       // 0: a finding that is not an operation sequence (a recorded history of threads, T1's
@@ -207,7 +229,7 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
                                               : std::to_string(steps) + " steps";
       *options.out << index << bug.name << " (" << bug.rules << "): "
                    << (bug.caught ? "caught in " + Seconds(bug.seconds) + " s by " + bug.property +
-                                        " (" + rules + " failed), " + shrunk
+                                        " (" + by + "), " + shrunk
                                   : "NOT CAUGHT in " + Seconds(bug.seconds) + " s (" +
                                         std::to_string(bug.cases) + " cases)")
                    << std::endl;
