@@ -470,12 +470,6 @@ std::string Findings(const RunReport& report) {
   return h + "</section>\n";
 }
 
-// A shrunk counterexample's length in words; 0 is a finding that is not an operation sequence
-// (the concurrency check's recorded history, T1's table).
-std::string StepsText(int64_t steps) {
-  return steps == 0 ? "no sequence" : steps == 1 ? "1 step" : std::to_string(steps) + " steps";
-}
-
 // A selftest's mutation score: the score, a chart of how long each planted bug took to be caught
 // (its bar's length against the budget; red across the whole budget when it was not caught),
 // and a table with what each bug is, what it is modelled on and what caught it.
@@ -512,7 +506,7 @@ std::string MutationScore(const RunReport& report) {
     h += "<text x=\"" + std::to_string(label + w + 4) + "\" y=\"" + std::to_string(y + 13) +
          "\" font-size=\"11\" fill=\"#656d76\">" +
          (b.caught ? (b.seconds < 0.05 ? "<0.1" : Fixed(b.seconds, 1)) + " s, " +
-                         StepsText(b.counterexample_steps)
+                         report_text::StepsText(b.counterexample_steps)
                    : std::string("not caught")) +
          "</text>\n";
   }
@@ -534,7 +528,7 @@ std::string MutationScore(const RunReport& report) {
          "</td><td class=\"config\">" + Html(b.description) + "</td><td class=\"config\">" +
          Html(b.modelled_on) + "</td><td>" + Badge(b.caught ? "caught" : "not caught") +
          "</td><td class=\"num\">" + Fixed(b.seconds, 1) + "</td><td class=\"num\">" +
-         (b.caught ? StepsText(b.counterexample_steps) : "") + "</td><td>" +
+         (b.caught ? report_text::StepsText(b.counterexample_steps) : "") + "</td><td>" +
          (b.caught ? "<code>" + BreakableId(b.property) + "</code><br>" + Html(rules) : "") +
          "</td></tr>\n";
   }

@@ -165,8 +165,8 @@ std::string SelftestSuite(const RunReport& report) {
         b.description + "\nmodelled on: " + b.modelled_on + "\nplanted in: " + b.file + "\n";
     if (b.caught) {
       body += "caught by " + b.property + " (" + report_text::CaughtBy(b) + ") in " +
-              Fixed(b.seconds, 1) + " s, " + std::to_string(b.counterexample_steps) +
-              " steps: " + b.message + "\n";
+              Fixed(b.seconds, 1) + " s, " + report_text::StepsText(b.counterexample_steps) + ": " +
+              b.message + "\n";
       for (const std::string& c : b.replay_commands) body += "replay: " + c + "\n";
     } else {
       out += "      <failure message=\"" +

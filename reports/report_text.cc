@@ -238,6 +238,10 @@ std::vector<std::pair<double, double>> OpsPerSecond(const std::vector<ProgressSa
   return out;
 }
 
+std::string StepsText(int64_t steps) {
+  return steps == 0 ? "no sequence" : steps == 1 ? "1 step" : std::to_string(steps) + " steps";
+}
+
 std::string JoinIds(const std::vector<std::string>& ids) {
   std::string out;
   for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;

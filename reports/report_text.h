@@ -67,6 +67,10 @@ Totals RunTotals(const RunReport& report);
 // checked (then any other verdict string, in order of first appearance).
 std::vector<std::pair<std::string, int64_t>> VerdictCounts(const std::vector<RuleVerdict>& v);
 
+// A shrunk counterexample's length in words: "1 step", "4 steps"; 0 is a finding that is not an
+// operation sequence (the concurrency check's recorded history, T1's table): "no sequence".
+std::string StepsText(int64_t steps);
+
 // The ids, ", "-joined.
 std::string JoinIds(const std::vector<std::string>& ids);
 

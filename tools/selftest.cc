@@ -221,15 +221,10 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
       const std::string by = reports::report_text::CaughtBy(bug);
       char index[32];
       std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, bugs.size());
-      // 0: a finding that is not an operation sequence (a recorded history of threads, T1's
-      // table).
-      const int64_t steps = bug.counterexample_steps;
-      const std::string shrunk = steps == 0   ? "no operation sequence"
-                                 : steps == 1 ? "1 step"
-                                              : std::to_string(steps) + " steps";
       *options.out << index << bug.name << " (" << bug.rules << "): "
                    << (bug.caught ? "caught in " + Seconds(bug.seconds) + " s by " + bug.property +
-                                        " (" + by + "), " + shrunk
+                                        " (" + by + "), " +
+                                        reports::report_text::StepsText(bug.counterexample_steps)
                                   : "NOT CAUGHT in " + Seconds(bug.seconds) + " s (" +
                                         std::to_string(bug.cases) + " cases)")
                    << std::endl;
