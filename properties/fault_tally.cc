@@ -1,6 +1,7 @@
 #include "properties/fault_tally.h"
 
 #include "faults/fault_fs.h"
+#include "properties/evidence.h"
 #include "statecheck/fail_points.h"
 
 namespace statecheck::properties {
@@ -28,11 +29,13 @@ FaultTally CurrentFaultTally() { return tally; }
 void ResetFaultTally() { tally = FaultTally(); }
 
 void BeginCase() {
+  BeginCaseEvidence();
   case_faulted = false;
   case_fired_before = FiredSoFar();
 }
 
 void EndCase() {
+  EndCaseEvidence();
   ++tally.cases;
   if (case_faulted || FiredSoFar() != case_fired_before) ++tally.faulted_cases;
 }

@@ -3,8 +3,8 @@
 // crashes, power losses, and how many cases went through any fault at all — a crash, a power
 // loss or a fail point that fired.
 //
-// A property holds a CaseScope for each case it runs (BeginCase/EndCase) and calls CountCrash()
-// at each crash it simulates.
+// A property holds a CaseScope for each case it runs (BeginCase/EndCase; they also delimit the
+// case's evidence, evidence.h) and calls CountCrash() at each crash it simulates.
 // One property runs at a time (the campaign and the tests run them sequentially).
 #ifndef STATECHECK_PROPERTIES_FAULT_TALLY_H_
 #define STATECHECK_PROPERTIES_FAULT_TALLY_H_

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "properties/evidence.h"
+
 // rapidcheck keeps these two in its library without a public header; they turn the reproduce
 // information of a failure into the string RC_PARAMS="reproduce=..." takes, and back.
 namespace rc::detail {
@@ -98,8 +100,11 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
     }
   }
   RecordingListener listener;
+  ResetLastFinding();
+  (void)TakeEvidence();
   const rc::detail::TestResult result =
       rc::detail::checkTestable(property, metadata, test_params, listener, reproduce);
+  out->evidence = TakeEvidence();
 
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
@@ -127,6 +132,7 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
         out->message += "\nand its last failing shrink with:\n  " + listener.last_shrink;
       }
     }
+    if (const std::optional<Finding> finding = LastFinding()) out->rule = finding->rule;
     out->reproduce = rc::detail::reproduceMapToString({{metadata.id, failure.reproduce}});
     for (const auto& [type, value] : failure.counterExample) {
       std::istringstream lines(value);

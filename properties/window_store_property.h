@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/evidence.h"
 #include "properties/window_store_ops.h"
 #include "properties/window_store_trace.h"
 
@@ -46,6 +47,10 @@ struct PropertyOutcome {
   int cases = 0;           // Sequences run to the end (shrinking attempts excluded).
   int64_t operations = 0;  // Every op executed, shrinking included.
   std::string message;     // Why it failed; empty on success.
+  // The rule the failing check enforces (its Finding's); "" when the failure came from no check
+  // (an unexpected exception, a crash): the report then says it is unattributed.
+  std::string rule;
+  Evidence evidence;  // The situations its cases reached and checked (evidence.h).
   std::string trace_path;
   std::string reproduce;
   std::vector<std::string> counterexample;  // The shrunk sequence, one op per line.

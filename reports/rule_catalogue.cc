@@ -32,6 +32,60 @@ Status Invalid(std::size_t index, const std::string& id, const std::string& prob
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// A line of at most kMaxStatementLength characters; `what` names it in the error.
+Status CheckOneLine(std::size_t index, const std::string& id, const std::string& what,
+                    const std::string& text) {
+  if (text.empty()) return Invalid(index, id, what + " is empty");
+  if (text.find_first_of("\r\n") != std::string::npos) {
+    return Invalid(index, id, what + " must be one line");
+  }
+  if (text.size() > kMaxStatementLength) {
+    return Invalid(index, id,
+                   what + " is " + std::to_string(text.size()) + " characters, more than " +
+                       std::to_string(kMaxStatementLength));
+  }
+  return Status::Ok();
+}
+
+// The optional "situations": [{"name": "<id>.<snake_case>", "text": "..."}, ...].
+Status ParseSituations(const json& element, std::size_t index, Rule* rule) {
+  auto it = element.find("situations");
+  if (it == element.end()) return Status::Ok();
+  const std::string& id = rule->id;
+  if (!it->is_array()) {
+    return Invalid(index, id,
+                   std::string("field \"situations\" must be an array, got ") + it->type_name());
+  }
+  for (const json& item : *it) {
+    if (!item.is_object() || item.size() != 2 || !item.contains("name") ||
+        !item.contains("text") || !item["name"].is_string() || !item["text"].is_string()) {
+      return Invalid(index, id,
+                     "a situation must be {\"name\": string, \"text\": string}, got " +
+                         item.dump());
+    }
+    Situation s{item["name"].get<std::string>(), item["text"].get<std::string>()};
+    const std::string prefix = id + ".";
+    const std::string_view suffix = std::string_view(s.name).substr(
+        std::min(s.name.size(), prefix.size()));
+    if (s.name.compare(0, prefix.size(), prefix) != 0 || suffix.empty() ||
+        !std::all_of(suffix.begin(), suffix.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_';
+        })) {
+      return Invalid(index, id,
+                     "situation \"" + s.name + "\" must be \"" + prefix +
+                         "\" followed by lower-case letters, digits and '_'");
+    }
+    STATECHECK_RETURN_IF_ERROR(CheckOneLine(index, id, "situation " + s.name + "'s text", s.text));
+    for (const Situation& other : rule->situations) {
+      if (other.name == s.name) {
+        return Invalid(index, id, "situation \"" + s.name + "\" is declared twice");
+      }
+    }
+    rule->situations.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
 // Reads one element of the catalogue array into `*rule`.
 Status ParseRule(const json& element, std::size_t index, Rule* rule) {
   if (!element.is_object()) {
@@ -43,6 +97,7 @@ Status ParseRule(const json& element, std::size_t index, Rule* rule) {
   }
   for (const auto& [key, value] : element.items()) {
     bool known =
+        key == "situations" ||
         std::find(std::begin(kStringFields), std::end(kStringFields), key) !=
             std::end(kStringFields) ||
         std::find(std::begin(kListFields), std::end(kListFields), key) != std::end(kListFields);
@@ -72,14 +127,7 @@ Status ParseRule(const json& element, std::size_t index, Rule* rule) {
     return Invalid(index, id,
                    "id must be its family \"" + rule->family + "\" followed by a number");
   }
-  if (rule->statement.find_first_of("\r\n") != std::string::npos) {
-    return Invalid(index, id, "statement must be one line");
-  }
-  if (rule->statement.size() > kMaxStatementLength) {
-    return Invalid(index, id,
-                   "statement is " + std::to_string(rule->statement.size()) +
-                       " characters, more than " + std::to_string(kMaxStatementLength));
-  }
+  STATECHECK_RETURN_IF_ERROR(CheckOneLine(index, id, "statement", rule->statement));
 
   for (const char* field : kListFields) {
     auto it = element.find(field);
@@ -107,7 +155,7 @@ Status ParseRule(const json& element, std::size_t index, Rule* rule) {
       list.push_back(name);
     }
   }
-  return Status::Ok();
+  return ParseSituations(element, index, rule);
 }
 
 std::string_view Trim(std::string_view s) {
@@ -171,6 +219,15 @@ Status RuleCatalogue::Parse(std::string_view text, RuleCatalogue* out) {
 const Rule* RuleCatalogue::Find(std::string_view id) const {
   for (const Rule& rule : rules_) {
     if (rule.id == id) return &rule;
+  }
+  return nullptr;
+}
+
+const Situation* RuleCatalogue::FindSituation(std::string_view name) const {
+  const Rule* rule = Find(name.substr(0, name.find('.')));
+  if (!rule) return nullptr;
+  for (const Situation& s : rule->situations) {
+    if (s.name == name) return &s;
   }
   return nullptr;
 }

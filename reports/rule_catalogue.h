@@ -1,7 +1,7 @@
-// RuleCatalogue: the rules of /work/shared/SPEC.md as data, with the checks that verify each.
+// RuleCatalogue: the rules of docs/spec.md as data, with the checks that verify each.
 //
 // The catalogue is reports/rules.json, embedded into the library when it is built (so the binary
-// and the catalogue it reports on never disagree). One Rule per SPEC rule, in SPEC order. A
+// and the catalogue it reports on never disagree). One Rule per rule of docs/spec.md, in its order. A
 // rule's `checks` name CTest tests ("Suite.Test"; a parameterized instance such as
 // "Prefix/Suite.Test/0" counts too, see cmake/CheckCatalogue.cmake); an empty list means the
 // rule is not yet checked.
@@ -22,13 +22,28 @@ namespace statecheck::reports {
 // The longest statement the catalogue accepts.
 inline constexpr std::size_t kMaxStatementLength = 200;
 
+// A situation a rule is about ("W3.at_boundary": a put exactly at streamTime - retention): a
+// rule's campaign verdict is "pass" only when its properties reached every one of its
+// situations and ran the check that depends on it afterwards (properties/evidence.h).
+struct Situation {
+  std::string name;  // "<rule id>.<snake_case>", unique in the catalogue.
+  std::string text;  // What the case does, in one line of at most kMaxStatementLength chars.
+  friend bool operator==(const Situation&, const Situation&) = default;
+};
+
+// How many situations a rule with campaign properties declares.
+inline constexpr std::size_t kMinSituations = 3;
+inline constexpr std::size_t kMaxSituations = 8;
+
 struct Rule {
   std::string id;         // "W3": the family letter(s) followed by a number.
   std::string family;     // "W", "T", "C", "U", "E" or "F".
-  std::string title;      // The bold name in SPEC.md: "drop rule".
+  std::string title;      // The bold name in docs/spec.md: "drop rule".
   std::string statement;  // What must hold, in one line of at most kMaxStatementLength chars.
   std::vector<std::string> checks;             // CTest test names; empty = not yet checked.
   std::vector<std::string> property_families;  // e.g. "window_store"; may be empty.
+  // kMinSituations..kMaxSituations when property_families is not empty; else none.
+  std::vector<Situation> situations;
 
   friend bool operator==(const Rule&, const Rule&) = default;
 };
@@ -43,19 +58,24 @@ class RuleCatalogue {
   static const RuleCatalogue& Builtin();
 
   // Parses a catalogue: a JSON array of objects with exactly the fields of Rule (checks and
-  // property_families are arrays of strings). On success fills `*out` and returns OK. On
-  // failure returns InvalidArgument naming the problem and the rule it is in (malformed JSON,
-  // a missing or mistyped field, an unknown field, a duplicate id, an id that does not start
-  // with its family, an empty, multi-line or too long statement, a duplicate check), and
-  // leaves `*out` unchanged.
+  // property_families are arrays of strings; situations an array of {"name", "text"}). On
+  // success fills `*out` and returns OK. On failure returns InvalidArgument naming the problem
+  // and the rule it is in (malformed JSON, a missing or mistyped field, an unknown field, a
+  // duplicate id, an id that does not start with its family, an empty, multi-line or too long
+  // statement, a duplicate check; a situation whose name does not start with "<id>.", is not
+  // unique or has no text; fewer than kMinSituations or more than kMaxSituations situations on
+  // a rule with property families, any on one without), and leaves `*out` unchanged.
   // REQUIRES: out != nullptr.
   static Status Parse(std::string_view json, RuleCatalogue* out);
 
-  // Every rule, in catalogue (SPEC) order.
+  // Every rule, in catalogue (docs/spec.md) order.
   const std::vector<Rule>& rules() const { return rules_; }
 
   // The rule with this exact id, or nullptr. The pointer lives as long as the catalogue.
   const Rule* Find(std::string_view id) const;
+
+  // The situation with this exact name ("W3.at_boundary"), or nullptr.
+  const Situation* FindSituation(std::string_view name) const;
 
   // The rules a selector names, in catalogue order, each once. A selector is "" (every rule)
   // or a comma-separated list of terms, each a family ("W": all its rules) or a rule id ("W3");

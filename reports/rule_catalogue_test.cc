@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,7 +22,7 @@ namespace {
   return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
 }
 
-// Every rule of /work/shared/SPEC.md, in SPEC order: W1–W10, T1–T11, C1–C6, U1–U5, E1–E10,
+// Every rule of docs/spec.md, in its order: W1–W10, T1–T11, C1–C6, U1–U5, E1–E10,
 // F1–F5 (F2 and F3 share one bullet). 47 rules.
 // clang-format off
 const std::vector<std::string> kSpecRuleIds = {
@@ -333,6 +335,77 @@ TEST(RuleCatalogue, CheckNamesOncePerLine) {
   Rule c{"X3", "X", "c", "Third.", {}, {}};
   EXPECT_EQ(FormatCheckNames({&a, &b, &c}), "S.A\nS.B\nS.C\n");
   EXPECT_EQ(FormatCheckNames({&c}), "");
+}
+
+// The rules docs/spec.md states: "**W3 drop rule.**" (or "**F1 I/O errors**"), id and title, in
+// the document's order.
+std::vector<std::pair<std::string, std::string>> DocsSpecRules() {
+  std::ifstream file(std::string(STATECHECK_SOURCE_DIR) + "/docs/spec.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string spec = text.str();
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::regex bold(R"(\*\*([A-Z]+[0-9]+) ([^*]+?)\.?\*\*)");
+  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), bold);
+       it != std::sregex_iterator(); ++it) {
+    out.emplace_back((*it)[1].str(), (*it)[2].str());
+  }
+  return out;
+}
+
+// The catalogue and docs/spec.md cannot drift: the same rules, ids, families and titles, in the
+// same order.
+TEST(RuleCatalogue, MatchesDocsSpec) {
+  const auto spec = DocsSpecRules();
+  ASSERT_FALSE(spec.empty()) << "docs/spec.md not found or it states no rule";
+  std::vector<std::pair<std::string, std::string>> catalogue;
+  for (const Rule& rule : Builtin().rules()) {
+    catalogue.emplace_back(rule.id, rule.title);
+    EXPECT_EQ(rule.id.substr(0, rule.family.size()), rule.family) << rule.id;
+  }
+  EXPECT_EQ(catalogue, spec) << "reports/rules.json and docs/spec.md disagree: add or change a "
+                                "rule in both";
+}
+
+// Every rule a campaign checks declares the situations it is about (3 to 8), each a line of
+// text; a rule the campaign does not check declares none (nothing would count them).
+TEST(RuleCatalogue, CampaignRulesDeclareTheirSituations) {
+  std::set<std::string> names;
+  for (const Rule& rule : Builtin().rules()) {
+    if (rule.property_families.empty()) {
+      EXPECT_TRUE(rule.situations.empty()) << rule.id << " has no campaign property";
+      continue;
+    }
+    EXPECT_GE(rule.situations.size(), kMinSituations) << rule.id;
+    EXPECT_LE(rule.situations.size(), kMaxSituations) << rule.id;
+    for (const Situation& s : rule.situations) {
+      EXPECT_TRUE(names.insert(s.name).second) << s.name;
+      EXPECT_EQ(Builtin().FindSituation(s.name), &s);
+    }
+  }
+  EXPECT_EQ(Builtin().FindSituation("W3.no_such_situation"), nullptr);
+  EXPECT_EQ(Builtin().FindSituation("nothing"), nullptr);
+}
+
+TEST(RuleCatalogue, ParseChecksSituations) {
+  auto with = [](nlohmann::json situations) { return OneRule("situations", situations); };
+  EXPECT_TRUE(ParseError(with(nlohmann::json::array(
+                             {{{"name", "W3.at_boundary"}, {"text", "A put at the bound."}}})))
+                  .ok());
+  EXPECT_TRUE(Contains(
+      ParseError(with({{{"name", "W4.at_boundary"}, {"text", "x"}}})).message(),
+      "must be \"W3.\" followed by"));
+  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.At"}, {"text", "x"}}})).message(),
+                       "lower-case letters"));
+  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3."}, {"text", "x"}}})).message(),
+                       "followed by"));
+  EXPECT_TRUE(
+      Contains(ParseError(with({{{"name", "W3.a"}, {"text", "x"}}, {{"name", "W3.a"}, {"text", "y"}}}))
+                   .message(),
+               "declared twice"));
+  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.a"}, {"text", ""}}})).message(), "empty"));
+  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.a"}}})).message(), "a situation must be"));
+  EXPECT_TRUE(Contains(ParseError(with("W3.a")).message(), "must be an array"));
 }
 
 }  // namespace
