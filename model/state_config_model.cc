@@ -90,22 +90,22 @@ bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
   return true;
 }
 
-std::string CompareT1Row(const std::map<std::string, std::string>& props, const StateConfig& engine,
+CheckResult CompareT1Row(const std::map<std::string, std::string>& props, const StateConfig& engine,
                          const T1Row& expected) {
   if (engine.guarantee == expected.guarantee && engine.isolation == expected.isolation &&
       engine.buffer_writes == expected.buffer_writes &&
       engine.wipe_on_unclean_shutdown == expected.wipe_on_unclean_shutdown &&
       engine.format == expected.format &&
       engine.uncommitted_max_bytes == expected.uncommitted_max_bytes) {
-    return "";
+    return std::nullopt;
   }
-  return "T1: the engine resolves " + Describe(props) + " to (" +
+  return Finding("T1", "the engine resolves " + Describe(props) + " to (" +
          Row(engine.guarantee, engine.isolation, engine.buffer_writes,
              engine.wipe_on_unclean_shutdown, engine.format, engine.uncommitted_max_bytes) +
          "); T1's table says (" +
          Row(expected.guarantee, expected.isolation, expected.buffer_writes,
              expected.wipe_on_unclean_shutdown, expected.format, expected.uncommitted_max_bytes) +
-         ")";
+         ")");
 }
 
 }  // namespace statecheck::model

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "model/finding.h"
 #include "statecheck/state_config.h"
 
 namespace statecheck::model {
@@ -28,9 +29,9 @@ struct T1Row {
 bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
                    std::string* problem);
 
-// "" when the engine's resolution is the row; otherwise "T1: ..." naming the configuration and
-// each column that differs.
-std::string CompareT1Row(const std::map<std::string, std::string>& props, const StateConfig& engine,
+// Held (nullopt) when the engine's resolution is the row; otherwise a T1 finding naming the
+// configuration and the row each side has.
+[[nodiscard]] CheckResult CompareT1Row(const std::map<std::string, std::string>& props, const StateConfig& engine,
                          const T1Row& expected);
 
 }  // namespace statecheck::model

@@ -51,9 +51,12 @@ TEST(StateConfigModel, ComparesWithTheEngineAndNamesTheDifference) {
   ASSERT_TRUE(ExpectedT1Row(props, &row, &problem));
   StateConfig engine;
   ASSERT_TRUE(ResolveStateConfig(props, &engine).ok());
-  EXPECT_EQ(CompareT1Row(props, engine, row), "");
+  EXPECT_EQ(CompareT1Row(props, engine, row), std::nullopt);
   engine.wipe_on_unclean_shutdown = true;
-  EXPECT_EQ(CompareT1Row(props, engine, row),
+  const CheckResult diff = CompareT1Row(props, engine, row);
+  ASSERT_TRUE(diff.has_value());
+  EXPECT_EQ(diff->rule, "T1");
+  EXPECT_EQ(diff->ToString(),
             "T1: the engine resolves {processing.guarantee=exactly_once_v2} to (exactly_once_v2, "
             "READ_COMMITTED, buffered, wipe, current, max 67108864 bytes); T1's table says "
             "(exactly_once_v2, READ_COMMITTED, buffered, no wipe, current, max 67108864 bytes)");

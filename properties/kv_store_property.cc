@@ -444,9 +444,9 @@ PropertyOutcome CheckKvStoreMatchesModel(const KvStoreFactory& sut, const KvStor
     out.message = "configuration: T1 has no row for " + problem;
     return out;
   }
-  if (const std::string diff = model::CompareT1Row(config.streams_config, resolved, row);
-      !diff.empty()) {
-    out.message = diff;
+  if (const CheckResult diff = model::CompareT1Row(config.streams_config, resolved, row)) {
+    out.rule = diff->rule;
+    out.message = diff->ToString();
     return out;
   }
   auto property = [&] {

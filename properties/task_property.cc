@@ -930,7 +930,7 @@ std::string CheckT1Rows(const TaskConfig& config) {
     if (!model::ExpectedT1Row(props, &row, &problem)) {
       return "configuration: T1 has no row for " + problem;
     }
-    if (std::string diff = model::CompareT1Row(props, resolved, row); !diff.empty()) return diff;
+    if (const CheckResult diff = model::CompareT1Row(props, resolved, row)) return diff->ToString();
   }
   return "";
 }
