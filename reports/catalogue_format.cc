@@ -88,10 +88,19 @@ std::string FormatRulesText(const std::vector<const Rule*>& rules) {
     std::vector<std::string> lines = Wrap(rule->statement, statement_width);
     append_row(rule->id, rule->title, ChecksCell(*rule), lines.front());
     for (std::size_t i = 1; i < lines.size(); ++i) append_row("", "", "", lines[i]);
+    // Its situations, each as "- W3.at_boundary: text" with wrapped lines indented under it.
+    for (const Situation& sit : rule->situations) {
+      const std::vector<std::string> sl = Wrap(sit.name + ": " + sit.text, statement_width - 2);
+      append_row("", "", "", "- " + sl.front());
+      for (std::size_t i = 1; i < sl.size(); ++i) append_row("", "", "", "  " + sl[i]);
+    }
   }
+  std::size_t situations = 0;
+  for (const Rule* rule : rules) situations += rule->situations.size();
   out += std::to_string(rules.size()) + (rules.size() == 1 ? " rule: " : " rules: ") +
          std::to_string(checked) + " checked, " + std::to_string(rules.size() - checked) +
-         " not yet checked.\n";
+         " not yet checked; " + std::to_string(situations) +
+         " situations (\"- \" lines) a campaign must reach.\nEach rule in full: docs/spec.md.\n";
   return out;
 }
 
@@ -105,6 +114,11 @@ std::string FormatRulesJson(const std::vector<const Rule*>& rules) {
     object["statement"] = rule->statement;
     object["checks"] = rule->checks;
     object["property_families"] = rule->property_families;
+    nlohmann::ordered_json situations = nlohmann::ordered_json::array();
+    for (const Situation& sit : rule->situations) {
+      situations.push_back({{"name", sit.name}, {"text", sit.text}});
+    }
+    object["situations"] = std::move(situations);
     array.push_back(std::move(object));
   }
   // Strict UTF-8 would throw on a bad byte; replace it instead, so nothing escapes as an

@@ -3,7 +3,9 @@
 // Self-contained means it opens from a CI artifact or a mail attachment with no network: the CSS
 // is inline, the charts are SVG written here, the fonts are the viewer's own, and there are no
 // images, external scripts or links out. Sections: a header with the run's identity and an
-// overall PASS/FAIL banner; the rule × fault-class matrix (table#rule-fault-matrix); operations
+// overall PASS/FAIL banner; the rule × fault-class matrix (table#rule-fault-matrix); the evidence
+// per rule (table#rule-evidence: situations reached of those declared, a bar, and on expansion
+// each situation with the cases that reached it, the unreached ones marked); operations
 // per second over the run (svg#ops-chart); fail-point coverage (#fail-point-coverage); the
 // properties that ran; the findings (#findings) with their replay commands.
 //
@@ -60,6 +62,17 @@ white-space:nowrap}
 .v-pass{background:#dafbe1;color:var(--pass)}.v-fail{background:#ffebe9;color:var(--fail)}
 .v-caught{background:#dafbe1;color:var(--pass)}.v-not-caught{background:#ffebe9;color:var(--fail)}
 .score.pass strong{color:var(--pass)}.score.fail strong{color:var(--fail)}
+.v-not-exercised{background:#fff8c5;color:var(--warn)}
+#rule-evidence td.sit{min-width:360px}
+#rule-evidence details summary{cursor:pointer}
+#rule-evidence ul{margin:4px 0 2px;padding-left:18px}
+#rule-evidence li.unreached{color:var(--warn);font-weight:600}
+#rule-evidence .ev{display:inline-block;vertical-align:middle;width:120px;height:10px;
+background:var(--panel);border:1px solid var(--border);border-radius:3px;overflow:hidden;
+margin-right:8px}
+#rule-evidence .ev span{display:block;height:100%;background:var(--pass)}
+#rule-evidence .ev.short span{background:var(--warn)}
+.cited.other{color:var(--warn)}
 .v-not-run{background:#eaeef2;color:var(--muted)}.v-tests-only{background:#ddf4ff;
 color:var(--accent)}.v-not-checked{background:#fff8c5;color:var(--warn)}
 table{border-collapse:collapse;margin:8px 0}
@@ -116,9 +129,13 @@ std::string NumCell(int64_t n, bool compact = false) {
 
 std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   const report_text::Totals t = report_text::RunTotals(report);
-  int64_t failed_rules = 0;
-  for (const RuleVerdict& v : verdicts) failed_rules += v.verdict == "fail";
-  const bool failed = failed_rules > 0 || t.failed_properties > 0;
+  const bool require = report.configuration.require_evidence;
+  int64_t failed_rules = 0, unexercised = 0;
+  for (const RuleVerdict& v : verdicts) {
+    failed_rules += v.verdict == "fail";
+    unexercised += v.verdict == "not exercised";
+  }
+  const bool failed = VerdictsFail(verdicts, require) || t.failed_properties > 0;
 
   std::string h = "<header class=\"banner " + std::string(failed ? "fail" : "pass") +
                   "\" id=\"overall\" data-overall=\"" + (failed ? "FAIL" : "PASS") +
@@ -129,10 +146,16 @@ std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verd
                     Grouped(t.properties) + " properties failed."
               : "No rule failed: every property that ran passed (" + Grouped(t.properties) +
                     " properties).";
+  if (unexercised > 0) {
+    h += " " + Grouped(unexercised) + (unexercised == 1 ? " rule" : " rules") +
+         " not exercised: the checks held, but not every situation was reached" +
+         (require ? " (the run required evidence)." : ".");
+  }
   h += "</p>\n</header>\n";
   h += "<nav>";
   if (report.selftest) h += "<a href=\"#mutation-score\">Mutation score</a>";
-  h += "<a href=\"#matrix\">Rule × fault class</a><a href=\"#ops\">Operations/s</a>"
+  h += "<a href=\"#matrix\">Rule × fault class</a><a href=\"#evidence\">Evidence</a>"
+       "<a href=\"#ops\">Operations/s</a>"
        "<a href=\"#fail-point-coverage\">Fail points</a><a href=\"#properties\">Properties</a>"
        "<a href=\"#findings\">Findings</a></nav>\n<main>\n";
 
@@ -218,6 +241,49 @@ std::string Matrix(const std::vector<RuleVerdict>& verdicts) {
   }
   if (!family.empty()) h += "</tbody>\n";
   return h + "</table>\n</section>\n";
+}
+
+// The evidence per rule: which of the situations it declares its cases reached (and checked). A
+// row per rule with campaign properties: the verdict, reached / declared with a bar, and a
+// <details> that lists each situation, its text and its case count, the unreached ones first
+// and marked.
+std::string EvidenceSection(const std::vector<RuleVerdict>& verdicts) {
+  std::string h =
+      "<section id=\"evidence\">\n<h2>Evidence</h2>\n<p class=\"legend\">A rule passes only when "
+      "its checks held and its cases reached every situation it declares (docs/spec.md; "
+      "<code>statecheck list rules</code>), each followed by the check that depends on it. "
+      "Counts are cases; <em>cases</em> counts those that reached any of the rule's "
+      "situations.</p>\n<table id=\"rule-evidence\">\n<thead><tr><th scope=\"col\">rule</th>"
+      "<th scope=\"col\">verdict</th><th scope=\"col\" class=\"num\">cases</th>"
+      "<th scope=\"col\">situations reached</th></tr></thead>\n<tbody>\n";
+  for (const RuleVerdict& v : verdicts) {
+    if (v.evidence.empty()) continue;
+    const std::vector<std::string> missing = v.MissingSituations();
+    const size_t reached = v.evidence.size() - missing.size();
+    const double share = static_cast<double>(reached) / static_cast<double>(v.evidence.size());
+    h += "<tr data-rule=\"" + Html(v.rule->id) + "\" data-reached=\"" + std::to_string(reached) +
+         "\" data-declared=\"" + std::to_string(v.evidence.size()) + "\"><th scope=\"row\">"
+         "<span class=\"rid\">" + Html(v.rule->id) + "</span> " + Html(v.rule->title) +
+         "</th><td>" + Badge(v.verdict) + "</td>" + NumCell(v.cases) +
+         "<td class=\"sit\"><details><summary><span class=\"ev" +
+         (missing.empty() ? "" : " short") + "\"><span style=\"width:" +
+         Fixed(100 * share, 0) + "%\"></span></span>" + std::to_string(reached) + " of " +
+         std::to_string(v.evidence.size()) + "</summary><ul>";
+    // Unreached first: they are what the reader looks for.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < v.evidence.size(); ++i) {
+        const auto& [name, count] = v.evidence[i];
+        if ((count == 0) != (pass == 0)) continue;
+        const std::string text = i < v.rule->situations.size() ? v.rule->situations[i].text : "";
+        h += "<li" + std::string(count == 0 ? " class=\"unreached\"" : "") + " data-situation=\"" +
+             Html(name) + "\" data-count=\"" + std::to_string(count) + "\"><code>" + Html(name) +
+             "</code> " + Html(text) + ": " +
+             (count == 0 ? std::string("never reached") : Grouped(count) + " cases") + "</li>";
+      }
+    }
+    h += "</ul></details></td></tr>\n";
+  }
+  return h + "</tbody>\n</table>\n</section>\n";
 }
 
 // A "nice" axis maximum and step for values up to `max` (1, 2 or 5 times a power of ten).
@@ -447,6 +513,11 @@ std::string Findings(const RunReport& report) {
     h += "<article class=\"finding\" id=\"finding-" + Html(p.id) + "\">\n<h3><code>" + Html(p.id) +
          "</code></h3>\n";
     if (!p.config.empty()) h += "<p>Configuration: " + Html(p.config) + "</p>\n";
+    h += p.failing_rule.empty()
+             ? std::string("<p class=\"credit\">Unattributed: no check failed (a crash or an "
+                           "unexpected error), so every rule of its family fails.</p>\n")
+             : "<p class=\"credit\" data-rule=\"" + Html(p.failing_rule) + "\">Credited to <strong>" +
+                   Html(p.failing_rule) + "</strong>, the rule of the check that failed.</p>\n";
     h += "<h4>Message</h4>\n<pre class=\"message\">" + Html(p.message) + "</pre>\n";
     if (!p.counterexample.empty()) {
       h += "<h4>Shrunk counterexample (" + std::to_string(p.counterexample.size()) +
@@ -484,7 +555,10 @@ std::string MutationScore(const RunReport& report) {
                   " s budget per bug, " +
                   (t.scope == "all" ? "the whole campaign each"
                                     : "each campaign checking the rules its bug breaks") +
-                  ". The rest of this report is the control run, with no bug planted.</p>\n";
+                  ". <span id=\"citing-expected\">Of the caught bugs, " + Grouped(t.CitingExpected()) +
+                  " of " + Grouped(t.Caught()) +
+                  " were caught by a check of a rule they are expected to break.</span> The rest "
+                  "of this report is the control run, with no bug planted.</p>\n";
   const int row = 18, label = 330, width = 360, right = 90;
   const double budget = t.budget_seconds > 0 ? t.budget_seconds : 1;
   h += "<svg class=\"chart\" role=\"img\" aria-label=\"seconds until each planted bug was "
@@ -517,7 +591,8 @@ std::string MutationScore(const RunReport& report) {
        "\" font-size=\"11\" fill=\"#656d76\" text-anchor=\"end\">" + Fixed(budget, 0) +
        " s (the budget)</text>\n</svg>\n";
   h += "<div class=\"scroll\"><table class=\"properties\" id=\"planted-bugs\">\n<thead><tr>"
-       "<th scope=\"col\">planted bug</th><th scope=\"col\">rules</th><th scope=\"col\">what "
+       "<th scope=\"col\">planted bug</th><th scope=\"col\">expected rules</th><th "
+       "scope=\"col\">what "
        "it does</th><th scope=\"col\">modelled on</th><th scope=\"col\">verdict</th><th "
        "scope=\"col\" class=\"num\">seconds</th><th scope=\"col\" class=\"num\">steps</th>"
        "<th scope=\"col\">caught by</th></tr></thead>\n<tbody>\n";
@@ -529,7 +604,10 @@ std::string MutationScore(const RunReport& report) {
          Html(b.modelled_on) + "</td><td>" + Badge(b.caught ? "caught" : "not caught") +
          "</td><td class=\"num\">" + Fixed(b.seconds, 1) + "</td><td class=\"num\">" +
          (b.caught ? report_text::StepsText(b.counterexample_steps) : "") + "</td><td>" +
-         (b.caught ? "<code>" + BreakableId(b.property) + "</code><br>" + Html(rules) : "") +
+         (b.caught ? "<code>" + BreakableId(b.property) + "</code><br><span class=\"" +
+                         (b.CitesExpectedRule() ? "cited" : "cited other") + "\">" +
+                         Html(rules) + "</span>"
+                   : "") +
          "</td></tr>\n";
   }
   return h + "</tbody>\n</table></div>\n</section>\n";
@@ -574,8 +652,8 @@ constexpr const char* kScript = R"js(
 
 std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   const report_text::Totals t = report_text::RunTotals(report);
-  bool failed = t.failed_properties > 0;
-  for (const RuleVerdict& v : verdicts) failed = failed || v.verdict == "fail";
+  const bool failed = t.failed_properties > 0 ||
+                      VerdictsFail(verdicts, report.configuration.require_evidence);
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -584,6 +662,7 @@ std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& 
   h += Header(report, verdicts);
   h += MutationScore(report);
   h += Matrix(verdicts);
+  h += EvidenceSection(verdicts);
   h += OpsChart(report);
   h += FailPoints(report);
   h += Properties(report);

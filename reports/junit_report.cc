@@ -6,8 +6,11 @@
 // system shows a suite's properties next to its tests, and a suite may be looked at alone); one
 // <testcase name="<id> <title>" classname="statecheck.<family>"> per rule, so a rule is found by
 // its id in any test-report view. "fail" gives a <failure> whose body lists each failing
-// property with its message, counterexample and replay commands; "not run", "tests only" and "not
-// checked" give <skipped message="...">. Every testcase has a <system-out> with what checked it.
+// property with its message, counterexample and replay commands; "not exercised" gives
+// <skipped message="..."> naming the situations never reached, or a <failure> when the run
+// required evidence (--require-evidence); "not run", "tests only" and "not checked" give
+// <skipped message="...">. Every testcase has a <system-out> with what checked it: its figures,
+// each declared situation with the cases that reached it, its properties and tests.
 //
 // The output is valid against reports/schemas/junit.xsd (the Jenkins xUnit plugin's JUnit
 // schema); report_writers_test validates it with xmllint.
@@ -48,12 +51,25 @@ std::string RunProperties(const RunReport& report, const std::string& family) {
     for (const std::string& s : report.merged_shards) shards += (shards.empty() ? "" : ",") + s;
     out += Property("merged_shards", shards);
   }
+  out += Property("require_evidence", c.require_evidence ? "true" : "false");
   out += Property("report_version", std::to_string(kReportVersion));
   return out + "    </properties>\n";
 }
 
+// "W3.at_boundary, W3.just_above": the situations no case reached.
+std::string MissingText(const RuleVerdict& v) {
+  std::string out;
+  for (const std::string& s : v.MissingSituations()) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
 // Why a rule that is not "pass" or "fail" was skipped.
 std::string SkipMessage(const RuleVerdict& v) {
+  if (v.verdict == "not exercised") {
+    return "not exercised: the checks held, but no case reached " + MissingText(v) + " (" +
+           v.EvidenceFraction() + " situations reached; a longer run, or a generator that reaches "
+           "them, earns the pass)";
+  }
   if (v.verdict == "not run") {
     std::string families;
     for (const std::string& f : v.rule->property_families) {
@@ -81,6 +97,14 @@ std::string Evidence(const RuleVerdict& v) {
     for (size_t i = 0; i < counts.size() && i < names.size(); ++i) {
       out += names[i] + ": " + Grouped(counts[i]) + "\n";
     }
+  }
+  if (!v.evidence.empty()) {
+    out += "situations (" + v.EvidenceFraction() + " reached; cases):\n";
+    for (const auto& [name, count] : v.evidence) {
+      out += "  " + name + ": " + Grouped(count) + "\n";
+    }
+  }
+  if (!v.properties.empty()) {
     out += "properties:\n";
     for (const std::string& p : v.properties) out += "  " + p + "\n";
   }
@@ -95,8 +119,9 @@ std::string Evidence(const RuleVerdict& v) {
 std::string FailureBody(const RunReport& report, const RuleVerdict& v) {
   std::string out;
   for (const std::string& id : v.failing_properties) {
-    out += "property " + id + " failed\n";
     const PropertyResult* p = report_text::FindProperty(report, id);
+    out += "property " + id + " failed" +
+           (p && p->failing_rule.empty() ? " (unattributed: no check to credit)" : "") + "\n";
     if (p == nullptr) continue;
     if (!p->config.empty()) out += "config: " + p->config + "\n";
     out += "message: " + p->message + "\n";
@@ -129,6 +154,12 @@ std::string FailureMessage(const RunReport& report, const RuleVerdict& v) {
   return msg;
 }
 
+// Whether the rule's testcase fails: "fail", and "not exercised" when evidence was required.
+bool Fails(const RunReport& report, const RuleVerdict& v) {
+  return v.verdict == "fail" ||
+         (v.verdict == "not exercised" && report.configuration.require_evidence);
+}
+
 std::string TestCase(const RunReport& report, const RuleVerdict& v) {
   std::string out = "    <testcase name=\"" + XmlAttr(v.rule->id + " " + v.rule->title) +
                     "\" classname=\"" + XmlAttr("statecheck." + v.rule->family) + "\" time=\"" +
@@ -136,6 +167,9 @@ std::string TestCase(const RunReport& report, const RuleVerdict& v) {
   if (v.verdict == "fail") {
     out += "      <failure message=\"" + XmlAttr(FailureMessage(report, v)) +
            "\" type=\"property failed\">" + XmlText(FailureBody(report, v)) + "</failure>\n";
+  } else if (Fails(report, v)) {
+    out += "      <failure message=\"" + XmlAttr(SkipMessage(v)) +
+           "\" type=\"evidence required\">" + XmlText(SkipMessage(v)) + "</failure>\n";
   } else if (v.verdict != "pass") {
     out += "      <skipped message=\"" + XmlAttr(SkipMessage(v)) + "\"/>\n";
   }
@@ -189,7 +223,7 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
     }
   }
   int64_t failures = 0, total_tests = static_cast<int64_t>(verdicts.size());
-  for (const RuleVerdict& v : verdicts) failures += v.verdict == "fail";
+  for (const RuleVerdict& v : verdicts) failures += Fails(report, v);
   if (report.selftest) {
     total_tests += static_cast<int64_t>(report.selftest->bugs.size());
     failures += static_cast<int64_t>(report.selftest->bugs.size()) - report.selftest->Caught();
@@ -206,8 +240,8 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
     for (const RuleVerdict& v : verdicts) {
       if (v.rule->family != family) continue;
       ++tests;
-      failed += v.verdict == "fail";
-      skipped += v.verdict != "fail" && v.verdict != "pass";
+      failed += Fails(report, v);
+      skipped += !Fails(report, v) && v.verdict != "pass";
       cases += TestCase(report, v);
       for (const std::string& id : v.properties) {
         if (std::find(suite_properties.begin(), suite_properties.end(), id) ==

@@ -82,6 +82,7 @@ std::string CodeCell(const std::string& raw) {
 std::string VerdictMark(const std::string& verdict) {
   if (verdict == "pass") return "✅ pass";
   if (verdict == "fail") return "❌ **fail**";
+  if (verdict == "not exercised") return "🟡 not exercised";
   if (verdict == "not run") return "⏭️ not run";
   if (verdict == "tests only") return "🧪 tests only";
   if (verdict == "not checked") return "⚪ not checked";
@@ -100,9 +101,8 @@ std::string FaultColumn(const std::string& name) {
 
 std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   const report_text::Totals t = report_text::RunTotals(report);
-  int64_t failed_rules = 0;
-  for (const RuleVerdict& v : verdicts) failed_rules += v.verdict == "fail";
-  const bool failed = failed_rules > 0 || t.failed_properties > 0;
+  const bool failed = VerdictsFail(verdicts, report.configuration.require_evidence) ||
+                      t.failed_properties > 0;
 
   std::string md =
       std::string("# statecheck conformance report: ") + (failed ? "❌ FAIL" : "✅ PASS") + "\n\n";
@@ -136,9 +136,26 @@ std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verd
   return md;
 }
 
+// The rules whose checks held but whose situations were not all reached, with those situations.
+std::string Unexercised(const std::vector<RuleVerdict>& verdicts) {
+  std::string md;
+  for (const RuleVerdict& v : verdicts) {
+    if (v.verdict != "not exercised") continue;
+    if (md.empty()) md = "\n### Not exercised\n\n";
+    md += "- " + Cell(v.rule->id + " " + v.rule->title) + ": no case reached";
+    for (const Situation& s : v.rule->situations) {
+      const auto missing = v.MissingSituations();
+      if (std::find(missing.begin(), missing.end(), s.name) == missing.end()) continue;
+      md += " " + Code(s.name) + " (" + Cell(s.text) + ");";
+    }
+    md.back() = '\n';
+  }
+  return md;
+}
+
 std::string RuleTable(const std::vector<RuleVerdict>& verdicts) {
-  std::string md = "## Rules\n\n| rule | verdict | cases | operations |";
-  std::string rule_line = "|---|---|--:|--:|";
+  std::string md = "## Rules\n\n| rule | verdict | situations | cases | operations |";
+  std::string rule_line = "|---|---|--:|--:|--:|";
   for (const std::string& name : FaultClassNames()) {
     md += " ";
     md += FaultColumn(name);
@@ -156,6 +173,8 @@ std::string RuleTable(const std::vector<RuleVerdict>& verdicts) {
     md += " | ";
     md += VerdictMark(v.verdict);
     md += " | ";
+    md += v.evidence.empty() ? "" : v.EvidenceFraction();
+    md += " | ";
     md += checked ? Grouped(v.cases) : "";
     md += " | ";
     md += checked ? report_text::Compact(static_cast<double>(v.operations)) : "";
@@ -167,7 +186,10 @@ std::string RuleTable(const std::vector<RuleVerdict>& verdicts) {
     }
     md += "\n";
   }
-  return md;
+  md += "\n*situations*: the situations the rule declares that the cases reached (and ran the "
+        "check that depends on them); *cases*: the cases that reached any of them; operations "
+        "and fault columns: those of the properties that check the rule.\n";
+  return md + Unexercised(verdicts);
 }
 
 std::string FailPoints(const RunReport& report) {
@@ -214,6 +236,11 @@ std::string Findings(const RunReport& report) {
     if (md.empty()) md = "\n## Findings\n";
     md += "\n### " + Code(p.id) + "\n\n";
     if (!p.config.empty()) md += "Configuration: " + Code(p.config) + "\n\n";
+    md += (p.failing_rule.empty()
+               ? std::string("Unattributed: no check failed (a crash or an unexpected error), so "
+                             "every rule of its family fails.")
+               : "Credited to " + Cell(p.failing_rule) + ", the rule of the check that failed.") +
+          "\n\n";
     md += Block({p.message});
     if (!p.counterexample.empty()) {
       md += "\nShrunk counterexample (" + std::to_string(p.counterexample.size()) + " steps):\n\n" +
@@ -244,8 +271,12 @@ std::string MutationScore(const RunReport& report) {
       std::to_string(t.bugs.size()) + " planted bugs caught (" + Fixed(t.Score(), 1) + "%)**, " +
       Fixed(t.budget_seconds, 0) + " s budget per bug, " +
       (t.scope == "all" ? "the whole campaign each" : "each checking the rules it breaks") +
-      ". The rule table below is the control run, with no bug planted.\n\n";
-  md += "| planted bug | rules | caught | seconds | steps | by |\n|---|---|---|---|---|---|\n";
+      ". Of the caught bugs, " + std::to_string(t.CitingExpected()) + " of " +
+      std::to_string(t.Caught()) +
+      " were caught by a check of a rule they are expected to break. The rule table below is "
+      "the control run, with no bug planted.\n\n";
+  md += "| planted bug | expected rules | caught | seconds | steps | by |\n"
+        "|---|---|---|---|---|---|\n";
   for (const PlantedBugResult& b : t.bugs) {
     md += "| " + Code(b.name) + " | " + Cell(b.rules) + " | " +
           (b.caught ? "✅ " + Cell(report_text::CaughtBy(b)) : "❌ not caught") + " | " +

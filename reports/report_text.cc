@@ -203,7 +203,8 @@ Totals RunTotals(const RunReport& report) {
 
 std::vector<std::pair<std::string, int64_t>> VerdictCounts(const std::vector<RuleVerdict>& v) {
   std::vector<std::pair<std::string, int64_t>> out = {
-      {"pass", 0}, {"fail", 0}, {"not run", 0}, {"tests only", 0}, {"not checked", 0}};
+      {"pass", 0},       {"fail", 0},        {"not exercised", 0},
+      {"not run", 0},    {"tests only", 0},  {"not checked", 0}};
   for (const RuleVerdict& r : v) {
     auto it =
         std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == r.verdict; });
@@ -249,8 +250,9 @@ std::string JoinIds(const std::vector<std::string>& ids) {
 }
 
 std::string CaughtBy(const PlantedBugResult& bug) {
-  return bug.cited_rules.empty() ? "its family fails " + JoinIds(bug.failing_rules)
-                                 : "the check cites " + JoinIds(bug.cited_rules);
+  if (bug.cited_rules.empty()) return "unattributed: no check failed";
+  return "a check of " + JoinIds(bug.cited_rules) +
+         (bug.CitesExpectedRule() ? "" : ", not of the expected " + bug.rules);
 }
 
 }  // namespace statecheck::reports::report_text

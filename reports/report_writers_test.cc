@@ -54,16 +54,20 @@ std::vector<BatchResult> Batches(int n, int64_t cases, int64_t ops, double secon
 Sample NastySample() {
   Sample s;
   auto rule = [&](std::string id, std::string family, std::string title, std::string statement,
-                  std::vector<std::string> checks, std::vector<std::string> families) {
-    s.rules.push_back(std::make_unique<Rule>(
-        Rule{id, family, title, statement, std::move(checks), std::move(families)}));
+                  std::vector<std::string> checks, std::vector<std::string> families,
+                  std::vector<Situation> situations = {}) {
+    s.rules.push_back(std::make_unique<Rule>(Rule{id, family, title, statement, std::move(checks),
+                                                  std::move(families), std::move(situations)}));
     return s.rules.back().get();
   };
   std::vector<const Rule*> rules = {
-      rule("W1", "W", "construction <&>", "Checked by \"f\" & 'g'.", {"S.T"}, {"f"}),
+      rule("W1", "W", "construction <&>", "Checked by \"f\" & 'g'.", {"S.T"}, {"f"},
+           {{"W1.edge", "a <b>case</b> at the edge"}, {"W1.middle", "one in the middle"}}),
       rule("W2", "W", "stream time", "Checked by h, which does not run.", {"S.U"}, {"h"}),
       rule("T1", "T", "fails \x01", "Checked by family g.", {"S.V"}, {"g"}),
       rule("T2", "T", "tests only", "Checked by a unit test.", {"S.W"}, {}),
+      rule("E1", "E", "short run", "Checked by family f, which never gets there.", {"S.X"}, {"f"},
+           {{"E1.edge", "reached"}, {"E1.never", "a case <nobody> generates"}}),
       rule("F5", "F", "not checked", "Not checked yet.", {}, {}),
   };
   RunReport& r = s.report;
@@ -89,6 +93,8 @@ Sample NastySample() {
   pass.no_fault_cases = 12;
   pass.faults = {3, 2, 7, 1};
   pass.batches = Batches(2, 20, 2000, 1.25, true);
+  pass.evidence = {{"W1.edge", 4}, {"W1.middle", 20}, {"E1.edge", 2}};
+  pass.rule_cases = {{"W1", 20}, {"E1", 2}};
   r.properties.push_back(pass);
 
   PropertyResult fail;
@@ -102,6 +108,8 @@ Sample NastySample() {
   fail.no_fault_cases = 1;
   fail.faults = {1, 1, 0, 0};
   fail.batches = Batches(1, 3, 30, 0.5, false);
+  fail.failing_rule = "T1";
+  fail.rule_cases = {{"T1", 3}};
   fail.message = std::string(
                      "get(k\x01\x02) returned \"v\" & <nothing>\r\nexpected ]]> \xff\xfe "
                      "end\x1b[0m ü ✓") +
@@ -207,6 +215,7 @@ Sample RealisticSample() {
     p.batches = Batches(batches, p.cases, p.operations, p.seconds, true);
     if (p.id == "task/MatchesModel/eos_rc_powerloss") {
       p.passed = false;
+      p.failing_rule = "T7";
       p.batches.back().passed = false;
       p.message =
           "T7 offsets with the data: after a power loss during commit 4 the store reopened with "
@@ -273,6 +282,22 @@ Sample RealisticSample() {
     acc += shape[t - 1] / shape_sum;
     r.progress.push_back({static_cast<double>(t), std::llround(acc * total_cases),
                           std::llround(acc * total_ops), t >= 74 ? 1 : 0});
+  }
+  // Evidence: every situation of the catalogue reached by the first property of its rule's
+  // families, but one of U2's (so that one rule is "not exercised").
+  for (const Rule& rule : RuleCatalogue::Builtin().rules()) {
+    for (PropertyResult& p : r.properties) {
+      const auto& f = rule.property_families;
+      if (std::find(f.begin(), f.end(), p.family) == f.end()) continue;
+      int64_t any = 0;
+      for (const Situation& sit : rule.situations) {
+        const int64_t n = rule.id == "U2" && &sit == &rule.situations.front() ? 0 : 1 + next(90);
+        if (n > 0) p.evidence[sit.name] = n;
+        any = std::max(any, n);
+      }
+      if (any > 0) p.rule_cases[rule.id] = any + next(10);
+      break;
+    }
   }
   std::vector<const Rule*> rules;
   for (const Rule& rule : RuleCatalogue::Builtin().rules()) rules.push_back(&rule);
@@ -458,8 +483,8 @@ TEST(ReportJUnit, OneTestCasePerRuleInASuitePerFamily) {
   const std::string xml = ReportJUnit(s.report, s.verdicts);
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ", 0), 0u);
   EXPECT_EQ(Count(xml, "<testcase "), s.verdicts.size());
-  EXPECT_EQ(Count(xml, "<testsuite "), 3u);  // W, T, F.
-  EXPECT_NE(xml.find("<testsuites name=\"statecheck\" tests=\"5\" failures=\"1\" errors=\"0\""),
+  EXPECT_EQ(Count(xml, "<testsuite "), 4u);  // W, T, E, F.
+  EXPECT_NE(xml.find("<testsuites name=\"statecheck\" tests=\"6\" failures=\"1\" errors=\"0\""),
             std::string::npos);
   EXPECT_NE(xml.find("<testsuite name=\"statecheck.W\" tests=\"2\" failures=\"0\" errors=\"0\" "
                      "skipped=\"1\""),
@@ -471,7 +496,12 @@ TEST(ReportJUnit, OneTestCasePerRuleInASuitePerFamily) {
                      "time=\"1.250\">"),
             std::string::npos);
   EXPECT_EQ(Count(xml, "<failure "), 1u);
-  EXPECT_EQ(Count(xml, "<skipped "), 3u);
+  EXPECT_EQ(Count(xml, "<skipped "), 4u);
+  EXPECT_NE(xml.find("<skipped message=\"not exercised: the checks held, but no case reached "
+                     "E1.never (1/2 situations reached"),
+            std::string::npos);
+  EXPECT_NE(xml.find("situations (2/2 reached; cases):\n  W1.edge: 4\n  W1.middle: 20\n"),
+            std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"not run: "), std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"tests only: "), std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"not checked: "), std::string::npos);
@@ -488,6 +518,20 @@ TEST(ReportJUnit, OneTestCasePerRuleInASuitePerFamily) {
   EXPECT_NE(xml.find("<property name=\"shard\" value=\"1/3\"/>"), std::string::npos);
   EXPECT_NE(xml.find("<property name=\"commit\" value=\"abc123&quot;&lt;dirty&gt;\"/>"),
             std::string::npos);
+}
+
+// Under --require-evidence a rule not exercised is a failing test case, not a skipped one.
+TEST(ReportJUnit, RequiredEvidenceFailsTheRulesNotExercised) {
+  Sample s = NastySample();
+  s.report.configuration.require_evidence = true;
+  const std::string xml = ReportJUnit(s.report, s.verdicts);
+  EXPECT_NE(xml.find("<testsuites name=\"statecheck\" tests=\"6\" failures=\"2\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("<testsuite name=\"statecheck.E\" tests=\"1\" failures=\"1\" errors=\"0\" "
+                     "skipped=\"0\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("type=\"evidence required\""), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"require_evidence\" value=\"true\"/>"), std::string::npos);
 }
 
 TEST(ReportJUnit, HoldsOnlyCharactersXmlAllows) {
@@ -541,14 +585,19 @@ TEST(ReportMarkdown, HeaderRulesFailPointsAndFindings) {
             std::string::npos);
   EXPECT_NE(md.find("2 properties (1 failed), 23 cases, 2,030 operations in 2.5 s (812 ops/s)"),
             std::string::npos);
-  EXPECT_NE(md.find("| rule | verdict | cases | operations | no fault | crash | power loss | I/O "
-                    "err | engine fp |"),
+  EXPECT_NE(md.find("| rule | verdict | situations | cases | operations | no fault | crash | power "
+                    "loss | I/O err | engine fp |"),
             std::string::npos);
-  EXPECT_NE(md.find("| W1 construction \\<&\\> | ✅ pass | 20 | 2000 | 12 | 3 | 2 | 7 | 1 |"),
+  EXPECT_NE(md.find("| W1 construction \\<&\\> | ✅ pass | 2/2 | 20 | 2000 | 12 | 3 | 2 | 7 | 1 |"),
             std::string::npos);
-  EXPECT_NE(md.find("| T1 fails \\\\x01 | ❌ **fail** | 3 | 30 | 1 | 1 | 1 | 0 | 0 |"),
+  EXPECT_NE(md.find("| T1 fails \\\\x01 | ❌ **fail** |  | 3 | 30 | 1 | 1 | 1 | 0 | 0 |"),
             std::string::npos);
-  EXPECT_NE(md.find("| W2 stream time | ⏭️ not run |  |  |"), std::string::npos);
+  EXPECT_NE(md.find("| W2 stream time | ⏭️ not run |  |  |  |"), std::string::npos);
+  EXPECT_NE(md.find("| E1 short run | 🟡 not exercised | 1/2 | 2 | 2000 |"), std::string::npos);
+  EXPECT_NE(md.find("### Not exercised\n\n- E1 short run: no case reached `E1.never` (a case "
+                    "\\<nobody\\> generates)\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("Credited to T1, the rule of the check that failed."), std::string::npos);
   EXPECT_NE(md.find("1 of 3 reachable fail points fired (2 reached; 1 more are unreachable by "
                     "construction)."),
             std::string::npos);
@@ -636,6 +685,30 @@ TEST(ReportHtml, MatrixHasARowPerRuleAndAColumnPerFaultClass) {
             FaultClassNames().size());
 }
 
+TEST(ReportHtml, EvidenceShowsEachRulesSituationsReachedOfDeclared) {
+  const Sample s = NastySample();
+  const std::string html = ReportHtml(s.report, s.verdicts);
+  const size_t begin = html.find("<table id=\"rule-evidence\">");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string table = html.substr(begin, html.find("</table>", begin) - begin);
+  // A row per rule that declares situations: W1 (both reached) and E1 (one of two).
+  EXPECT_EQ(Count(table, "<tr data-rule="), 2u);
+  EXPECT_NE(table.find("<tr data-rule=\"W1\" data-reached=\"2\" data-declared=\"2\">"),
+            std::string::npos);
+  EXPECT_NE(table.find("<tr data-rule=\"E1\" data-reached=\"1\" data-declared=\"2\">"),
+            std::string::npos);
+  EXPECT_NE(table.find("<li class=\"unreached\" data-situation=\"E1.never\" data-count=\"0\">"
+                       "<code>E1.never</code> a case &lt;nobody&gt; generates: never reached</li>"),
+            std::string::npos);
+  EXPECT_NE(table.find("<li data-situation=\"W1.edge\" data-count=\"4\"><code>W1.edge</code> a "
+                       "&lt;b&gt;case&lt;/b&gt; at the edge: 4 cases</li>"),
+            std::string::npos);
+  // The unreached situation is listed first.
+  EXPECT_LT(table.find("E1.never"), table.find("E1.edge"));
+  EXPECT_NE(html.find("1 rule not exercised"), std::string::npos);
+  EXPECT_NE(html.find("Credited to <strong>T1</strong>"), std::string::npos);
+}
+
 TEST(ReportHtml, EscapesEverythingFromTheRun) {
   const Sample s = NastySample();
   const std::string html = ReportHtml(s.report, s.verdicts);
@@ -710,6 +783,7 @@ TEST(ReportHtml, LoadsInHeadlessChromium) {
   for (const RuleVerdict& v : s.verdicts) {
     EXPECT_NE(matrix.find("<tr data-rule=\"" + v.rule->id + "\""), std::string::npos) << v.rule->id;
   }
+  EXPECT_NE(out.find("<table id=\"rule-evidence\">"), std::string::npos);
   // The script's copy buttons: one per replay command.
   EXPECT_EQ(Count(out, "<button type=\"button\">copy</button>"), 2u);
   // The mutation score: a row and a bar per planted bug; the injected markup stayed text.
@@ -725,9 +799,13 @@ TEST(ReportMarkdown, MutationScoreListsEveryBugAndExplainsTheMissedOnes) {
   EXPECT_NE(md.find("**2 of 3 planted bugs caught (66.7%)**, 60 s budget per bug"),
             std::string::npos);
   EXPECT_NE(
-      md.find("| `window_store/drop_rule_off_by_one` | W3,W6 | ✅ the check cites W3 | 0.8 | 3 |"),
+      md.find("| `window_store/drop_rule_off_by_one` | W3,W6 | ✅ a check of W3 | 0.8 | 3 |"),
       std::string::npos)
       << md;
+  EXPECT_NE(md.find("Of the caught bugs, 1 of 2 were caught by a check of a rule they are "
+                    "expected to break."),
+            std::string::npos);
+  EXPECT_NE(md.find("✅ unattributed: no check failed"), std::string::npos);
   EXPECT_NE(md.find("### Not caught: `windowed/emit_interval_ignored`"), std::string::npos);
   EXPECT_LT(md.find("## Mutation score"), md.find("## Rules"));
   // A campaign's report has no such section.
@@ -822,6 +900,14 @@ TEST(ReportJson, ValidatesAgainstTheDocumentedSchema) {
       {"a batch's cases as a string",
        [](nlohmann::json& j) { j["properties"][0]["batches"][0]["cases"] = "100"; }},
       {"an unknown verdict", [](nlohmann::json& j) { j["rules"][0]["verdict"] = "maybe"; }},
+      {"a rule without evidence", [](nlohmann::json& j) { j["rules"][0].erase("evidence"); }},
+      {"a situation's count as a string",
+       [](nlohmann::json& j) { j["properties"][0]["evidence"]["W1.x"] = "3"; }},
+      {"a negative count", [](nlohmann::json& j) { j["properties"][0]["rule_cases"]["W1"] = -1; }},
+      {"a failure without its rule",
+       [](nlohmann::json& j) { j["properties"][11]["failure"].erase("rule"); }},
+      {"no require_evidence",
+       [](nlohmann::json& j) { j["configuration"].erase("require_evidence"); }},
       {"a rule without faults", [](nlohmann::json& j) { j["rules"][0].erase("faults"); }},
       {"a fail point without reachable",
        [](nlohmann::json& j) { j["fail_points"][0].erase("reachable"); }},

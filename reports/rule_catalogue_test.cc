@@ -292,7 +292,7 @@ TEST(RuleCatalogue, TextOutputListsEveryRule) {
   int checked = 0;
   for (const Rule& rule : Builtin().rules()) checked += rule.checks.empty() ? 0 : 1;
   EXPECT_TRUE(Contains(text, "47 rules: " + std::to_string(checked) + " checked, " +
-                                 std::to_string(47 - checked) + " not yet checked."));
+                                 std::to_string(47 - checked) + " not yet checked;"));
 }
 
 TEST(RuleCatalogue, TextOutputShowsCheckCounts) {
@@ -301,16 +301,16 @@ TEST(RuleCatalogue, TextOutputShowsCheckCounts) {
   std::string text = FormatRulesText(Builtin().Select("W1"));
   EXPECT_TRUE(Contains(text, std::to_string(w1->checks.size()) + " checks")) << text;
   EXPECT_TRUE(Contains(text, "construction"));
-  Rule one{"X1", "X", "one", "A rule with one check.", {"Suite.Test"}, {}};
+  Rule one{"X1", "X", "one", "A rule with one check.", {"Suite.Test"}, {}, {}};
   EXPECT_TRUE(Contains(FormatRulesText({&one}), "1 check "));
-  Rule none{"X2", "X", "none", "A rule nothing checks yet.", {}, {}};
+  Rule none{"X2", "X", "none", "A rule nothing checks yet.", {}, {}, {}};
   std::string text_none = FormatRulesText({&none});
   EXPECT_TRUE(Contains(text_none, "not yet checked"));
-  EXPECT_TRUE(Contains(text_none, "1 rule: 0 checked, 1 not yet checked."));
+  EXPECT_TRUE(Contains(text_none, "1 rule: 0 checked, 1 not yet checked; 0 situations"));
 }
 
 TEST(RuleCatalogue, TextOutputWrapsStatementsAtWords) {
-  Rule rule{"X1", "X", "a title", std::string(), {}, {}};
+  Rule rule{"X1", "X", "a title", std::string(), {}, {}, {}};
   for (int i = 0; i < 40; ++i) rule.statement += "word" + std::to_string(i) + " ";
   rule.statement.pop_back();
   std::string text = FormatRulesText({&rule});
@@ -329,10 +329,23 @@ TEST(RuleCatalogue, TextOutputWrapsStatementsAtWords) {
   EXPECT_EQ(rejoined, rule.statement);
 }
 
+TEST(RuleCatalogue, TextOutputListsEachSituationUnderItsRule) {
+  Rule rule{"X1", "X", "a", "A rule.", {"S.T"}, {"f"},
+            {{"X1.edge", "a case at the edge"}, {"X1.middle", "a case in the middle"}}};
+  const std::string text = FormatRulesText({&rule});
+  EXPECT_TRUE(Contains(text, "- X1.edge: a case at the edge\n"));
+  EXPECT_TRUE(Contains(text, "- X1.middle: a case in the middle\n"));
+  EXPECT_TRUE(Contains(text, "2 situations"));
+  EXPECT_TRUE(Contains(text, "docs/spec.md"));
+  RuleCatalogue back;
+  ASSERT_TRUE(RuleCatalogue::Parse(FormatRulesJson({&rule}), &back).ok());
+  EXPECT_EQ(back.rules()[0].situations, rule.situations);
+}
+
 TEST(RuleCatalogue, CheckNamesOncePerLine) {
-  Rule a{"X1", "X", "a", "First.", {"S.A", "S.B"}, {}};
-  Rule b{"X2", "X", "b", "Second.", {"S.B", "S.C"}, {}};
-  Rule c{"X3", "X", "c", "Third.", {}, {}};
+  Rule a{"X1", "X", "a", "First.", {"S.A", "S.B"}, {}, {}};
+  Rule b{"X2", "X", "b", "Second.", {"S.B", "S.C"}, {}, {}};
+  Rule c{"X3", "X", "c", "Third.", {}, {}, {}};
   EXPECT_EQ(FormatCheckNames({&a, &b, &c}), "S.A\nS.B\nS.C\n");
   EXPECT_EQ(FormatCheckNames({&c}), "");
 }

@@ -87,6 +87,36 @@ Status ArrayField(const Json& j, const std::string& where, const char* name, Jso
   return Status::Ok();
 }
 
+// {"name": count, ...} in the order of `counts` (a map's, or a rule's declared situations':
+// ordered_json keeps it).
+template <class Counts>
+Json CountsJson(const Counts& counts) {
+  Json j = Json::object();
+  for (const auto& [k, v] : counts) j[k] = v;
+  return j;
+}
+
+// {"name": count, ...} with non-negative integer counts.
+Status CountsFromJson(const Json& j, const std::string& where, const char* name,
+                      std::map<std::string, int64_t>* out) {
+  Json o;
+  STATECHECK_RETURN_IF_ERROR(Field(j, where, name, &o));
+  if (!o.is_object()) {
+    return Status::InvalidArgument("report.json: " + where + " field \"" + name +
+                                   "\" is not an object");
+  }
+  for (const auto& [k, v] : o.items()) {
+    int64_t n = 0;
+    STATECHECK_RETURN_IF_ERROR(Field(o, where + " " + name, k.c_str(), &n));
+    if (n < 0) {
+      return Status::InvalidArgument("report.json: " + where + " " + name + " \"" + k +
+                                     "\" is negative");
+    }
+    (*out)[k] = n;
+  }
+  return Status::Ok();
+}
+
 Status FaultsFromJson(const Json& j, const std::string& where, FaultCounts* f) {
   STATECHECK_RETURN_IF_ERROR(Field(j, where, "crashes", &f->crashes));
   STATECHECK_RETURN_IF_ERROR(Field(j, where, "power_losses", &f->power_losses));
@@ -112,10 +142,12 @@ Json SelftestJson(const SelftestSection& s) {
                         {"message", b.message},
                         {"replay_commands", b.replay_commands},
                         {"report_dir", b.report_dir},
-                        {"cited_rules", b.cited_rules}});
+                        {"cited_rules", b.cited_rules},
+                        {"cites_expected_rule", b.CitesExpectedRule()}});
   }
   return Json{{"budget_seconds", s.budget_seconds}, {"scope", s.scope},
               {"planted", s.bugs.size()},           {"caught", s.Caught()},
+              {"citing_expected_rule", s.CitingExpected()},
               {"mutation_score", s.Score()},        {"bugs", std::move(bugs)}};
 }
 
@@ -160,6 +192,33 @@ int64_t SelftestSection::Caught() const {
                        [](const PlantedBugResult& b) { return b.caught; });
 }
 
+std::vector<std::string> PlantedBugResult::ExpectedRules() const {
+  std::vector<std::string> out;
+  std::string_view rest = rules;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view id = rest.substr(0, comma);
+    while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
+    while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
+    if (!id.empty()) out.emplace_back(id);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+bool PlantedBugResult::CitesExpectedRule() const {
+  const std::vector<std::string> expected = ExpectedRules();
+  return std::any_of(cited_rules.begin(), cited_rules.end(), [&](const std::string& r) {
+    return std::find(expected.begin(), expected.end(), r) != expected.end();
+  });
+}
+
+int64_t SelftestSection::CitingExpected() const {
+  return std::count_if(bugs.begin(), bugs.end(),
+                       [](const PlantedBugResult& b) { return b.caught && b.CitesExpectedRule(); });
+}
+
 double SelftestSection::Score() const {
   return bugs.empty() ? 0
                       : 100.0 * static_cast<double>(Caught()) / static_cast<double>(bugs.size());
@@ -191,31 +250,63 @@ std::string FailPointCoverage(const std::vector<FailPointRow>& rows) {
          std::to_string(rows.size() - reachable) + " more are unreachable by construction)";
 }
 
+std::vector<std::string> RuleVerdict::MissingSituations() const {
+  std::vector<std::string> missing;
+  for (const auto& [name, count] : evidence) {
+    if (count == 0) missing.push_back(name);
+  }
+  return missing;
+}
+
+std::string RuleVerdict::EvidenceFraction() const {
+  return std::to_string(evidence.size() - MissingSituations().size()) + "/" +
+         std::to_string(evidence.size());
+}
+
+bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidence) {
+  return std::any_of(verdicts.begin(), verdicts.end(), [&](const RuleVerdict& v) {
+    return v.verdict == "fail" || (require_evidence && v.verdict == "not exercised");
+  });
+}
+
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report) {
   std::vector<RuleVerdict> out;
   for (const Rule* rule : rules) {
     RuleVerdict v;
     v.rule = rule;
+    const auto& fams = rule->property_families;
     for (const PropertyResult& p : report.properties) {
-      const auto& fams = rule->property_families;
-      if (std::find(fams.begin(), fams.end(), p.family) == fams.end()) continue;
       if (p.batches.empty()) continue;  // Not run here (another shard, no time left).
+      const bool of_family = std::find(fams.begin(), fams.end(), p.family) != fams.end();
+      if (auto it = p.rule_cases.find(rule->id); it != p.rule_cases.end()) v.cases += it->second;
+      if (!p.passed && (p.failing_rule == rule->id || (of_family && p.failing_rule.empty()))) {
+        v.failing_properties.push_back(p.id);
+        v.unattributed = v.unattributed || p.failing_rule.empty();
+      }
+      if (!of_family) continue;
       v.properties.push_back(p.id);
-      v.cases += p.cases;
       v.operations += p.operations;
       v.seconds += p.seconds;
       v.no_fault_cases += p.no_fault_cases;
       v.faults += p.faults;
-      if (!p.passed) v.failing_properties.push_back(p.id);
     }
-    if (rule->property_families.empty()) {
+    for (const Situation& s : rule->situations) {
+      int64_t count = 0;
+      for (const PropertyResult& p : report.properties) {
+        if (auto it = p.evidence.find(s.name); it != p.evidence.end()) count += it->second;
+      }
+      v.evidence.emplace_back(s.name, count);
+    }
+    if (!v.failing_properties.empty()) {
+      v.verdict = "fail";
+    } else if (fams.empty()) {
       // Checked by the test suite alone (a cost bound, say), or not yet at all.
       v.verdict = rule->checks.empty() ? "not checked" : "tests only";
     } else if (v.properties.empty()) {
       v.verdict = "not run";
     } else {
-      v.verdict = v.failing_properties.empty() ? "pass" : "fail";
+      v.verdict = v.MissingSituations().empty() ? "pass" : "not exercised";
     }
     out.push_back(std::move(v));
   }
@@ -233,7 +324,8 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
                             {"families", c.families},
                             {"cases_per_batch", c.cases_per_batch},
                             {"max_size", c.max_size},
-                            {"shard", Json{{"index", c.shard_index}, {"count", c.shard_count}}}};
+                            {"shard", Json{{"index", c.shard_index}, {"count", c.shard_count}}},
+                            {"require_evidence", c.require_evidence}};
   j["elapsed_seconds"] = report.elapsed_seconds;
   j["started_at"] = report.started_at;
   j["commit"] = report.commit;
@@ -259,9 +351,12 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
            {"seconds", p.seconds},
            {"no_fault_cases", p.no_fault_cases},
            {"faults", FaultsJson(p.faults)},
+           {"evidence", CountsJson(p.evidence)},
+           {"rule_cases", CountsJson(p.rule_cases)},
            {"batches", std::move(batches)}};
     if (!p.passed) {
-      o["failure"] = Json{{"message", p.message},
+      o["failure"] = Json{{"rule", p.failing_rule},
+                          {"message", p.message},
                           {"counterexample", p.counterexample},
                           {"trace", p.trace_path},
                           {"reproduce", p.reproduce},
@@ -293,6 +388,9 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
                          {"checks", v.rule->checks},
                          {"property_families", v.rule->property_families},
                          {"verdict", v.verdict},
+                         {"evidence", CountsJson(v.evidence)},
+                         {"missing_situations", v.MissingSituations()},
+                         {"unattributed", v.unattributed},
                          {"cases", v.cases},
                          {"operations", v.operations},
                          {"seconds", v.seconds},
@@ -342,6 +440,8 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
   STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "shard", &shard));
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "index", &rc.shard_index));
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "count", &rc.shard_count));
+  STATECHECK_RETURN_IF_ERROR(
+      Field(c, "configuration", "require_evidence", &rc.require_evidence));
   Json props;
   STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "properties", &props));
   for (const Json& o : props) {
@@ -359,6 +459,8 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
     Json faults, batches;
     STATECHECK_RETURN_IF_ERROR(Field(o, at, "faults", &faults));
     STATECHECK_RETURN_IF_ERROR(FaultsFromJson(faults, at + " faults", &p.faults));
+    STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "evidence", &p.evidence));
+    STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "rule_cases", &p.rule_cases));
     STATECHECK_RETURN_IF_ERROR(ArrayField(o, at, "batches", &batches));
     for (const Json& b : batches) {
       BatchResult r;
@@ -374,6 +476,7 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
     if (!p.passed) {
       Json f;
       STATECHECK_RETURN_IF_ERROR(Field(o, at, "failure", &f));
+      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "rule", &p.failing_rule));
       STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "message", &p.message));
       STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "counterexample", &p.counterexample));
       STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "trace", &p.trace_path));
@@ -448,7 +551,8 @@ Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
     const RunConfiguration& f = first.configuration;
     if (c.budget_seconds != f.budget_seconds || c.batches_per_property != f.batches_per_property ||
         c.select != f.select || c.families != f.families ||
-        c.cases_per_batch != f.cases_per_batch || c.max_size != f.max_size) {
+        c.cases_per_batch != f.cases_per_batch || c.max_size != f.max_size ||
+        c.require_evidence != f.require_evidence) {
       return Status::InvalidArgument("report merge: " + name +
                                      " ran with another configuration than the first report");
     }
@@ -495,8 +599,11 @@ Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
         copy.cases = copy.operations = copy.no_fault_cases = 0;
         copy.seconds = 0;
         copy.faults = FaultCounts();
+        copy.evidence.clear();
+        copy.rule_cases.clear();
         copy.passed = true;
         copy.message.clear();
+        copy.failing_rule.clear();
         merged->properties.push_back(std::move(copy));
         it = std::prev(merged->properties.end());
       }
@@ -505,9 +612,12 @@ Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
       it->seconds += p.seconds;
       it->no_fault_cases += p.no_fault_cases;
       it->faults += p.faults;
+      for (const auto& [k, n] : p.evidence) it->evidence[k] += n;
+      for (const auto& [k, n] : p.rule_cases) it->rule_cases[k] += n;
       it->batches.insert(it->batches.end(), p.batches.begin(), p.batches.end());
       if (!p.passed && it->passed) {
         it->passed = false;
+        it->failing_rule = p.failing_rule;
         it->message = p.message;
         it->trace_path = p.trace_path;
         it->reproduce = p.reproduce;

@@ -6,15 +6,25 @@
 // failure the shrunk counterexample and the commands that replay it), the fail-point coverage of
 // the whole run, and samples of its progress. Rule verdicts are derived from it
 // (RuleVerdicts): a rule is checked by the properties of its families
-// (Rule::property_families): "fail" if any of them failed, "pass" if all that ran passed, "not
-// run" if none ran (not selected, not in this shard, or no time left), "tests only" if the test
-// suite checks it but no campaign property does (W10's cost bound), "not checked" if nothing does.
+// (Rule::property_families), and every verdict is earned by the rule's own checks:
+//   "fail"          a property's failing check enforces this rule (PropertyResult::failing_rule,
+//                   in whatever family the property is), or a property of its families failed
+//                   with no check to credit (a crash, an unexpected exception: "unattributed");
+//   "pass"          its properties ran, none of its checks failed, and their cases reached every
+//                   situation the rule declares (Rule::situations; properties/evidence.h);
+//   "not exercised" its properties ran and held, but some situation was never reached (named in
+//                   RuleVerdict::evidence with a count of 0): a short run is no pass;
+//   "not run"       none of its properties ran (not selected, not in this shard, no time left);
+//   "tests only"    the test suite checks it but no campaign property does (W10's cost bound);
+//   "not checked"   nothing does.
 //
 // Writers (WriteReport writes all four into a directory):
-//   report.json   the model, versioned ("statecheck_report": 2; docs/report-schema.json);
+//   report.json   the model, versioned ("statecheck_report": 3; docs/report-schema.json);
 //                 ReadReportJson reads it back (report merge).
-//   junit.xml     one test case per rule (CI systems show rules as tests): a failure for "fail",
-//                 skipped for "not run" / "not checked" / "tests only".
+//   junit.xml     one test case per rule (CI systems show rules as tests): a failure for "fail"
+//                 (and for "not exercised" under --require-evidence), skipped for "not
+//                 exercised" (naming the situations never reached), "not run", "not checked" and
+//                 "tests only".
 //   summary.md    a Markdown summary for CI job summaries.
 //   report.html   one self-contained page (no network): the rule × fault-class matrix,
 //                 operations per second over the run, fail-point coverage, findings with their
@@ -26,6 +36,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reports/rule_catalogue.h"
@@ -33,7 +44,7 @@
 
 namespace statecheck::reports {
 
-inline constexpr int kReportVersion = 2;
+inline constexpr int kReportVersion = 3;
 
 // What a property's cases went through, by fault class (the columns of the rule × fault-class
 // matrix; FaultClassNames gives them in order).
@@ -87,6 +98,14 @@ struct PropertyResult {
   std::string reproduce;
   std::vector<std::string> counterexample;
   std::vector<std::string> replay_commands;  // Shell commands, each reproducing the failure.
+  // The rule the failing check enforces (the finding's, model/finding.h); "" for a failure no
+  // check made (a crash, an unexpected exception): it is then unattributed, and fails every rule
+  // of the property's family.
+  std::string failing_rule;
+  // What its cases reached and checked: situation ("W3.at_boundary") -> cases, and rule ("W3")
+  // -> cases that reached any of its situations (properties/evidence.h).
+  std::map<std::string, int64_t> evidence;
+  std::map<std::string, int64_t> rule_cases;
 };
 
 // The run's progress, sampled about once a second: totals since it started.
@@ -107,6 +126,8 @@ struct RunConfiguration {
   int max_size = 0;
   int shard_index = 0;  // This run covers the batches of shard shard_index of shard_count.
   int shard_count = 1;
+  // --require-evidence: a rule "not exercised" fails the run (and its junit test case).
+  bool require_evidence = false;
 };
 
 // `statecheck selftest`: how one planted bug (statecheck/planted_bugs.h) fared in its campaign.
@@ -122,15 +143,19 @@ struct PlantedBugResult {
   int64_t cases = 0;
   int64_t operations = 0;
   std::string property;                    // The property that caught it ("" if none).
-  std::vector<std::string> failing_rules;  // Rules with a failing verdict.
+  std::vector<std::string> failing_rules;  // Rules with a "fail" verdict in its campaign.
   int64_t counterexample_steps = 0;        // The shrunk counterexample's length.
   std::string message;                     // What the check said.
   std::vector<std::string> replay_commands;
   std::string report_dir;  // Its campaign's own report.
-  // The rules the failing check's message names ("E1: the task dropped ..."): what the bug was
-  // caught by. Empty when the message names none (a window-store or key-value diff of the
-  // engine's and the model's results); failing_rules are by property family.
+  // The rules the failing checks enforce (their findings' rules, PropertyResult::failing_rule):
+  // what the bug was caught by. Empty when not caught, or caught by no check (unattributed).
   std::vector<std::string> cited_rules;
+
+  // The rules it is expected to break (`rules`, "W3,W6"), one id each.
+  std::vector<std::string> ExpectedRules() const;
+  // Whether a cited rule is one of the expected ones.
+  bool CitesExpectedRule() const;
 };
 
 // The mutation-score section of a selftest's report.
@@ -142,6 +167,7 @@ struct SelftestSection {
   std::vector<PlantedBugResult> bugs;
   int64_t Caught() const;
   double Score() const;  // Caught / planted, in percent (0 when none ran).
+  int64_t CitingExpected() const;  // Bugs whose cited rules include an expected one.
 };
 
 struct RunReport {
@@ -162,15 +188,31 @@ struct RunReport {
 
 struct RuleVerdict {
   const Rule* rule = nullptr;
-  std::string verdict;  // "pass", "fail", "not run", "tests only", "not checked"
+  // "pass", "fail", "not exercised", "not run", "tests only", "not checked" (see above).
+  std::string verdict;
+  // Each situation the rule declares, in catalogue order, with the cases that reached it (and ran
+  // the check that depends on it) over every property of the run.
+  std::vector<std::pair<std::string, int64_t>> evidence;
+  // Cases that reached any of its situations (not every case its properties ran).
   int64_t cases = 0;
   int64_t operations = 0;
   double seconds = 0;
   int64_t no_fault_cases = 0;
   FaultCounts faults;
-  std::vector<std::string> properties;          // That checked it in this run.
-  std::vector<std::string> failing_properties;  // Of those, the ones that failed.
+  std::vector<std::string> properties;          // Of its families, that ran in this run.
+  // Properties whose failing check enforces it (any family), or of its families that failed
+  // unattributed.
+  std::vector<std::string> failing_properties;
+  bool unattributed = false;  // Some failing property had no check to credit.
+
+  // The declared situations no case reached ("not exercised" names them).
+  std::vector<std::string> MissingSituations() const;
+  // Situations reached, of those declared: "3/4".
+  std::string EvidenceFraction() const;
 };
+
+// Whether the verdicts fail a run: any "fail", and with require_evidence any "not exercised".
+bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidence);
 
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report);

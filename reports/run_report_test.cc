@@ -21,6 +21,8 @@ PropertyResult Property(std::string id, std::string family, bool passed, int64_t
   p.no_fault_cases = cases / 2;
   p.faults = {1, 0, 2, 3};
   p.batches.push_back({batch, 1000 + batch, cases, operations, 1.0, passed});
+  p.evidence = {{"X1.edge", cases / 2}, {"X1.middle", cases}};
+  p.rule_cases = {{"X1", cases}};
   if (!passed) {
     p.message = "boom";
     p.trace_path = "dir/t.jsonl";
@@ -31,11 +33,61 @@ PropertyResult Property(std::string id, std::string family, bool passed, int64_t
   return p;
 }
 
+// Two situations of X1, declared.
+std::vector<Situation> X1Situations() {
+  return {{"X1.edge", "a case at the edge"}, {"X1.middle", "a case in the middle"}};
+}
+
+TEST(RunReport, AFailureIsCreditedToTheRuleOfItsCheck) {
+  Rule x1{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, X1Situations()};
+  Rule x2{"X2", "X", "b", "Checked by family f too.", {"S.U"}, {"f"}, {}};
+  Rule y1{"Y1", "Y", "c", "Checked by family g.", {"S.V"}, {"g"}, {}};
+  RunReport report;
+  report.properties.push_back(Property("f/one", "f", true, 10, 100));
+  report.properties.push_back(Property("f/two", "f", false, 3, 30));
+  report.properties.push_back(Property("g/one", "g", true, 4, 40));
+  report.properties[1].failing_rule = "X2";
+  auto v = RuleVerdicts({&x1, &x2, &y1}, report);
+  EXPECT_EQ(v[0].verdict, "pass");  // Its checks held in f/two's cases too; all situations met.
+  EXPECT_EQ(v[1].verdict, "fail");
+  EXPECT_FALSE(v[1].unattributed);
+  EXPECT_EQ(v[1].failing_properties, std::vector<std::string>{"f/two"});
+  EXPECT_EQ(v[2].verdict, "pass");
+  // A check in another family's property enforces Y1: Y1 fails, its family's property passed.
+  report.properties[1].failing_rule = "Y1";
+  v = RuleVerdicts({&x1, &x2, &y1}, report);
+  EXPECT_EQ(v[1].verdict, "pass");
+  EXPECT_EQ(v[2].verdict, "fail");
+  EXPECT_EQ(v[2].failing_properties, std::vector<std::string>{"f/two"});
+  EXPECT_TRUE(VerdictsFail(v, false));
+}
+
+TEST(RunReport, APassNeedsEverySituationTheRuleDeclares) {
+  Rule x1{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, X1Situations()};
+  x1.situations.push_back({"X1.rare", "a case nobody generates"});
+  RunReport report;
+  report.properties.push_back(Property("f/one", "f", true, 10, 100));
+  report.properties.push_back(Property("f/two", "f", true, 4, 40));
+  auto v = RuleVerdicts({&x1}, report);
+  EXPECT_EQ(v[0].verdict, "not exercised");
+  EXPECT_EQ(v[0].evidence, (std::vector<std::pair<std::string, int64_t>>{
+                               {"X1.edge", 7}, {"X1.middle", 14}, {"X1.rare", 0}}));
+  EXPECT_EQ(v[0].MissingSituations(), std::vector<std::string>{"X1.rare"});
+  EXPECT_EQ(v[0].EvidenceFraction(), "2/3");
+  EXPECT_FALSE(VerdictsFail(v, false));
+  EXPECT_TRUE(VerdictsFail(v, true));
+  report.properties[1].evidence["X1.rare"] = 1;
+  v = RuleVerdicts({&x1}, report);
+  EXPECT_EQ(v[0].verdict, "pass");
+  EXPECT_EQ(v[0].EvidenceFraction(), "3/3");
+  EXPECT_FALSE(VerdictsFail(v, true));
+}
+
 TEST(RunReport, VerdictsFollowTheFamiliesThatRan) {
-  Rule checked{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}};
-  Rule other{"X2", "X", "b", "Checked by family g.", {"S.U"}, {"g"}};
-  Rule tests_only{"X3", "X", "c", "Checked by a unit test.", {"S.V"}, {}};
-  Rule unchecked{"X4", "X", "d", "Not checked yet.", {}, {}};
+  Rule checked{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, {}};
+  Rule other{"X2", "X", "b", "Checked by family g.", {"S.U"}, {"g"}, {}};
+  Rule tests_only{"X3", "X", "c", "Checked by a unit test.", {"S.V"}, {}, {}};
+  Rule unchecked{"X4", "X", "d", "Not checked yet.", {}, {}, {}};
   RunReport report;
   report.properties.push_back(Property("f/one", "f", true, 10, 100));
   report.properties.push_back(Property("f/two", "f", false, 3, 30));
@@ -44,8 +96,9 @@ TEST(RunReport, VerdictsFollowTheFamiliesThatRan) {
   report.properties.push_back(idle);
   const auto v = RuleVerdicts({&checked, &other, &tests_only, &unchecked}, report);
   ASSERT_EQ(v.size(), 4u);
-  EXPECT_EQ(v[0].verdict, "fail");
-  EXPECT_EQ(v[0].cases, 13);
+  EXPECT_EQ(v[0].verdict, "fail");  // f/two failed with no check to credit: unattributed.
+  EXPECT_TRUE(v[0].unattributed);
+  EXPECT_EQ(v[0].cases, 13);  // The cases that reached X1's situations.
   EXPECT_EQ(v[0].operations, 130);
   EXPECT_EQ(v[0].faults, (FaultCounts{2, 0, 4, 6}));
   EXPECT_EQ(v[0].no_fault_cases, 6);
@@ -80,8 +133,9 @@ RunReport Sample(int shard, int count) {
 }
 
 TEST(RunReport, JsonRoundTrips) {
-  Rule rule{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}};
-  const RunReport report = Sample(1, 2);
+  Rule rule{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, X1Situations()};
+  RunReport report = Sample(1, 2);
+  report.configuration.require_evidence = true;
   const auto verdicts = RuleVerdicts({&rule}, report);
   const std::string text = ReportJson(report, verdicts);
   const auto j = nlohmann::json::parse(text);
@@ -90,6 +144,11 @@ TEST(RunReport, JsonRoundTrips) {
   EXPECT_EQ(j["rules"][0]["verdict"], "fail");
   EXPECT_EQ(j["rules"][0]["faults"]["io_errors"], 4);
   EXPECT_EQ(j["properties"][1]["failure"]["replay_commands"][0], "statecheck replay dir/t.jsonl");
+  EXPECT_EQ(j["properties"][1]["failure"]["rule"], "");
+  EXPECT_EQ(j["properties"][0]["evidence"]["X1.middle"], 10);
+  EXPECT_EQ(j["rules"][0]["evidence"]["X1.edge"], 6);
+  EXPECT_EQ(j["rules"][0]["missing_situations"], nlohmann::json::array());
+  EXPECT_EQ(j["configuration"]["require_evidence"], true);
   RunReport back;
   ASSERT_TRUE(ReadReportJson(text, &back).ok());
   EXPECT_EQ(ReportJson(back, RuleVerdicts({&rule}, back)), text);
@@ -102,12 +161,22 @@ TEST(RunReport, JsonRoundTrips) {
   broken["properties"][0].erase("cases");
   EXPECT_NE(ReadReportJson(broken.dump(), &bad).message().find("property f/one has no \"cases\""),
             std::string::npos);
+  broken = nlohmann::json::parse(text);
+  broken["properties"][0]["evidence"]["X1.edge"] = -1;
+  EXPECT_NE(ReadReportJson(broken.dump(), &bad).message().find("\"X1.edge\" is negative"),
+            std::string::npos);
+  broken["properties"][0]["evidence"]["X1.edge"] = "2";
+  EXPECT_NE(ReadReportJson(broken.dump(), &bad).message().find("wrong type"), std::string::npos);
+  broken = nlohmann::json::parse(text);
+  broken["properties"][1]["failure"].erase("rule");
+  EXPECT_NE(ReadReportJson(broken.dump(), &bad).message().find("has no \"rule\""),
+            std::string::npos);
 }
 
 // A selftest's report: the mutation score (one bug caught, one not) round-trips through
 // report.json, and is never merged as a shard.
 TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
-  Rule rule{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}};
+  Rule rule{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, {}};
   RunReport report = Sample(0, 1);
   SelftestSection& t = report.selftest.emplace();
   t.budget_seconds = 60;
@@ -134,11 +203,20 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
   t.bugs = {caught, missed};
   EXPECT_EQ(t.Caught(), 1);
   EXPECT_EQ(t.Score(), 50);
+  EXPECT_TRUE(caught.CitesExpectedRule());
+  EXPECT_FALSE(missed.CitesExpectedRule());
+  EXPECT_EQ(t.CitingExpected(), 1);
+  PlantedBugResult elsewhere = caught;
+  elsewhere.rules = "X2, X3";
+  EXPECT_EQ(elsewhere.ExpectedRules(), (std::vector<std::string>{"X2", "X3"}));
+  EXPECT_FALSE(elsewhere.CitesExpectedRule());
   const std::string text = ReportJson(report, RuleVerdicts({&rule}, report));
   const auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["selftest"]["mutation_score"], 50.0);
   EXPECT_EQ(j["selftest"]["bugs"][0]["counterexample_steps"], 4);
   EXPECT_EQ(j["selftest"]["bugs"][0]["cited_rules"][0], "X1");
+  EXPECT_EQ(j["selftest"]["bugs"][0]["cites_expected_rule"], true);
+  EXPECT_EQ(j["selftest"]["citing_expected_rule"], 1);
   RunReport back;
   ASSERT_TRUE(ReadReportJson(text, &back).ok());
   ASSERT_TRUE(back.selftest.has_value());
@@ -163,6 +241,8 @@ TEST(RunReport, MergeSumsTheShardsAndKeepsTheFailure) {
   EXPECT_EQ(merged.configuration.shard_count, 1);
   ASSERT_EQ(merged.properties.size(), 2u);
   EXPECT_EQ(merged.properties[0].cases, 20);
+  EXPECT_EQ(merged.properties[0].evidence.at("X1.edge"), 10);  // Situation counts add up.
+  EXPECT_EQ(merged.properties[0].rule_cases.at("X1"), 20);
   EXPECT_EQ(merged.properties[0].batches.size(), 2u);
   EXPECT_EQ(merged.properties[0].batches[0].number, 0u);  // By batch number.
   EXPECT_FALSE(merged.properties[1].passed);
@@ -175,6 +255,10 @@ TEST(RunReport, MergeSumsTheShardsAndKeepsTheFailure) {
   ASSERT_FALSE(merged.progress.empty());
   EXPECT_EQ(merged.progress.back().operations, 260);  // Both shards' last samples.
   EXPECT_EQ(merged.progress.back().findings, 1);
+  RunReport strict = Sample(1, 2);
+  strict.configuration.require_evidence = true;
+  EXPECT_NE(MergeReports({Sample(0, 2), strict}, &merged).message().find("another configuration"),
+            std::string::npos);
 
   RunReport other = Sample(1, 2);
   other.seed = 43;

@@ -92,6 +92,10 @@ std::string Bar(double done) {
 
 }  // namespace
 
+bool CampaignResult::Failed() const {
+  return findings > 0 || reports::VerdictsFail(verdicts, report.configuration.require_evidence);
+}
+
 int ShardOf(const std::string& id, uint64_t k, int count) {
   if (count <= 1) return 0;
   return static_cast<int>(properties::Mix(Fnv1a(id) ^ properties::Mix(k + 1)) %
@@ -158,6 +162,7 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
   config.max_size = options.max_size;
   config.shard_index = options.shard_index;
   config.shard_count = options.shard_count;
+  config.require_evidence = options.require_evidence;
   report.started_at = NowIso8601();
   report.commit = options.commit;
   // The seed goes into the recorded command, so that it repeats the run exactly.
@@ -298,6 +303,17 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
     family_seconds[spec.family] += batch.seconds;
     r.cases += out.cases;
     r.operations += out.operations;
+    // Evidence: only situations the catalogue declares count; any other name is a harness bug
+    // (a typo would otherwise never count, or count for nothing).
+    for (const auto& [name, n] : out.evidence.situations) {
+      if (!reports::RuleCatalogue::Builtin().FindSituation(name)) {
+        return Status::FailedPrecondition("harness bug: property " + spec.id +
+                                          " counted the situation \"" + name +
+                                          "\", which reports/rules.json does not declare");
+      }
+      r.evidence[name] += n;
+    }
+    for (const auto& [rule, n] : out.evidence.rule_cases) r.rule_cases[rule] += n;
     r.faults.crashes += tally.crashes - tally_before.crashes;
     r.faults.power_losses += tally.power_losses - tally_before.power_losses;
     r.faults.io_errors += static_cast<int64_t>(fired_after.fs - fired_before.fs);
@@ -312,6 +328,7 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
     if (!out.passed) {
       ++result->findings;
       r.passed = false;
+      r.failing_rule = out.rule;
       r.message = out.message;
       r.trace_path = out.trace_path;
       r.reproduce = out.reproduce;
@@ -358,15 +375,33 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
 
 void PrintSummary(const CampaignResult& result, std::ostream& out) {
   const reports::RunReport& report = result.report;
-  out << "\nrule  verdict       cases    operations  statement\n";
+  out << "\nrule  verdict        situations    cases    operations  statement\n";
   for (const auto& v : result.verdicts) {
     char line[160];
-    std::snprintf(line, sizeof line, "%-5s %-12s %7lld %13lld  ", v.rule->id.c_str(),
-                  v.verdict.c_str(), static_cast<long long>(v.cases),
-                  static_cast<long long>(v.operations));
+    std::snprintf(line, sizeof line, "%-5s %-14s %10s %8lld %13lld  ", v.rule->id.c_str(),
+                  v.verdict.c_str(), v.evidence.empty() ? "" : v.EvidenceFraction().c_str(),
+                  static_cast<long long>(v.cases), static_cast<long long>(v.operations));
     std::string statement = v.rule->statement;
-    if (statement.size() > 70) statement = statement.substr(0, 67) + "...";
+    if (statement.size() > 60) statement = statement.substr(0, 57) + "...";
     out << line << statement << "\n";
+  }
+  std::string unexercised;
+  for (const auto& v : result.verdicts) {
+    if (v.verdict != "not exercised") continue;
+    unexercised += "\n  " + v.rule->id + ": never reached";
+    for (const std::string& s : v.MissingSituations()) unexercised += " " + s;
+  }
+  if (!unexercised.empty()) {
+    out << "\nnot exercised (the checks held, but these situations were never reached"
+        << (report.configuration.require_evidence ? "; --require-evidence fails the run" : "")
+        << "):" << unexercised << "\n";
+  }
+  for (const auto& v : result.verdicts) {
+    if (v.unattributed) {
+      out << "\n" << v.rule->id
+          << " fails unattributed: a property of its family failed with no check to credit (a "
+             "crash or an unexpected error)\n";
+    }
   }
   std::string fired_names;
   for (const reports::FailPointRow& f : report.fail_points) {

@@ -51,6 +51,9 @@ struct CampaignOptions {
   std::ostream* progress = nullptr;    // The progress bar and failures as they happen (null: none).
   bool progress_is_tty = false;        // Redraw the progress line in place.
   bool stop_at_first_finding = false;  // End the run at its first finding (statecheck selftest).
+  // A rule "not exercised" (its checks held, a situation it declares never reached) fails the
+  // run: CampaignResult::Failed. The nightly sets it; a short run only reports it.
+  bool require_evidence = false;
 };
 
 struct CampaignResult {
@@ -59,6 +62,9 @@ struct CampaignResult {
   std::string report_dir;
   int64_t findings = 0;
   double first_finding_seconds = -1;  // When the first finding was in (shrunk); -1: none.
+  // Whether the run fails: a finding, a "fail" verdict, or (with require_evidence) a rule "not
+  // exercised".
+  bool Failed() const;
 };
 
 // The shard batch k of property `id` belongs to, of `count`.

@@ -72,26 +72,6 @@ Status ChooseBugs(const SelftestOptions& options, std::vector<planted::PlantedBu
   return Status::Ok();
 }
 
-// The rule ids a check's message names, in order of first mention ("E3/E6: committed output
-// ..." → E3, E6): the ids of the rule catalogue that stand as words of their own.
-std::vector<std::string> CitedRules(const std::string& message) {
-  std::vector<std::string> out;
-  const auto& catalogue = reports::RuleCatalogue::Builtin();
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t i = 0; i < message.size(); ++i) {
-    if (word(message[i]) && (i == 0 || !word(message[i - 1]))) {
-      size_t end = i;
-      while (end < message.size() && word(message[end])) ++end;
-      const std::string token = message.substr(i, end - i);
-      const bool rule = token.size() >= 2 && std::isdigit(static_cast<unsigned char>(token[1])) &&
-                        !catalogue.Select(token).empty();
-      if (rule && std::find(out.begin(), out.end(), token) == out.end()) out.push_back(token);
-      i = end;
-    }
-  }
-  return out;
-}
-
 // "window_store/drop_rule" → "window_store-drop_rule": a directory name.
 std::string DirName(std::string_view name) {
   std::string out(name);
@@ -211,7 +191,12 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
         bug.message = p.message;
         bug.counterexample_steps = static_cast<int64_t>(p.counterexample.size());
         bug.replay_commands = p.replay_commands;
-        bug.cited_rules = CitedRules(p.message);
+      }
+      // The rules the failing checks enforce (their findings'), not rule ids read off messages.
+      if (!p.passed && !p.failing_rule.empty() &&
+          std::find(bug.cited_rules.begin(), bug.cited_rules.end(), p.failing_rule) ==
+              bug.cited_rules.end()) {
+        bug.cited_rules.push_back(p.failing_rule);
       }
     }
     for (const reports::RuleVerdict& v : r.verdicts) {

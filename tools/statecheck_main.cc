@@ -243,7 +243,7 @@ int Run(tools::CampaignOptions options, const std::string& shard) {
     return kExitUsage;
   }
   tools::PrintSummary(result, std::cout);
-  return result.findings ? kExitFailed : kExitOk;
+  return result.Failed() ? kExitFailed : kExitOk;
 }
 
 // report merge: the shards' reports into one.
@@ -282,7 +282,7 @@ int ReportMerge(const std::vector<std::string>& inputs, const std::string& out_d
   if (!s.ok()) return UsageError(s.message());
   std::cout << "merged " << inputs.size() << " shard reports (seed " << result.report.seed << ")\n";
   tools::PrintSummary(result, std::cout);
-  return result.findings ? kExitFailed : kExitOk;
+  return result.Failed() ? kExitFailed : kExitOk;
 }
 
 // The fault catalogue: the engine's named fail points, then the fault file system's.
@@ -412,7 +412,8 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
 
   auto* list = app.add_subcommand("list", "List the rule catalogue");
-  auto* list_rules = list->add_subcommand("rules", "Every SPEC rule and the checks that cover it");
+  auto* list_rules = list->add_subcommand(
+      "rules", "Every rule of docs/spec.md, the checks that cover it and its situations");
   list->require_subcommand(1);
   bool json = false, checks = false;
   std::string list_select;
@@ -467,6 +468,9 @@ int Main(int argc, char** argv) {
                   "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
   run->add_option("--reproduce", flags.reproduce,
                   "Re-run exactly one failure, from the reproduce string it printed");
+  run->add_flag("--require-evidence", flags.require_evidence,
+                "Fail (exit 1) when a rule is not exercised: its checks held but a situation it "
+                "declares was never reached (the nightly sets it)");
   run->add_option("--cases-per-batch", flags.cases_per_batch, "Cases per property batch")
       ->check(CLI::PositiveNumber);
   run->add_option("--max-size", flags.max_size, "Longest operation sequence")
