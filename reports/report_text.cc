@@ -184,6 +184,8 @@ std::string ConfigurationSummary(const RunConfiguration& c) {
   if (c.shard_count > 1) {
     s += ", shard " + std::to_string(c.shard_index) + "/" + std::to_string(c.shard_count);
   }
+  if (c.jobs > 1) s += ", " + std::to_string(c.jobs) + " worker processes";
+  if (c.require_evidence) s += ", evidence required";
   return s;
 }
 

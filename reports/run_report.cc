@@ -325,7 +325,9 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
                             {"cases_per_batch", c.cases_per_batch},
                             {"max_size", c.max_size},
                             {"shard", Json{{"index", c.shard_index}, {"count", c.shard_count}}},
-                            {"require_evidence", c.require_evidence}};
+                            {"require_evidence", c.require_evidence},
+                            {"jobs", c.jobs},
+                            {"workers_started", c.workers_started}};
   j["elapsed_seconds"] = report.elapsed_seconds;
   j["started_at"] = report.started_at;
   j["commit"] = report.commit;
@@ -442,6 +444,8 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "count", &rc.shard_count));
   STATECHECK_RETURN_IF_ERROR(
       Field(c, "configuration", "require_evidence", &rc.require_evidence));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "jobs", &rc.jobs));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "workers_started", &rc.workers_started));
   Json props;
   STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "properties", &props));
   for (const Json& o : props) {

@@ -128,6 +128,8 @@ struct RunConfiguration {
   int shard_count = 1;
   // --require-evidence: a rule "not exercised" fails the run (and its junit test case).
   bool require_evidence = false;
+  int jobs = 1;             // Worker processes that ran the batches (--jobs).
+  int workers_started = 0;  // Worker processes forked, replacements of dead ones included.
 };
 
 // `statecheck selftest`: how one planted bug (statecheck/planted_bugs.h) fared in its campaign.

@@ -12,11 +12,13 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/property_registry.h"
+#include "tools/campaign_workers.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/planted_bugs.h"
 
@@ -53,11 +55,17 @@ uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
-// The catalogue's fail points with their counts for this run.
-std::vector<reports::FailPointRow> FailPointRows() {
+// The catalogue's fail points, in its order, with the run's counts (name -> reached, fired: the
+// sums of every batch's, wherever it ran).
+std::vector<reports::FailPointRow> FailPointRows(
+    const std::map<std::string, std::pair<uint64_t, uint64_t>>& counts) {
+  auto count = [&](const std::string& name) {
+    auto it = counts.find(name);
+    return it == counts.end() ? std::pair<uint64_t, uint64_t>{} : it->second;
+  };
   std::vector<reports::FailPointRow> rows;
   for (const FailPointCount& c : EngineFailPointCounts()) {
-    rows.push_back({c.name, c.reached, c.fired});
+    rows.push_back({c.name, count(c.name).first, count(c.name).second});
   }
   const std::vector<faults::FailPointInfo> catalogue = faults::FsFailPointCatalogue();
   for (const auto& [name, c] : faults::FsFailPointCounts()) {
@@ -65,7 +73,7 @@ std::vector<reports::FailPointRow> FailPointRows() {
     for (const faults::FailPointInfo& info : catalogue) {
       if (info.name == name) reachable = info.unreachable_because.empty();
     }
-    rows.push_back({name, c.reached, c.fired, reachable});
+    rows.push_back({name, count(name).first, count(name).second, reachable});
   }
   return rows;
 }
@@ -92,6 +100,10 @@ std::string Bar(double done) {
 
 }  // namespace
 
+int CampaignOptions::DefaultJobs() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 bool CampaignResult::Failed() const {
   return findings > 0 || reports::VerdictsFail(verdicts, report.configuration.require_evidence);
 }
@@ -102,20 +114,12 @@ int ShardOf(const std::string& id, uint64_t k, int count) {
                           static_cast<uint64_t>(count));
 }
 
-Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
-  *result = CampaignResult();
-  std::vector<const reports::Rule*> rules;
-  STATECHECK_RETURN_IF_ERROR(reports::RuleCatalogue::Builtin().Select(options.select, &rules));
-  if (options.batches_per_property <= 0 && options.budget_seconds <= 0) {
-    return Status::InvalidArgument("--budget must be a positive number of seconds");
-  }
-  if (options.shard_count < 1 || options.shard_index < 0 ||
-      options.shard_index >= options.shard_count) {
-    return Status::InvalidArgument("--shard takes i/n with 0 <= i < n");
-  }
-  const uint64_t seed = options.seed
-                            ? *options.seed
-                            : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+namespace {
+
+// The properties a campaign runs: those of the selected rules' families (or --family), or the one
+// a reproduce string or --batch names. InvalidArgument naming what matched nothing.
+Status SelectSpecs(const CampaignOptions& options, const std::vector<const reports::Rule*>& rules,
+                   std::vector<properties::PropertySpec>* specs) {
   std::set<std::string> families;
   for (const reports::Rule* r : rules) {
     families.insert(r->property_families.begin(), r->property_families.end());
@@ -134,22 +138,346 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
     std::set<std::string> wanted(options.families.begin(), options.families.end());
     std::erase_if(families, [&](const std::string& f) { return !wanted.count(f); });
   }
-  std::string reproduce_id;
+  std::string only = options.only_batch_property;
   if (!options.reproduce.empty()) {
-    STATECHECK_RETURN_IF_ERROR(properties::PropertyIdOfReproduce(options.reproduce, &reproduce_id));
+    STATECHECK_RETURN_IF_ERROR(properties::PropertyIdOfReproduce(options.reproduce, &only));
   }
-  std::vector<properties::PropertySpec> specs;
   for (auto& spec : all) {
-    if (!reproduce_id.empty() ? spec.id == reproduce_id : families.count(spec.family) > 0) {
-      specs.push_back(std::move(spec));
+    if (!only.empty() ? spec.id == only : families.count(spec.family) > 0) {
+      specs->push_back(std::move(spec));
     }
   }
-  if (specs.empty()) {
-    return Status::InvalidArgument(!reproduce_id.empty()
-                                       ? "no property \"" + reproduce_id + "\" in this build"
+  if (specs->empty()) {
+    return Status::InvalidArgument(!only.empty()
+                                       ? "no property \"" + only + "\" in this build"
                                        : "no property checks the selected rules and families (see "
                                          "`statecheck list rules`)");
   }
+  return Status::Ok();
+}
+
+// One campaign run: the plan of batches, the executor (this process or the workers), what the
+// batches did, and the progress line.
+class Campaign {
+ public:
+  Campaign(const CampaignOptions& options, std::vector<properties::PropertySpec> specs,
+           uint64_t seed, CampaignResult* result)
+      : options_(options), specs_(std::move(specs)), seed_(seed), result_(result) {}
+
+  Status Run();
+
+ private:
+  // A property's batches in this shard: the next batch number to run, how many are left (with a
+  // fixed count), and the seconds its batches took (with those running counted at an estimate).
+  struct Plan {
+    uint64_t next = 0;
+    int64_t left = -1;  // -1: until the budget ends.
+    double seconds = 0;
+    int64_t runs = 0;
+  };
+
+  double Elapsed() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  uint64_t Advance(const std::string& id, uint64_t from) const {
+    while (ShardOf(id, from, options_.shard_count) != options_.shard_index) ++from;
+    return from;
+  }
+  bool Inline() const { return jobs_ == 0; }
+  void MakePlans();
+  // The next batch to run: the property whose family has had the least time, then the property
+  // of the family that has; -1 when none is left (or the budget is spent).
+  int NextSpec();
+  BatchJob MakeJob(size_t spec);
+  double Estimate(size_t spec) const;
+  void Absorb(const BatchJob& job, const BatchRun& run);
+  void RecordFailure(const BatchJob& job, const BatchRun& run, reports::PropertyResult* r);
+  void Sample();
+  void ShowProgress();
+  bool Done() const;
+
+  const CampaignOptions& options_;
+  const std::vector<properties::PropertySpec> specs_;
+  const uint64_t seed_;
+  CampaignResult* const result_;
+  int jobs_ = 0;  // 0: batches run in this process.
+  std::vector<Plan> plans_;
+  std::map<std::string, double> family_seconds_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> fail_points_;  // name -> reached, fired.
+  Clock::time_point start_;
+  int64_t total_ops_ = 0, total_cases_ = 0, batches_run_ = 0, total_batches_ = 0;
+  double last_sample_ = 0;
+  bool stop_ = false;
+};
+
+void Campaign::MakePlans() {
+  reports::RunReport& report = result_->report;
+  for (const auto& spec : specs_) {
+    Plan p;
+    if (!options_.only_batch_property.empty()) {
+      p.next = options_.only_batch;
+      p.left = 1;
+    } else {
+      p.next = Advance(spec.id, 0);
+      if (options_.batches_per_property > 0) {
+        p.left = 0;
+        for (int64_t k = 0; k < options_.batches_per_property; ++k) {
+          p.left += ShardOf(spec.id, static_cast<uint64_t>(k), options_.shard_count) ==
+                    options_.shard_index;
+        }
+      }
+    }
+    if (p.left > 0) total_batches_ += p.left;
+    plans_.push_back(p);
+    reports::PropertyResult r;
+    r.id = spec.id;
+    r.family = spec.family;
+    r.config = spec.config;
+    report.properties.push_back(std::move(r));
+  }
+}
+
+bool Campaign::Done() const {
+  if (stop_) return true;
+  if (!options_.reproduce.empty() && batches_run_ > 0) return true;  // A reproduction runs once.
+  const bool counted = options_.batches_per_property > 0 || !options_.only_batch_property.empty();
+  return !counted && Elapsed() >= options_.budget_seconds;
+}
+
+int Campaign::NextSpec() {
+  if (Done()) return -1;
+  int next = -1;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const Plan& plan = plans_[i];
+    if (!result_->report.properties[i].passed || plan.left == 0) continue;
+    if (next >= 0) {
+      const double fa = family_seconds_[specs_[i].family];
+      const double fb = family_seconds_[specs_[static_cast<size_t>(next)].family];
+      if (fa > fb || (fa == fb && plan.seconds >= plans_[static_cast<size_t>(next)].seconds)) {
+        continue;
+      }
+    }
+    next = static_cast<int>(i);
+  }
+  return next;
+}
+
+// What a batch of `spec` is expected to take: its mean so far, or a guess for the first one.
+double Campaign::Estimate(size_t spec) const {
+  const Plan& p = plans_[spec];
+  return p.runs > 0 ? p.seconds / static_cast<double>(p.runs) : 0.01;
+}
+
+BatchJob Campaign::MakeJob(size_t spec_index) {
+  const properties::PropertySpec& spec = specs_[spec_index];
+  Plan& plan = plans_[spec_index];
+  BatchJob job;
+  job.spec = spec_index;
+  job.number = plan.next;
+  job.params.seed = properties::Mix(seed_ ^ properties::Mix(Fnv1a(spec.id) ^ properties::Mix(plan.next)));
+  job.params.max_success = std::max(1, options_.cases_per_batch / spec.batch_divisor);
+  job.params.max_size = options_.max_size;
+  job.params.trace_dir = result_->report_dir + "/counterexamples";
+  if (!options_.reproduce.empty()) job.params.reproduce = options_.reproduce;
+  job.kill_worker = options_.test_kill_worker_property == spec.id &&
+                    options_.test_kill_worker_batch == plan.next;
+  plan.next = options_.only_batch_property.empty() ? Advance(spec.id, plan.next + 1)
+                                                   : plan.next + 1;
+  if (plan.left > 0) --plan.left;
+  // Counted now at its estimate, so that the other workers' picks see it; Absorb corrects it.
+  const double estimate = Estimate(spec_index);
+  plan.seconds += estimate;
+  family_seconds_[spec.family] += estimate;
+  return job;
+}
+
+void Campaign::Absorb(const BatchJob& job, const BatchRun& run) {
+  const properties::PropertySpec& spec = specs_[job.spec];
+  Plan& plan = plans_[job.spec];
+  reports::PropertyResult& r = result_->report.properties[job.spec];
+  const properties::PropertyOutcome& out = run.outcome;
+  const double estimate = Estimate(job.spec);
+  plan.seconds += run.seconds - estimate;
+  family_seconds_[spec.family] += run.seconds - estimate;
+  ++plan.runs;
+  reports::BatchResult batch;
+  batch.number = job.number;
+  batch.seed = job.params.seed;
+  batch.seconds = run.seconds;
+  batch.cases = out.cases;
+  batch.operations = out.operations;
+  batch.passed = out.passed;
+  r.batches.push_back(batch);
+  r.seconds += run.seconds;
+  r.cases += out.cases;
+  r.operations += out.operations;
+  for (const auto& [name, n] : out.evidence.situations) r.evidence[name] += n;
+  for (const auto& [rule, n] : out.evidence.rule_cases) r.rule_cases[rule] += n;
+  r.faults.crashes += run.crashes;
+  r.faults.power_losses += run.power_losses;
+  r.faults.io_errors += static_cast<int64_t>(run.fs_fired);
+  r.faults.engine_faults += static_cast<int64_t>(run.engine_fired);
+  // Cases that went through no fault. The tally counts every case a property ran, shrinking
+  // attempts included; a passing batch runs exactly its cases.
+  r.no_fault_cases += std::max<int64_t>(0, out.cases - run.faulted_cases);
+  for (const auto& [name, c] : run.fail_points) {
+    fail_points_[name].first += c.first;
+    fail_points_[name].second += c.second;
+  }
+  total_ops_ += out.operations;
+  total_cases_ += out.cases;
+  ++batches_run_;
+  if (!out.passed && r.passed) RecordFailure(job, run, &r);
+  const double now = Elapsed();
+  if (now - last_sample_ >= 1.0 || !out.passed) {
+    last_sample_ = now;
+    Sample();
+    ShowProgress();
+  }
+}
+
+void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run,
+                             reports::PropertyResult* r) {
+  const properties::PropertySpec& spec = specs_[job.spec];
+  const properties::PropertyOutcome& out = run.outcome;
+  ++result_->findings;
+  r->passed = false;
+  r->failing_rule = out.rule;
+  r->message = out.message;
+  r->trace_path = out.trace_path;
+  r->reproduce = out.reproduce;
+  r->counterexample = out.counterexample;
+  // Commands that work pasted into any shell: absolute paths, quoted; in the planted build
+  // with the active planted bug in their environment.
+  const std::string active_bug = planted::ActiveName();
+  const std::string exe =
+      (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
+      ShellQuote(options_.executable);
+  if (!run.died.empty()) {
+    // No check failed: the process running the batch did not survive it. The batch alone, in the
+    // foreground (under a debugger, say), repeats it.
+    r->message = "the worker process running batch " + std::to_string(job.number) + " (seed " +
+                 std::to_string(job.params.seed) + ") of " + spec.id + " died: it was " +
+                 run.died + ". No check failed, so the failure is unattributed.";
+    r->replay_commands.push_back(exe + " run --seed " + std::to_string(seed_) + " --batch " +
+                                 ShellQuote(spec.id + ":" + std::to_string(job.number)));
+  }
+  if (!r->trace_path.empty()) {
+    std::error_code ec;
+    const fs::path trace = fs::absolute(r->trace_path, ec);
+    r->replay_commands.push_back(exe + " replay " +
+                                 ShellQuote(ec ? r->trace_path : trace.string()));
+  }
+  if (!r->reproduce.empty()) {
+    r->replay_commands.push_back(exe + " run --reproduce " + ShellQuote(r->reproduce));
+  }
+  if (result_->first_finding_seconds < 0) result_->first_finding_seconds = Elapsed();
+  if (options_.stop_at_first_finding) stop_ = true;
+  if (options_.progress) {
+    *options_.progress << (options_.progress_is_tty ? "\r\033[K" : "") << "FAIL " << spec.id
+                       << " (batch " << job.number << ", seed " << job.params.seed << ")\n"
+                       << r->message << "\n  shrunk to " << out.counterexample.size()
+                       << " steps; trace: " << out.trace_path << "\n";
+  }
+}
+
+void Campaign::Sample() {
+  result_->report.progress.push_back({Elapsed(), total_cases_, total_ops_, result_->findings});
+}
+
+void Campaign::ShowProgress() {
+  if (!options_.progress) return;
+  const double now = Elapsed();
+  const bool counted = total_batches_ > 0;
+  const double done = counted ? static_cast<double>(batches_run_) /
+                                    static_cast<double>(std::max<int64_t>(1, total_batches_))
+                              : now / options_.budget_seconds;
+  const std::string where =
+      counted ? std::to_string(batches_run_) + "/" + std::to_string(total_batches_) + " batches"
+              : std::to_string(static_cast<int>(now)) + "/" +
+                    std::to_string(static_cast<int>(options_.budget_seconds)) + " s";
+  *options_.progress << (options_.progress_is_tty ? "\r\033[K" : "") << Bar(done) << " " << where
+                     << "  " << Compact(static_cast<double>(total_cases_)) << " cases, "
+                     << Compact(static_cast<double>(total_ops_)) << " ops ("
+                     << Compact(static_cast<double>(total_ops_) / std::max(now, 1e-9))
+                     << " ops/s), " << result_->findings
+                     << (result_->findings == 1 ? " finding" : " findings")
+                     << (options_.progress_is_tty ? "" : "\n") << std::flush;
+}
+
+Status Campaign::Run() {
+  // A reproduction or a single batch runs in this process, in the foreground; a campaign in
+  // worker processes.
+  jobs_ = options_.reproduce.empty() && options_.only_batch_property.empty()
+              ? std::max(1, options_.jobs)
+              : 0;
+  result_->report.configuration.jobs = std::max(1, jobs_);
+  MakePlans();
+  faults::ResetFsFailPointCounts();
+  ResetEngineFailPointCounts();
+  properties::ResetFaultTally();
+  start_ = Clock::now();
+  Sample();
+  if (Inline()) {
+    for (int next; (next = NextSpec()) >= 0;) {
+      const BatchJob job = MakeJob(static_cast<size_t>(next));
+      Absorb(job, RunBatchHere(specs_[job.spec], job.params));
+    }
+  } else {
+    WorkerPool pool(&specs_, jobs_);
+    std::vector<BatchJob> running(static_cast<size_t>(pool.size()));
+    for (;;) {
+      for (int w, next; (w = pool.FindIdle()) >= 0 && (next = NextSpec()) >= 0;) {
+        running[static_cast<size_t>(w)] = MakeJob(static_cast<size_t>(next));
+        STATECHECK_RETURN_IF_ERROR(pool.Start(w, running[static_cast<size_t>(w)]));
+      }
+      if (pool.busy() == 0) break;
+      int w = -1;
+      BatchRun run;
+      STATECHECK_RETURN_IF_ERROR(pool.WaitAny(&w, &run));
+      Absorb(running[static_cast<size_t>(w)], run);
+      if (stop_) pool.AbandonBusy();
+    }
+    result_->report.configuration.workers_started = pool.started();
+  }
+  reports::RunReport& report = result_->report;
+  report.elapsed_seconds = Elapsed();
+  Sample();
+  if (options_.progress && options_.progress_is_tty) *options_.progress << "\n";
+  report.fail_points = FailPointRows(fail_points_);
+  // Evidence: only situations the catalogue declares count; any other name is a harness bug
+  // (a typo would otherwise never count, or count for nothing).
+  for (const reports::PropertyResult& p : report.properties) {
+    for (const auto& [name, n] : p.evidence) {
+      if (!reports::RuleCatalogue::Builtin().FindSituation(name)) {
+        return Status::FailedPrecondition("harness bug: property " + p.id +
+                                          " counted the situation \"" + name +
+                                          "\", which reports/rules.json does not declare");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
+  *result = CampaignResult();
+  std::vector<const reports::Rule*> rules;
+  STATECHECK_RETURN_IF_ERROR(reports::RuleCatalogue::Builtin().Select(options.select, &rules));
+  if (options.batches_per_property <= 0 && options.budget_seconds <= 0) {
+    return Status::InvalidArgument("--budget must be a positive number of seconds");
+  }
+  if (options.shard_count < 1 || options.shard_index < 0 ||
+      options.shard_index >= options.shard_count) {
+    return Status::InvalidArgument("--shard takes i/n with 0 <= i < n");
+  }
+  if (options.jobs < 1) return Status::InvalidArgument("--jobs takes a number of workers >= 1");
+  std::vector<properties::PropertySpec> specs;
+  STATECHECK_RETURN_IF_ERROR(SelectSpecs(options, rules, &specs));
+  const uint64_t seed = options.seed
+                            ? *options.seed
+                            : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 
   reports::RunReport& report = result->report;
   report.seed = seed;
@@ -189,186 +517,11 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
                  << (options.shard_count > 1 ? ", shard " + std::to_string(options.shard_index) +
                                                    "/" + std::to_string(options.shard_count)
                                              : "")
+                 << ", " << options.jobs << (options.jobs == 1 ? " worker" : " workers")
                  << ", report in " << dir << "\n";
   }
-
-  // Each property's batches in this shard: the next batch number to run, and (with a fixed
-  // count) how many are left.
-  struct Plan {
-    uint64_t next = 0;
-    int64_t left = -1;  // -1: until the budget ends.
-    double seconds = 0;
-  };
-  std::map<std::string, Plan> plans;
-  auto advance = [&](const std::string& id, uint64_t from) {
-    while (ShardOf(id, from, options.shard_count) != options.shard_index) ++from;
-    return from;
-  };
-  int64_t total_batches = 0;
-  for (const auto& spec : specs) {
-    Plan p;
-    p.next = advance(spec.id, 0);
-    if (options.batches_per_property > 0) {
-      p.left = 0;
-      for (int64_t k = 0; k < options.batches_per_property; ++k) {
-        p.left +=
-            ShardOf(spec.id, static_cast<uint64_t>(k), options.shard_count) == options.shard_index;
-      }
-      total_batches += p.left;
-    }
-    plans[spec.id] = p;
-    reports::PropertyResult r;
-    r.id = spec.id;
-    r.family = spec.family;
-    r.config = spec.config;
-    report.properties.push_back(std::move(r));
-  }
-  auto result_of = [&](const std::string& id) -> reports::PropertyResult& {
-    return *std::find_if(report.properties.begin(), report.properties.end(),
-                         [&](const reports::PropertyResult& r) { return r.id == id; });
-  };
-
-  faults::ResetFsFailPointCounts();
-  ResetEngineFailPointCounts();
-  properties::ResetFaultTally();
-  const auto start = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  int64_t total_ops = 0, total_cases = 0, batches_run = 0;
-  double last_sample = 0;
-  std::map<std::string, double> family_seconds;
-  auto sample = [&] {
-    report.progress.push_back({elapsed(), total_cases, total_ops, result->findings});
-  };
-  auto show_progress = [&] {
-    if (!options.progress) return;
-    const double now = elapsed();
-    const double done = options.batches_per_property > 0
-                            ? static_cast<double>(batches_run) /
-                                  static_cast<double>(std::max<int64_t>(1, total_batches))
-                            : now / options.budget_seconds;
-    const std::string where =
-        options.batches_per_property > 0
-            ? std::to_string(batches_run) + "/" + std::to_string(total_batches) + " batches"
-            : std::to_string(static_cast<int>(now)) + "/" +
-                  std::to_string(static_cast<int>(options.budget_seconds)) + " s";
-    *options.progress << (options.progress_is_tty ? "\r\033[K" : "") << Bar(done) << " " << where
-                      << "  " << Compact(static_cast<double>(total_cases)) << " cases, "
-                      << Compact(static_cast<double>(total_ops)) << " ops ("
-                      << Compact(static_cast<double>(total_ops) / std::max(now, 1e-9))
-                      << " ops/s), " << result->findings
-                      << (result->findings == 1 ? " finding" : " findings")
-                      << (options.progress_is_tty ? "" : "\n") << std::flush;
-  };
-  sample();
-  while (options.batches_per_property > 0 || elapsed() < options.budget_seconds) {
-    const properties::PropertySpec* next = nullptr;
-    for (const auto& spec : specs) {
-      const Plan& plan = plans[spec.id];
-      if (!result_of(spec.id).passed || plan.left == 0) continue;
-      if (next) {
-        const double fa = family_seconds[spec.family], fb = family_seconds[next->family];
-        if (fa > fb || (fa == fb && plan.seconds >= plans[next->id].seconds)) continue;
-      }
-      next = &spec;
-    }
-    if (!next) break;
-    const properties::PropertySpec& spec = *next;
-    Plan& plan = plans[spec.id];
-    reports::PropertyResult& r = result_of(spec.id);
-    properties::PropertyParams params;
-    using properties::Mix;
-    reports::BatchResult batch;
-    batch.number = plan.next;
-    batch.seed = Mix(seed ^ Mix(Fnv1a(spec.id) ^ Mix(plan.next)));
-    plan.next = advance(spec.id, plan.next + 1);
-    if (plan.left > 0) --plan.left;
-    params.seed = batch.seed;
-    params.max_success = std::max(1, options.cases_per_batch / spec.batch_divisor);
-    params.max_size = options.max_size;
-    params.trace_dir = dir + "/counterexamples";
-    if (!options.reproduce.empty()) params.reproduce = options.reproduce;
-    const properties::FailPointsFired fired_before = properties::FailPointsFiredSoFar();
-    const properties::FaultTally tally_before = properties::CurrentFaultTally();
-    const auto t0 = Clock::now();
-    const properties::PropertyOutcome out = spec.run(params);
-    batch.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    const properties::FailPointsFired fired_after = properties::FailPointsFiredSoFar();
-    const properties::FaultTally tally = properties::CurrentFaultTally();
-    batch.cases = out.cases;
-    batch.operations = out.operations;
-    batch.passed = out.passed;
-    r.batches.push_back(batch);
-    r.seconds += batch.seconds;
-    plan.seconds += batch.seconds;
-    family_seconds[spec.family] += batch.seconds;
-    r.cases += out.cases;
-    r.operations += out.operations;
-    // Evidence: only situations the catalogue declares count; any other name is a harness bug
-    // (a typo would otherwise never count, or count for nothing).
-    for (const auto& [name, n] : out.evidence.situations) {
-      if (!reports::RuleCatalogue::Builtin().FindSituation(name)) {
-        return Status::FailedPrecondition("harness bug: property " + spec.id +
-                                          " counted the situation \"" + name +
-                                          "\", which reports/rules.json does not declare");
-      }
-      r.evidence[name] += n;
-    }
-    for (const auto& [rule, n] : out.evidence.rule_cases) r.rule_cases[rule] += n;
-    r.faults.crashes += tally.crashes - tally_before.crashes;
-    r.faults.power_losses += tally.power_losses - tally_before.power_losses;
-    r.faults.io_errors += static_cast<int64_t>(fired_after.fs - fired_before.fs);
-    r.faults.engine_faults += static_cast<int64_t>(fired_after.engine - fired_before.engine);
-    // Cases that went through no fault. The tally counts every case a property ran, shrinking
-    // attempts included; a passing batch runs exactly its cases.
-    r.no_fault_cases +=
-        std::max<int64_t>(0, out.cases - (tally.faulted_cases - tally_before.faulted_cases));
-    total_ops += out.operations;
-    total_cases += out.cases;
-    ++batches_run;
-    if (!out.passed) {
-      ++result->findings;
-      r.passed = false;
-      r.failing_rule = out.rule;
-      r.message = out.message;
-      r.trace_path = out.trace_path;
-      r.reproduce = out.reproduce;
-      r.counterexample = out.counterexample;
-      // Commands that work pasted into any shell: absolute paths, quoted; in the planted build
-      // with the active planted bug in their environment.
-      const std::string active_bug = planted::ActiveName();
-      const std::string exe =
-          (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
-          ShellQuote(options.executable);
-      if (!r.trace_path.empty()) {
-        std::error_code ec;
-        const fs::path trace = fs::absolute(r.trace_path, ec);
-        r.replay_commands.push_back(exe + " replay " +
-                                    ShellQuote(ec ? r.trace_path : trace.string()));
-      }
-      if (!r.reproduce.empty()) {
-        r.replay_commands.push_back(exe + " run --reproduce " + ShellQuote(r.reproduce));
-      }
-      if (result->first_finding_seconds < 0) result->first_finding_seconds = elapsed();
-      if (options.progress) {
-        *options.progress << (options.progress_is_tty ? "\r\033[K" : "") << "FAIL " << spec.id
-                          << " (batch " << batch.number << ", seed " << batch.seed << ")\n"
-                          << out.message << "\n  shrunk to " << out.counterexample.size()
-                          << " steps; trace: " << out.trace_path << "\n";
-      }
-    }
-    const double now = elapsed();
-    if (now - last_sample >= 1.0 || !out.passed) {
-      last_sample = now;
-      sample();
-      show_progress();
-    }
-    if (!options.reproduce.empty()) break;  // A reproduction runs once.
-    if (options.stop_at_first_finding && result->findings > 0) break;
-  }
-  report.elapsed_seconds = elapsed();
-  sample();
-  if (options.progress && options.progress_is_tty) *options.progress << "\n";
-  report.fail_points = FailPointRows();
+  Campaign campaign(options, std::move(specs), seed, result);
+  STATECHECK_RETURN_IF_ERROR(campaign.Run());
   result->verdicts = reports::RuleVerdicts(rules, report);
   return reports::WriteReport(dir, report, result->verdicts);
 }

@@ -15,6 +15,14 @@
 // The budget (or the batches) is shared fairly: each step runs one batch of the property whose
 // family has had the least time so far, and within the family the property that has had the
 // least. A property that failed is not run again: its shrunk counterexample is the finding.
+//
+// The batches run in `jobs` worker processes (tools/campaign_workers.h), each handed the next
+// batch as it becomes free; the batches in flight count at their expected time when the next is
+// picked. A batch's cases depend only on its seed, so `--jobs 1` and `--jobs 8` run the same
+// batches for `--batches N` with the same results; with a budget, more workers run more of them.
+// A worker that dies running a batch (a crash, an abort, a kill) is a finding of that batch's
+// property, unattributed to any rule, with the command that runs the batch alone; the campaign
+// goes on with a new worker.
 #ifndef STATECHECK_TOOLS_CAMPAIGN_H_
 #define STATECHECK_TOOLS_CAMPAIGN_H_
 
@@ -54,6 +62,19 @@ struct CampaignOptions {
   // A rule "not exercised" (its checks held, a situation it declares never reached) fails the
   // run: CampaignResult::Failed. The nightly sets it; a short run only reports it.
   bool require_evidence = false;
+  // Worker processes that run the batches (tools/campaign_workers.h); the default, every core.
+  // A reproduction (--reproduce) and a single batch (--batch) run in this process.
+  int jobs = DefaultJobs();
+  // --batch PROPERTY:K: exactly batch K of that property (its seed derived as in any run), in
+  // this process: how a batch whose worker died is run again in the foreground.
+  std::string only_batch_property;
+  uint64_t only_batch = 0;
+  // Test hook (campaign_test): the worker that starts this batch kills itself with SIGKILL.
+  std::string test_kill_worker_property;
+  uint64_t test_kill_worker_batch = 0;
+
+  // The machine's cores (at least 1).
+  static int DefaultJobs();
 };
 
 struct CampaignResult {

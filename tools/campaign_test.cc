@@ -103,6 +103,99 @@ TEST_F(CampaignTest, ShardsCoverExactlyTheUnshardedRunsBatches) {
       std::string::npos);
 }
 
+// The same batches, with the same results, whether one worker runs them or several: a batch's
+// cases depend on its seed alone.
+TEST_F(CampaignTest, OneWorkerOrSeveralRunTheSameBatches) {
+  CampaignOptions one = Options("jobs1");
+  one.jobs = 1;
+  CampaignOptions three = Options("jobs3");
+  three.jobs = 3;
+  CampaignResult a, b;
+  ASSERT_TRUE(RunCampaign(one, &a).ok());
+  ASSERT_TRUE(RunCampaign(three, &b).ok());
+  EXPECT_EQ(a.report.configuration.jobs, 1);
+  EXPECT_EQ(b.report.configuration.jobs, 3);
+  EXPECT_EQ(b.report.configuration.workers_started, 3);
+  ASSERT_FALSE(Batches(a.report).empty());
+  EXPECT_EQ(Batches(a.report), Batches(b.report));
+  ASSERT_EQ(a.report.properties.size(), b.report.properties.size());
+  for (size_t i = 0; i < a.report.properties.size(); ++i) {
+    EXPECT_EQ(a.report.properties[i].evidence, b.report.properties[i].evidence)
+        << a.report.properties[i].id;
+    EXPECT_EQ(a.report.properties[i].faults, b.report.properties[i].faults)
+        << a.report.properties[i].id;
+  }
+  ASSERT_EQ(a.report.fail_points.size(), b.report.fail_points.size());
+  for (size_t i = 0; i < a.report.fail_points.size(); ++i) {
+    EXPECT_EQ(a.report.fail_points[i].reached, b.report.fail_points[i].reached)
+        << a.report.fail_points[i].name;
+    EXPECT_EQ(a.report.fail_points[i].fired, b.report.fail_points[i].fired)
+        << a.report.fail_points[i].name;
+  }
+  for (size_t i = 0; i < a.verdicts.size(); ++i) {
+    EXPECT_EQ(a.verdicts[i].verdict, b.verdicts[i].verdict) << a.verdicts[i].rule->id;
+  }
+}
+
+// A worker killed with SIGKILL in the middle of a batch: the batch is a finding of its property,
+// naming the batch and its seed, with a command that runs it alone; the run goes on (every other
+// batch runs, in a new worker) and writes its report.
+TEST_F(CampaignTest, AWorkerKilledMidBatchIsAFindingAndTheRunGoesOn) {
+  CampaignOptions o = Options("killed");
+  o.families = {"window_store"};
+  o.jobs = 2;
+  const std::string victim = "window_store/MatchesModel/ret10_size3";
+  o.test_kill_worker_property = victim;
+  o.test_kill_worker_batch = 1;
+  CampaignResult r;
+  ASSERT_TRUE(RunCampaign(o, &r).ok());
+  EXPECT_EQ(r.findings, 1);
+  EXPECT_TRUE(r.Failed());
+  EXPECT_EQ(r.report.configuration.workers_started, 3);  // Two, and the dead one's successor.
+  uint64_t seed = 0;
+  for (const reports::PropertyResult& p : r.report.properties) {
+    if (p.id != victim) {
+      EXPECT_TRUE(p.passed) << p.id;
+      EXPECT_EQ(p.batches.size(), 3u) << p.id;
+      continue;
+    }
+    EXPECT_FALSE(p.passed);
+    EXPECT_EQ(p.failing_rule, "");  // No check failed: unattributed.
+    // Batch 0, the one that died, and perhaps batch 2 if the other worker had it already.
+    ASSERT_GE(p.batches.size(), 2u);
+    for (const reports::BatchResult& b : p.batches) {
+      EXPECT_EQ(b.passed, b.number != 1) << b.number;
+      if (b.number == 1) seed = b.seed;
+    }
+    EXPECT_NE(p.message.find("batch 1 (seed " + std::to_string(seed) + ") of " + victim +
+                             " died: it was killed by signal 9 (SIGKILL)"),
+              std::string::npos)
+        << p.message;
+    ASSERT_EQ(p.replay_commands.size(), 1u);
+    EXPECT_NE(p.replay_commands[0].find("run --seed 7 --batch " + victim + ":1"),
+              std::string::npos)
+        << p.replay_commands[0];
+  }
+  EXPECT_NE(seed, 0u);
+  EXPECT_TRUE(fs::exists(fs::path(o.report_dir) / "report.json"));
+  bool unattributed = false;
+  for (const reports::RuleVerdict& v : r.verdicts) unattributed |= v.unattributed;
+  EXPECT_TRUE(unattributed);
+
+  // The batch alone, in this process, is the batch the worker ran.
+  CampaignOptions alone = Options("alone");
+  alone.batches_per_property = 0;
+  alone.only_batch_property = victim;
+  alone.only_batch = 1;
+  CampaignResult one;
+  ASSERT_TRUE(RunCampaign(alone, &one).ok());
+  ASSERT_EQ(one.report.properties.size(), 1u);
+  ASSERT_EQ(one.report.properties[0].batches.size(), 1u);
+  EXPECT_EQ(one.report.properties[0].batches[0].seed, seed);
+  EXPECT_TRUE(one.report.properties[0].passed);
+  EXPECT_EQ(one.report.configuration.workers_started, 0);
+}
+
 TEST(Campaign, ShardsAndBadInputAreClearErrors) {
   int i = 0, n = 0;
   EXPECT_TRUE(ParseShard("1/3", &i, &n).ok());
@@ -110,6 +203,14 @@ TEST(Campaign, ShardsAndBadInputAreClearErrors) {
   EXPECT_EQ(n, 3);
   for (const char* bad : {"3/3", "-1/2", "1", "a/b", "1/0", "0/2x"}) {
     EXPECT_EQ(ParseShard(bad, &i, &n).code(), Status::Code::kInvalidArgument) << bad;
+  }
+  std::string property;
+  uint64_t k = 0;
+  ASSERT_TRUE(ParseBatch("windowed/MatchesModel/x:12", &property, &k).ok());
+  EXPECT_EQ(property, "windowed/MatchesModel/x");
+  EXPECT_EQ(k, 12u);
+  for (const char* bad : {"x", ":3", "x:", "x:-1", "x:1a"}) {
+    EXPECT_EQ(ParseBatch(bad, &property, &k).code(), Status::Code::kInvalidArgument) << bad;
   }
   std::set<int> seen;
   for (uint64_t k = 0; k < 64; ++k) seen.insert(ShardOf("task/MatchesModel/eos_rc", k, 4));

@@ -223,10 +223,18 @@ int CheckpointRead(const std::string& path, bool json) {
 // run
 
 // Runs the campaign (tools/campaign.h) and prints its summary.
-int Run(tools::CampaignOptions options, const std::string& shard) {
+int Run(tools::CampaignOptions options, const std::string& shard, const std::string& batch) {
   if (!shard.empty()) {
     const Status s = tools::ParseShard(shard, &options.shard_index, &options.shard_count);
     if (!s.ok()) return UsageError(s.message());
+  }
+  if (!batch.empty()) {
+    const Status s = tools::ParseBatch(batch, &options.only_batch_property, &options.only_batch);
+    if (!s.ok()) return UsageError(s.message());
+    if (!options.seed) {
+      return UsageError("--batch " + batch + " needs the run's --seed: a batch's seed derives "
+                        "from it (the replay command a finding prints has both)");
+    }
   }
   options.commit = STATECHECK_GIT_COMMIT;
   std::error_code ec;
@@ -451,7 +459,7 @@ int Main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
   tools::CampaignOptions flags;
   uint64_t seed = 0;
-  std::string shard;
+  std::string shard, batch;
   run->add_option("--budget", flags.budget_seconds, "Seconds to run (default 60)");
   run->add_option("--batches", flags.batches_per_property,
                   "Run exactly this many batches of each property instead of a time budget")
@@ -468,6 +476,13 @@ int Main(int argc, char** argv) {
                   "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
   run->add_option("--reproduce", flags.reproduce,
                   "Re-run exactly one failure, from the reproduce string it printed");
+  run->add_option("--jobs", flags.jobs,
+                  "Worker processes that run the batches (default: the machine's cores, " +
+                      std::to_string(tools::CampaignOptions::DefaultJobs()) + ")")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--batch", batch,
+                  "PROPERTY:K: run batch K of that property alone, in this process (how a batch "
+                  "whose worker died is repeated; give the run's --seed)");
   run->add_flag("--require-evidence", flags.require_evidence,
                 "Fail (exit 1) when a rule is not exercised: its checks held but a situation it "
                 "declares was never reached (the nightly sets it)");
@@ -563,7 +578,7 @@ int Main(int argc, char** argv) {
   if (*seed_opt) flags.seed = seed;
   flags.command = "statecheck";
   for (int i = 1; i < argc; ++i) flags.command += std::string(" ") + argv[i];
-  return Run(flags, shard);
+  return Run(flags, shard, batch);
 }
 
 }  // namespace

@@ -1,0 +1,326 @@
+#include "tools/campaign_workers.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "faults/fault_fs.h"
+#include "properties/fault_tally.h"
+#include "statecheck/fail_points.h"
+
+namespace statecheck::tools {
+namespace {
+
+using Json = nlohmann::json;
+
+// name -> (reached, fired), the engine's and the file system's fail points.
+std::map<std::string, std::pair<uint64_t, uint64_t>> FailPointCountsNow() {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  for (const FailPointCount& c : EngineFailPointCounts()) out[c.name] = {c.reached, c.fired};
+  for (const auto& [name, c] : faults::FsFailPointCounts()) out[name] = {c.reached, c.fired};
+  return out;
+}
+
+// ---- Frames: an 8-byte length, then that many bytes of CBOR.
+
+bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::recv(fd, data, size, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // EOF: the other side is gone.
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool WriteFrame(int fd, const Json& j) {
+  const std::vector<uint8_t> bytes = Json::to_cbor(j);
+  const uint64_t size = bytes.size();
+  return WriteAll(fd, reinterpret_cast<const char*>(&size), sizeof size) &&
+         WriteAll(fd, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+bool ReadFrame(int fd, Json* j) {
+  uint64_t size = 0;
+  if (!ReadAll(fd, reinterpret_cast<char*>(&size), sizeof size)) return false;
+  std::vector<uint8_t> bytes(size);
+  if (!ReadAll(fd, reinterpret_cast<char*>(bytes.data()), bytes.size())) return false;
+  *j = Json::from_cbor(bytes, /*strict=*/true, /*allow_exceptions=*/false);
+  return !j->is_discarded();
+}
+
+// ---- The messages. Strings go as CBOR byte strings, so that raw key bytes stay exact.
+
+Json Bytes(const std::string& s) { return Json::binary(std::vector<uint8_t>(s.begin(), s.end())); }
+
+std::string Str(const Json& j) {
+  const auto& b = j.get_binary();
+  return std::string(b.begin(), b.end());
+}
+
+Json JobJson(const BatchJob& job) {
+  return Json{{"spec", job.spec},
+              {"number", job.number},
+              {"seed", job.params.seed},
+              {"max_success", job.params.max_success},
+              {"max_size", job.params.max_size},
+              {"shrink", job.params.shrink},
+              {"trace_dir", Bytes(job.params.trace_dir)},
+              {"kill_worker", job.kill_worker}};
+}
+
+BatchJob JobFromJson(const Json& j) {
+  BatchJob job;
+  job.spec = j.at("spec").get<size_t>();
+  job.number = j.at("number").get<uint64_t>();
+  job.params.seed = j.at("seed").get<uint64_t>();
+  job.params.max_success = j.at("max_success").get<int>();
+  job.params.max_size = j.at("max_size").get<int>();
+  job.params.shrink = j.at("shrink").get<bool>();
+  job.params.trace_dir = Str(j.at("trace_dir"));
+  job.kill_worker = j.at("kill_worker").get<bool>();
+  return job;
+}
+
+Json RunJson(const BatchRun& r) {
+  const properties::PropertyOutcome& o = r.outcome;
+  Json counterexample = Json::array();
+  for (const std::string& line : o.counterexample) counterexample.push_back(Bytes(line));
+  Json points = Json::array();
+  for (const auto& [name, c] : r.fail_points) points.push_back({name, c.first, c.second});
+  return Json{{"property", Bytes(o.property)},
+              {"passed", o.passed},
+              {"cases", o.cases},
+              {"operations", o.operations},
+              {"message", Bytes(o.message)},
+              {"rule", o.rule},
+              {"trace_path", Bytes(o.trace_path)},
+              {"reproduce", Bytes(o.reproduce)},
+              {"counterexample", std::move(counterexample)},
+              {"situations", o.evidence.situations},
+              {"rule_cases", o.evidence.rule_cases},
+              {"seconds", r.seconds},
+              {"crashes", r.crashes},
+              {"power_losses", r.power_losses},
+              {"faulted_cases", r.faulted_cases},
+              {"fs_fired", r.fs_fired},
+              {"engine_fired", r.engine_fired},
+              {"fail_points", std::move(points)}};
+}
+
+BatchRun RunFromJson(const Json& j) {
+  BatchRun r;
+  properties::PropertyOutcome& o = r.outcome;
+  o.property = Str(j.at("property"));
+  o.passed = j.at("passed").get<bool>();
+  o.cases = j.at("cases").get<int>();
+  o.operations = j.at("operations").get<int64_t>();
+  o.message = Str(j.at("message"));
+  o.rule = j.at("rule").get<std::string>();
+  o.trace_path = Str(j.at("trace_path"));
+  o.reproduce = Str(j.at("reproduce"));
+  for (const Json& line : j.at("counterexample")) o.counterexample.push_back(Str(line));
+  o.evidence.situations = j.at("situations").get<std::map<std::string, int64_t>>();
+  o.evidence.rule_cases = j.at("rule_cases").get<std::map<std::string, int64_t>>();
+  r.seconds = j.at("seconds").get<double>();
+  r.crashes = j.at("crashes").get<int64_t>();
+  r.power_losses = j.at("power_losses").get<int64_t>();
+  r.faulted_cases = j.at("faulted_cases").get<int64_t>();
+  r.fs_fired = j.at("fs_fired").get<uint64_t>();
+  r.engine_fired = j.at("engine_fired").get<uint64_t>();
+  for (const Json& p : j.at("fail_points")) {
+    r.fail_points[p.at(0).get<std::string>()] = {p.at(1).get<uint64_t>(), p.at(2).get<uint64_t>()};
+  }
+  return r;
+}
+
+// A worker's life: run each batch it is sent until its requests end.
+[[noreturn]] void WorkerMain(const std::vector<properties::PropertySpec>& specs, int fd) {
+  for (;;) {
+    Json request;
+    if (!ReadFrame(fd, &request)) ::_exit(0);  // The campaign is done (or gone).
+    const BatchJob job = JobFromJson(request);
+    if (job.kill_worker) ::raise(SIGKILL);
+    const BatchRun run = RunBatchHere(specs.at(job.spec), job.params);
+    if (!WriteFrame(fd, RunJson(run))) ::_exit(1);
+  }
+}
+
+}  // namespace
+
+BatchRun RunBatchHere(const properties::PropertySpec& spec,
+                      const properties::PropertyParams& params) {
+  const properties::FailPointsFired fired_before = properties::FailPointsFiredSoFar();
+  const properties::FaultTally tally_before = properties::CurrentFaultTally();
+  const auto points_before = FailPointCountsNow();
+  const auto t0 = std::chrono::steady_clock::now();
+  BatchRun r;
+  r.outcome = spec.run(params);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const properties::FailPointsFired fired = properties::FailPointsFiredSoFar();
+  const properties::FaultTally tally = properties::CurrentFaultTally();
+  r.crashes = tally.crashes - tally_before.crashes;
+  r.power_losses = tally.power_losses - tally_before.power_losses;
+  r.faulted_cases = tally.faulted_cases - tally_before.faulted_cases;
+  r.fs_fired = fired.fs - fired_before.fs;
+  r.engine_fired = fired.engine - fired_before.engine;
+  for (const auto& [name, c] : FailPointCountsNow()) {
+    auto it = points_before.find(name);
+    const auto before = it == points_before.end() ? std::pair<uint64_t, uint64_t>{} : it->second;
+    if (c != before) r.fail_points[name] = {c.first - before.first, c.second - before.second};
+  }
+  return r;
+}
+
+WorkerPool::WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers)
+    : specs_(specs), workers_(static_cast<size_t>(std::max(1, workers))) {
+  for (Worker& w : workers_) Fork(&w);
+}
+
+WorkerPool::~WorkerPool() {
+  for (Worker& w : workers_) End(&w, /*kill=*/w.busy);
+}
+
+void WorkerPool::Fork(Worker* w) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    std::perror("statecheck: socketpair");
+    std::abort();
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::perror("statecheck: fork");
+    std::abort();
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // The other workers' sockets are theirs: holding them would keep them from seeing the end.
+    for (const Worker& other : workers_) {
+      if (&other != w && other.requests >= 0) ::close(other.requests);
+    }
+    WorkerMain(*specs_, fds[1]);
+  }
+  ::close(fds[1]);
+  w->pid = pid;
+  w->requests = w->replies = fds[0];
+  w->busy = false;
+  ++started_;
+}
+
+void WorkerPool::End(Worker* w, bool kill) {
+  if (w->pid < 0) return;
+  if (kill) ::kill(w->pid, SIGKILL);
+  ::close(w->requests);
+  int status = 0;
+  while (::waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  *w = Worker();
+}
+
+std::string WorkerPool::Reap(Worker* w) {
+  int status = 0;
+  while (::waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(w->requests);
+  w->pid = -1;
+  w->requests = w->replies = -1;
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = sigabbrev_np(sig);
+    return "killed by signal " + std::to_string(sig) + (name ? " (SIG" + std::string(name) + ")" : "");
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+int WorkerPool::busy() const {
+  int n = 0;
+  for (const Worker& w : workers_) n += w.busy;
+  return n;
+}
+
+int WorkerPool::FindIdle() const {
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i].busy) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Status WorkerPool::Start(int index, const BatchJob& job) {
+  Worker& w = workers_.at(static_cast<size_t>(index));
+  if (!WriteFrame(w.requests, JobJson(job))) {
+    const std::string how = Reap(&w);
+    Fork(&w);
+    return Status::IOError("a campaign worker could not be sent a batch: it " + how);
+  }
+  w.busy = true;
+  w.job = job;
+  return Status::Ok();
+}
+
+Status WorkerPool::WaitAny(int* index, BatchRun* run) {
+  std::vector<pollfd> fds;
+  std::vector<int> which;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    if (!workers_[i].busy) continue;
+    fds.push_back({workers_[i].replies, POLLIN, 0});
+    which.push_back(static_cast<int>(i));
+  }
+  if (fds.empty()) return Status::FailedPrecondition("WaitAny: no worker is running a batch");
+  for (;;) {
+    const int n = ::poll(fds.data(), fds.size(), -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::IOError(std::string("poll: ") + std::strerror(errno));
+    break;
+  }
+  for (size_t k = 0; k < fds.size(); ++k) {
+    if (fds[k].revents == 0) continue;
+    Worker& w = workers_[static_cast<size_t>(which[k])];
+    *index = which[k];
+    Json reply;
+    w.busy = false;
+    if (ReadFrame(w.replies, &reply)) {
+      *run = RunFromJson(reply);
+      return Status::Ok();
+    }
+    *run = BatchRun();
+    run->died = Reap(&w);
+    run->outcome.property = specs_->at(w.job.spec).id;
+    run->outcome.passed = false;
+    Fork(&w);
+    return Status::Ok();
+  }
+  return Status::IOError("poll returned no ready worker");
+}
+
+void WorkerPool::AbandonBusy() {
+  for (Worker& w : workers_) {
+    if (!w.busy) continue;
+    End(&w, /*kill=*/true);
+    Fork(&w);
+  }
+}
+
+}  // namespace statecheck::tools

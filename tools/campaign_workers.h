@@ -1,0 +1,109 @@
+// The campaign's batch executors: one batch run in this process (RunBatchHere), or batches run
+// by a pool of worker processes (WorkerPool) — `statecheck run --jobs N`.
+//
+// Processes, not threads: the properties keep process-wide state (the fault tally, the evidence,
+// the fail-point counters, planted bugs), RocksDB is happiest with one owner per process, and a
+// worker that crashes, aborts or is killed takes nothing down with it: the pool reports the batch
+// it was running as died (BatchRun::died) and forks a new worker in its place.
+//
+// Workers are forked from the campaign's process before it runs any property, so they inherit
+// the registry, the reset counters and an activated planted bug (statecheck selftest), and no
+// RocksDB thread. A batch's request and its result travel as length-prefixed CBOR over a pipe
+// each way (CBOR keeps the raw bytes of keys in messages and counterexamples exact). A worker
+// runs each batch exactly as RunBatchHere would, so a batch's result does not depend on which
+// worker, or how many, ran it.
+#ifndef STATECHECK_TOOLS_CAMPAIGN_WORKERS_H_
+#define STATECHECK_TOOLS_CAMPAIGN_WORKERS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/property_registry.h"
+#include "statecheck/status.h"
+
+namespace statecheck::tools {
+
+// A batch to run: which property (an index into the campaign's specs) with which parameters.
+struct BatchJob {
+  size_t spec = 0;
+  uint64_t number = 0;  // The batch's number (for messages; params.seed derives from it).
+  properties::PropertyParams params;
+  // Test hook (campaign_test): the worker kills itself with SIGKILL when it starts this batch.
+  bool kill_worker = false;
+};
+
+// What a batch did.
+struct BatchRun {
+  properties::PropertyOutcome outcome;
+  double seconds = 0;
+  // Deltas over the batch: crashes, power losses, cases that met any fault; the fail points that
+  // fired (file system, engine); each fail point's reached and fired counts.
+  int64_t crashes = 0;
+  int64_t power_losses = 0;
+  int64_t faulted_cases = 0;
+  uint64_t fs_fired = 0;
+  uint64_t engine_fired = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> fail_points;
+  // Non-empty when the worker died while running it: "killed by signal 9 (SIGKILL)".
+  std::string died;
+};
+
+// Runs `spec` with `params` in this process and measures what it did.
+BatchRun RunBatchHere(const properties::PropertySpec& spec,
+                      const properties::PropertyParams& params);
+
+class WorkerPool {
+ public:
+  // Forks `workers` processes (at least 1) that run batches of `specs`, which must outlive the
+  // pool and be the same vector in every process (it is: the workers are forks).
+  WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers);
+  // Ends every worker (EOF on its requests; SIGKILL for one still running a batch) and reaps it.
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+  // Workers forked over the pool's life, replacements of dead ones included.
+  int started() const { return started_; }
+  int busy() const;
+  // An idle worker's index, or -1.
+  int FindIdle() const;
+
+  // Sends `job` to idle worker `w`. IOError when the request cannot be written (the worker is
+  // then replaced).
+  Status Start(int w, const BatchJob& job);
+
+  // Waits until a busy worker finishes its batch (or dies running it) and returns which and what.
+  // A dead worker's run has `died` set (and its outcome says so) and the worker is replaced.
+  // REQUIRES: busy() > 0.
+  Status WaitAny(int* w, BatchRun* run);
+
+  // Kills every busy worker (their batches are dropped) and replaces them.
+  void AbandonBusy();
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int requests = -1;  // Write end: the parent's requests.
+    int replies = -1;   // Read end: the worker's results.
+    bool busy = false;
+    BatchJob job;       // The batch it runs, while busy.
+  };
+  void Fork(Worker* w);
+  void End(Worker* w, bool kill);
+  // The worker's exit in words, after it closed its pipe: "killed by signal 9 (SIGKILL)".
+  std::string Reap(Worker* w);
+
+  const std::vector<properties::PropertySpec>* specs_;
+  std::vector<Worker> workers_;
+  int started_ = 0;
+};
+
+}  // namespace statecheck::tools
+
+#endif  // STATECHECK_TOOLS_CAMPAIGN_WORKERS_H_
