@@ -174,6 +174,7 @@ class Campaign {
     int64_t left = -1;  // -1: until the budget ends.
     double seconds = 0;
     int64_t runs = 0;
+    int64_t in_flight_cases = 0;  // Of batches handed out and not yet back.
   };
 
   double Elapsed() const {
@@ -190,6 +191,9 @@ class Campaign {
   int NextSpec();
   BatchJob MakeJob(size_t spec);
   double Estimate(size_t spec) const;
+  // 1 + 2 × the share of the situations its rules declare that no case has reached yet: a
+  // family whose evidence is thin gets up to three times the time of one whose is complete.
+  double EvidenceWeight(const std::string& family) const;
   void Absorb(const BatchJob& job, const BatchRun& run);
   void RecordFailure(const BatchJob& job, const BatchRun& run, reports::PropertyResult* r);
   void Sample();
@@ -203,6 +207,8 @@ class Campaign {
   int jobs_ = 0;  // 0: batches run in this process.
   std::vector<Plan> plans_;
   std::map<std::string, double> family_seconds_;
+  std::map<std::string, std::vector<std::string>> family_situations_;  // Of its rules.
+  std::set<std::string> reached_;  // Situations some case has reached so far.
   std::map<std::string, std::pair<uint64_t, uint64_t>> fail_points_;  // name -> reached, fired.
   Clock::time_point start_;
   int64_t total_ops_ = 0, total_cases_ = 0, batches_run_ = 0, total_batches_ = 0;
@@ -212,6 +218,13 @@ class Campaign {
 
 void Campaign::MakePlans() {
   reports::RunReport& report = result_->report;
+  for (const reports::Rule& rule : reports::RuleCatalogue::Builtin().rules()) {
+    for (const std::string& family : rule.property_families) {
+      for (const reports::Situation& sit : rule.situations) {
+        family_situations_[family].push_back(sit.name);
+      }
+    }
+  }
   for (const auto& spec : specs_) {
     Plan p;
     if (!options_.only_batch_property.empty()) {
@@ -246,20 +259,36 @@ bool Campaign::Done() const {
 
 int Campaign::NextSpec() {
   if (Done()) return -1;
+  // The family whose time, weighed by how thin its evidence is, is least; within it the property
+  // that has run the fewest cases (then had the least time), so no configuration starves.
+  auto family_cost = [&](const std::string& family) {
+    return family_seconds_[family] / EvidenceWeight(family);
+  };
   int next = -1;
   for (size_t i = 0; i < specs_.size(); ++i) {
     const Plan& plan = plans_[i];
     if (!result_->report.properties[i].passed || plan.left == 0) continue;
     if (next >= 0) {
-      const double fa = family_seconds_[specs_[i].family];
-      const double fb = family_seconds_[specs_[static_cast<size_t>(next)].family];
-      if (fa > fb || (fa == fb && plan.seconds >= plans_[static_cast<size_t>(next)].seconds)) {
-        continue;
+      const size_t n = static_cast<size_t>(next);
+      const double fa = family_cost(specs_[i].family), fb = family_cost(specs_[n].family);
+      if (fa > fb) continue;
+      if (fa == fb) {
+        const int64_t ca = result_->report.properties[i].cases + plan.in_flight_cases;
+        const int64_t cb = result_->report.properties[n].cases + plans_[n].in_flight_cases;
+        if (ca > cb || (ca == cb && plan.seconds >= plans_[n].seconds)) continue;
       }
     }
     next = static_cast<int>(i);
   }
   return next;
+}
+
+double Campaign::EvidenceWeight(const std::string& family) const {
+  auto it = family_situations_.find(family);
+  if (it == family_situations_.end() || it->second.empty()) return 1;
+  size_t unreached = 0;
+  for (const std::string& name : it->second) unreached += reached_.count(name) == 0;
+  return 1 + 2 * static_cast<double>(unreached) / static_cast<double>(it->second.size());
 }
 
 // What a batch of `spec` is expected to take: its mean so far, or a guess for the first one.
@@ -284,6 +313,7 @@ BatchJob Campaign::MakeJob(size_t spec_index) {
   plan.next = options_.only_batch_property.empty() ? Advance(spec.id, plan.next + 1)
                                                    : plan.next + 1;
   if (plan.left > 0) --plan.left;
+  plan.in_flight_cases += job.params.max_success;
   // Counted now at its estimate, so that the other workers' picks see it; Absorb corrects it.
   const double estimate = Estimate(spec_index);
   plan.seconds += estimate;
@@ -300,6 +330,10 @@ void Campaign::Absorb(const BatchJob& job, const BatchRun& run) {
   plan.seconds += run.seconds - estimate;
   family_seconds_[spec.family] += run.seconds - estimate;
   ++plan.runs;
+  plan.in_flight_cases -= job.params.max_success;
+  for (const auto& [name, n] : run.outcome.evidence.situations) {
+    if (n > 0) reached_.insert(name);
+  }
   reports::BatchResult batch;
   batch.number = job.number;
   batch.seed = job.params.seed;

@@ -12,9 +12,11 @@
 // ends; with batches_per_property every shard runs exactly its share of batches 0…N-1 of each
 // property, and the merge covers exactly the batches of the unsharded run.
 //
-// The budget (or the batches) is shared fairly: each step runs one batch of the property whose
-// family has had the least time so far, and within the family the property that has had the
-// least. A property that failed is not run again: its shrunk counterexample is the finding.
+// The budget (or the batches) is shared by coverage: each step runs one batch of the family whose
+// time so far, divided by the weight of its thin evidence (1 + 2 × the share of its rules'
+// situations not yet reached), is least, and within the family of the property that has run the
+// fewest cases, so that every configuration runs and the families still missing evidence get
+// more time. A property that failed is not run again: its shrunk counterexample is the finding.
 //
 // The batches run in `jobs` worker processes (tools/campaign_workers.h), each handed the next
 // batch as it becomes free; the batches in flight count at their expected time when the next is
