@@ -323,4 +323,70 @@ void WorkerPool::AbandonBusy() {
   }
 }
 
+std::vector<Json> ForkEach(size_t count, int jobs, const std::function<Json(size_t)>& task) {
+  std::vector<Json> results(count);
+  struct Child {
+    pid_t pid;
+    int fd;
+    size_t index;
+  };
+  std::vector<Child> running;
+  size_t next = 0;
+  auto reap = [&](const Child& c) {
+    Json j;
+    const bool got = ReadFrame(c.fd, &j);
+    ::close(c.fd);
+    int status = 0;
+    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got) {
+      results[c.index] = std::move(j);
+    } else if (WIFSIGNALED(status)) {
+      const char* name = sigabbrev_np(WTERMSIG(status));
+      results[c.index] = Json{{"died", "killed by signal " + std::to_string(WTERMSIG(status)) +
+                                           (name ? " (SIG" + std::string(name) + ")" : "")}};
+    } else {
+      results[c.index] =
+          Json{{"died", "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                            " without a result"}};
+    }
+  };
+  while (next < count || !running.empty()) {
+    while (next < count && running.size() < static_cast<size_t>(std::max(1, jobs))) {
+      int fds[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        std::perror("statecheck: socketpair");
+        std::abort();
+      }
+      std::cout.flush();
+      std::cerr.flush();
+      const pid_t pid = ::fork();
+      if (pid < 0) {
+        std::perror("statecheck: fork");
+        std::abort();
+      }
+      if (pid == 0) {
+        ::close(fds[0]);
+        for (const Child& c : running) ::close(c.fd);
+        const Json result = task(next);
+        std::cout.flush();
+        ::_exit(WriteFrame(fds[1], result) ? 0 : 1);
+      }
+      ::close(fds[1]);
+      running.push_back({pid, fds[0], next++});
+    }
+    // The first to finish: poll them all.
+    std::vector<pollfd> fds;
+    for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+    while (::poll(fds.data(), fds.size(), -1) < 0 && errno == EINTR) {
+    }
+    for (size_t k = fds.size(); k-- > 0;) {
+      if (fds[k].revents == 0) continue;
+      reap(running[k]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+  return results;
+}
+
 }  // namespace statecheck::tools

@@ -18,7 +18,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,6 +105,14 @@ class WorkerPool {
   std::vector<Worker> workers_;
   int started_ = 0;
 };
+
+// Runs `task(i)` for each i in [0, count) in a process of its own, forked from this one, at most
+// `jobs` at a time, and returns what each returned (as a JSON value, in order of i). A task whose
+// process died instead has {"died": "killed by signal 9 (SIGKILL)"}. For the crash runner's
+// configurations (statecheck crash --jobs): each forks and kills children of its own, and the
+// caller, like the campaign's, never opens RocksDB. The tasks print their own progress.
+std::vector<nlohmann::json> ForkEach(size_t count, int jobs,
+                                     const std::function<nlohmann::json(size_t)>& task);
 
 }  // namespace statecheck::tools
 

@@ -45,6 +45,7 @@
 #include "statecheck/planted_bugs.h"
 #include "tools/campaign.h"
 #include "tools/checkpoint_file.h"
+#include "tools/crash_command.h"
 #include "tools/inspect.h"
 #include "tools/selftest.h"
 
@@ -326,93 +327,11 @@ int ListFaults(bool json) {
   return kExitOk;
 }
 
-struct CrashFlags {
-  int cycles = 60;
-  std::optional<uint64_t> seed;
-  std::string config = "all";
-  std::string dir;
-  bool keep = false;
-  int records_per_cycle = 40;
-  bool tolerate_io_errors = false;
-};
-
-// Kill-and-recover cycles (properties/crash_runner.h) for one configuration or all of them.
-int Crash(const CrashFlags& flags) {
-  std::vector<properties::TaskConfig> configs;
-  std::string labels;
-  for (const properties::TaskConfig& c : properties::TaskT1Rows()) {
-    labels += (labels.empty() ? "" : ", ") + c.label;
-    if (flags.config == "all" || flags.config == c.label) configs.push_back(c);
-  }
-  if (configs.empty()) {
-    return UsageError("--config " + flags.config + " is not a configuration: use all or one of " +
-                      labels);
-  }
-  const uint64_t seed = flags.seed ? *flags.seed : std::random_device{}();
-  const std::string base = flags.dir.empty() ? (std::filesystem::temp_directory_path() /
-                                                ("statecheck-crash-" + std::to_string(::getpid())))
-                                                   .string()
-                                             : flags.dir;
-  std::cout << "crash runner: seed " << seed << ", " << flags.cycles << " cycles per configuration"
-            << ", directories under " << base << "\n";
-  int failed = 0;
-  int total_cycles = 0, total_kills = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (const properties::TaskConfig& c : configs) {
-    properties::CrashRunOptions o;
-    o.seed = seed;
-    o.cycles = flags.cycles;
-    o.label = c.label;
-    o.streams_config = c.streams_config;
-    o.directory = base + "/" + c.label;
-    o.keep = flags.keep;
-    o.records_per_cycle = flags.records_per_cycle;
-    o.tolerate_io_errors = flags.tolerate_io_errors;
-    properties::CrashRunResult r;
-    const int step = std::max(1, flags.cycles / 4);
-    const Status s = properties::RunCrashCycles(
-        o,
-        [&](const properties::CrashCycleReport& cycle) {
-          if ((cycle.cycle + 1) % step == 0 && cycle.cycle + 1 < flags.cycles) {
-            std::cout << "  " << c.label << ": " << cycle.cycle + 1 << "/" << flags.cycles
-                      << " cycles, committed input " << cycle.committed_input << "\n"
-                      << std::flush;
-          }
-        },
-        &r);
-    if (!s.ok()) return UsageError(s.ToString());
-    total_cycles += r.cycles;
-    total_kills += r.kills;
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.1f", r.seconds);
-    if (r.passed) {
-      std::cout << "  " << c.label << ": OK, " << r.cycles << " cycles (" << r.kills
-                << " killed by SIGKILL"
-                << (flags.tolerate_io_errors
-                        ? ", " + std::to_string(r.io_errors) + " ended by an I/O error, " +
-                              std::to_string(r.aborts) + " aborted"
-                        : std::string())
-                << ") in " << secs << " s; committed input " << r.final_committed_input << " of "
-                << r.input_records << " records, nothing lost\n    kills at:";
-      for (const auto& [point, n] : r.kills_by_point) std::cout << " " << point << " " << n << ";";
-      std::cout << "\n";
-    } else {
-      ++failed;
-      std::cout << "  " << c.label << ": FAILED at cycle " << r.failed_cycle << ": " << r.failure
-                << "\n    replay: statecheck crash --config " << c.label << " --seed " << seed
-                << " --cycles " << r.failed_cycle + 1 << "\n    directories kept: " << o.directory
-                << " (statecheck inspect " << o.directory << "/state/kv)\n";
-    }
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%.1f", seconds);
-  std::cout << (failed ? "FAILED: " : "OK: ") << total_cycles << " kill-and-recover cycles, "
-            << total_kills << " kills, " << configs.size() - failed << "/" << configs.size()
-            << " configurations passed, in " << secs << " s\n";
-  if (!failed && !flags.keep && flags.dir.empty()) std::filesystem::remove_all(base);
-  return failed ? kExitFailed : kExitOk;
+// Kill-and-recover cycles (tools/crash_command.h) for one configuration or all of them.
+int Crash(const tools::CrashFlags& flags) {
+  const Status s = tools::ValidateCrashFlags(flags);
+  if (!s.ok()) return UsageError(s.message());
+  return tools::RunCrashCommand(flags, std::cout) ? kExitOk : kExitFailed;
 }
 
 int Main(int argc, char** argv) {
@@ -528,7 +447,7 @@ int Main(int argc, char** argv) {
 
   auto* crash = app.add_subcommand(
       "crash", "Kill-and-recover cycles: a task in a child process killed by SIGKILL, checked");
-  CrashFlags crash_flags;
+  tools::CrashFlags crash_flags;
   uint64_t crash_seed = 0;
   crash
       ->add_option("--cycles", crash_flags.cycles,
@@ -540,6 +459,10 @@ int Main(int argc, char** argv) {
                     "A T1 configuration (alos_unset, alos_ru, alos_rc, eos_unset, eos_ru, "
                     "eos_rc) or all (default)");
   crash->add_option("--dir", crash_flags.dir, "Where the runs live (default: a temp directory)");
+  crash->add_option("--jobs", crash_flags.jobs,
+                    "Configurations run at once, each in a worker process (default: the "
+                    "machine's cores)")
+      ->check(CLI::PositiveNumber);
   crash->add_flag("--keep", crash_flags.keep, "Keep the directories after a passing run");
   crash->add_flag("--tolerate-io-errors", crash_flags.tolerate_io_errors,
                   "Count a cycle that fails with an I/O error as a crash (for fiu-run -x)");
