@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds one flavour of statecheck: ci/build.sh release|asan|tsan|fuzz|planted
-# [extra cmake args]. STATECHECK_TARGET="name ..." builds those targets alone. The fuzz flavour builds
+# Configures and builds one flavour of statecheck: ci/build.sh
+# release|asan|tsan|fuzz|planted|product [extra cmake args]. STATECHECK_TARGET="name ..." builds those targets alone. The fuzz flavour builds
 # only the libFuzzer targets, with clang-14 (ci/fuzz.sh runs them); the planted flavour is the
-# release build with the planted-bug catalogue compiled in (ci/selftest.sh runs it).
+# release build with the planted-bug catalogue compiled in (ci/selftest.sh runs it). The product
+# flavour is the engine as users link it — no fail point, no planted bug, no libfiu — and the
+# example that uses it: the build then checks with nm that the library holds none of them, and
+# runs the example.
 # Prints the build directory on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,9 @@ case "$flavour" in
                                -DSTATECHECK_BUILD_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++-14) ;;
   planted) dir=build/planted; args=(-DCMAKE_BUILD_TYPE=Release -DSTATECHECK_PLANTED_BUGS=ON
                                      -DSTATECHECK_BUILD_BENCH=OFF) ;;
-  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan, tsan, fuzz or planted)" >&2
+  product) dir=build/product; args=(-DCMAKE_BUILD_TYPE=Release -DSTATECHECK_PRODUCT=ON) ;;
+  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan, tsan, fuzz, planted or" \
+          "product)" >&2
      exit 2 ;;
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -29,4 +34,20 @@ if [ -n "${STATECHECK_TARGET:-}" ]; then
   targets=(--target "${names[@]}")
 fi
 cmake --build "$dir" -j "$jobs" "${targets[@]}"
+if [ "$flavour" = product ]; then
+  # What a product build must not hold: libfiu (the fail points' library) and any planted bug.
+  lib="$dir/engine/libstatecheck_engine.a"
+  leaks=$(nm -C "$lib" | grep -Ei 'fiu_|planted' || true)
+  if [ -n "$leaks" ]; then
+    echo "ci/build.sh product: $lib holds test hooks:" >&2
+    echo "$leaks" >&2
+    exit 1
+  fi
+  if nm -C "$lib" | grep -q 'statecheck::internal::FailPoint'; then
+    echo "ci/build.sh product: $lib calls fail points" >&2
+    exit 1
+  fi
+  "$dir/examples/quickstart" >/dev/null
+  echo "product build: no libfiu symbol, no planted bug, no fail point in $lib; quickstart passes"
+fi
 echo "$dir"

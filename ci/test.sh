@@ -19,6 +19,9 @@ echo "== release build"
 echo "== release tests"
 (cd build/release && ctest -LE long -j "$jobs" --output-on-failure)
 
+echo "== product build: the engine as users link it, checked to hold no test hook"
+./ci/build.sh product | tail -n 2
+
 if [ "${STATECHECK_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzz (${STATECHECK_FUZZ_SECONDS:-15} s per target)"
   STATECHECK_FUZZ_SECONDS=${STATECHECK_FUZZ_SECONDS:-15} ./ci/fuzz.sh

@@ -10,10 +10,16 @@
 
 namespace statecheck::internal {
 
+#ifdef STATECHECK_FAIL_POINTS
 // OK, or — when libfiu says the point fires, from how the harness enabled it — the IOError
 // "injected fault: <name>", which faults::IsInjectedFault recognizes. Counts the reach and the
 // firing (EngineFailPointCounts).
 Status FailPoint(std::string_view name);
+#else
+// A product build (STATECHECK_FAIL_POINTS off): no point ever fires, and the call compiles to
+// nothing.
+inline Status FailPoint(std::string_view) { return Status::Ok(); }
+#endif
 
 }  // namespace statecheck::internal
 

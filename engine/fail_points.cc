@@ -1,6 +1,8 @@
 #include "statecheck/fail_points.h"
 
+#ifdef STATECHECK_FAIL_POINTS
 #include <fiu-local.h>
+#endif
 
 #include <array>
 #include <atomic>
@@ -64,6 +66,7 @@ void ResetEngineFailPointCounts() {
   }
 }
 
+#ifdef STATECHECK_FAIL_POINTS
 namespace internal {
 
 Status FailPoint(std::string_view name) {
@@ -79,4 +82,5 @@ Status FailPoint(std::string_view name) {
 }
 
 }  // namespace internal
+#endif  // STATECHECK_FAIL_POINTS
 }  // namespace statecheck

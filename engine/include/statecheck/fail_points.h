@@ -5,8 +5,10 @@
 // are the fault file system's (faults/fault_fs.h, statecheck/fs/<op>/<kind>); these are the
 // engine's own steps, which no file operation marks.
 //
-// The points are compiled in only where the engine is built with FIU_ENABLE (always, in this
-// project); a point nobody enabled costs one libfiu lookup.
+// The points are compiled in only with STATECHECK_FAIL_POINTS (the harness builds: release,
+// sanitizers, planted); a point nobody enabled costs one libfiu lookup. A product build
+// (ci/build.sh product) compiles every point to nothing and links no libfiu; the counts are then
+// all 0.
 #ifndef STATECHECK_FAIL_POINTS_H_
 #define STATECHECK_FAIL_POINTS_H_
 
