@@ -1,6 +1,11 @@
 # One way to declare a library and one way to declare a test.
 #
 # statecheck_library(NAME SRCS ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...] [INCLUDE dir])
+#   With INCLUDE (the engine: engine/include), that directory alone is the library's public
+#   include path and the repository root is its own (its internal headers stay its own); without,
+#   the repository root is public (the harness libraries' headers are root-relative).
+#   ci/check_includes.sh checks what the build cannot: that no folder includes another's
+#   internals.
 # statecheck_test(NAME SRCS ... DEPS ... LABELS unit|property|long [TIMEOUT s])
 #   A gtest binary; each of its tests is registered with CTest under its gtest name
 #   (gtest_discover_tests), labelled so `ctest -L unit` and `ctest -L property` split them.
@@ -16,7 +21,11 @@ function(statecheck_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;PUBLIC_DEPS;PRIVATE_DEPS;INCLUDE" ${ARGN})
   add_library(${name} STATIC ${ARG_SRCS})
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
-  target_include_directories(${name} PUBLIC ${ARG_INCLUDE} ${PROJECT_SOURCE_DIR})
+  if(ARG_INCLUDE)
+    target_include_directories(${name} PUBLIC ${ARG_INCLUDE} PRIVATE ${PROJECT_SOURCE_DIR})
+  else()
+    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  endif()
   target_link_libraries(${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
@@ -27,6 +36,8 @@ function(statecheck_test name)
   endif()
   add_executable(${name} ${ARG_SRCS})
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
+  # A test sits next to the code it tests and may include its internals (and testing/).
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   gtest_discover_tests(${name} NO_PRETTY_VALUES PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                        DISCOVERY_TIMEOUT 60)
@@ -40,6 +51,7 @@ function(statecheck_fuzz_target name)
   endif()
   add_executable(${name} ${ARG_SRCS})
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
   add_test(NAME FuzzSeeds.${name} COMMAND ${name} -runs=0 ${ARG_CORPUS})

@@ -22,6 +22,10 @@ int64_t FromBigEndian(std::string_view s) {
   return static_cast<int64_t>(v);
 }
 
+}  // namespace statecheck::internal
+
+namespace statecheck {
+
 Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close) {
   // Parsed aside: bad metadata leaves `*close` as it was.
   int64_t last = kNoCloseTime;
@@ -50,6 +54,10 @@ std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
   if (close == kNoCloseTime || STATECHECK_PLANTED(EmitFinalCloseTimeNotCommitted)) return {};
   return std::string(store) + "=" + std::to_string(close);
 }
+
+}  // namespace statecheck
+
+namespace statecheck::internal {
 
 bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logger* logger) {
   if (!record.key.empty() && record.timestamp != kNoTimestamp) return false;

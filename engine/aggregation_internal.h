@@ -12,25 +12,16 @@
 
 #include "statecheck/log.h"
 #include "statecheck/logger.h"
+#include "statecheck/processor_metadata.h"
 #include "statecheck/status.h"
 #include "statecheck/windowed_aggregation.h"
 
 namespace statecheck::internal {
 
-// Nothing emitted yet (Kafka: ConsumerRecord.NO_TIMESTAMP).
-inline constexpr int64_t kNoCloseTime = -1;
-
 // 8 bytes, most significant first: for values >= 0 the bytes sort as the numbers do.
 std::string BigEndian(int64_t v);
 // The first 8 bytes of `s` (which must hold 8) as BigEndian wrote them.
 int64_t FromBigEndian(std::string_view s);
-
-// The largest "<store>=<close time>" entry for `store` in `metadata` (';'-separated entries,
-// merged by max, SPEC E10), or kNoCloseTime if none. Corruption naming the text when an entry
-// is not of that form.
-Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int64_t* close);
-// "<store>=<close>", or "" for kNoCloseTime.
-std::string LastEmitCloseMetadata(std::string_view store, int64_t close);
 
 // E1's first rule, for every aggregation: a record with Kafka's null key (the log has no null
 // keys, so an empty one stands for it) or no timestamp is dropped, counted in `stats` and

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/in_memory_window_store_internal.h"
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "engine/aggregation_internal.h"
 #include "engine/crc32c.h"
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 #include "statecheck/log.h"
 
 namespace statecheck {
@@ -107,10 +107,10 @@ TEST(LogFormat, UndecodableCommittedOffsetsLeaveTheOutputUntouched) {
 // metadata malformed.
 TEST(LastEmitClose, MalformedMetadataLeavesTheCloseTimeUntouched) {
   int64_t close = 42;
-  const Status s = internal::ParseLastEmitClose("counts=5;counts=x", "counts", &close);
+  const Status s = ParseLastEmitClose("counts=5;counts=x", "counts", &close);
   EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
   EXPECT_EQ(close, 42);
-  EXPECT_OK(internal::ParseLastEmitClose("counts=5;other=9;counts=7", "counts", &close));
+  EXPECT_OK(ParseLastEmitClose("counts=5;other=9;counts=7", "counts", &close));
   EXPECT_EQ(close, 7);
 }
 

@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

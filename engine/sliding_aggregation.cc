@@ -14,7 +14,6 @@ namespace {
 
 using internal::BigEndian;
 using internal::FromBigEndian;
-using internal::kNoCloseTime;
 
 // A window of the record's key as the store holds it.
 struct StoredWindow {

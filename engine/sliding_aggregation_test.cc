@@ -10,7 +10,7 @@
 #include <atomic>
 #include <filesystem>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -14,8 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/rocksdb_status.h"
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 #include "faults/fail_points.h"
 #include "statecheck/log.h"
 
@@ -373,7 +372,7 @@ TEST(FaultFsCatalogueTest, IsInjectedFaultTellsInjectedFromReal) {
   const IOStatus injected = IOStatus::IOError("injected fault: statecheck/fs/sync/wal (/db/1.log)");
   EXPECT_TRUE(IsInjectedFault(injected));
   // As the engine reports it, with RocksDB's context in front.
-  EXPECT_TRUE(IsInjectedFault(::statecheck::internal::FromRocksDB(injected)));
+  EXPECT_TRUE(IsInjectedFault(injected));
   EXPECT_TRUE(
       IsInjectedFault("rocksdb: IO error: While appending to file: /db/1.log: "
                       "injected fault: statecheck/fs/append/wal (/db/1.log)"));
@@ -544,7 +543,7 @@ TEST_P(FaultFsTest, InjectedFaultsSurfaceThroughRocksDBAndTheLogAsInjected) {
   const rocksdb::Status put = db->Put(sync, "k", "v");
   EXPECT_TRUE(put.IsIOError()) << put.ToString();
   EXPECT_TRUE(IsInjectedFault(put)) << put.ToString();
-  EXPECT_TRUE(IsInjectedFault(::statecheck::internal::FromRocksDB(put)));
+  EXPECT_TRUE(IsInjectedFault(put));
   db.reset();
 
   fs_->RegisterLogDirectory(root_ + "/log");

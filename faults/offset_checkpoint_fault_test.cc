@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
 #include "statecheck/offset_checkpoint.h"

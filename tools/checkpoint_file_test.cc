@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 
 namespace statecheck::tools {
 namespace {

@@ -8,7 +8,7 @@
 //   2  a report.json read back by `statecheck report merge` (ReadReportJson, run_report.h);
 //   3  a --shard value (ParseShard, tools/shard.h);
 //   4  a windowed aggregation's commit metadata (ParseLastEmitClose,
-//      engine/aggregation_internal.h): the store name, a newline, the metadata.
+//      statecheck/processor_metadata.h): the store name, a newline, the metadata.
 // Beyond "no crash, no sanitizer report, no exception", each must keep:
 //   * An error has its parser's code and names the problem (the configuration key, "rule
 //     catalogue: ", "report.json: ", the --shard text, the metadata), and leaves the output as
@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/aggregation_internal.h"
+#include "statecheck/processor_metadata.h"
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
@@ -163,7 +163,7 @@ void FuzzLastEmitClose(std::string_view input) {
   const std::string_view store = nl == std::string_view::npos ? "store" : input.substr(0, nl);
   const std::string_view metadata = nl == std::string_view::npos ? input : input.substr(nl + 1);
   int64_t close = 12345;
-  const Status s = statecheck::internal::ParseLastEmitClose(metadata, store, &close);
+  const Status s = statecheck::ParseLastEmitClose(metadata, store, &close);
   if (!s.ok()) {
     Check(s.code() == Status::Code::kCorruption &&
               s.message().find("committed metadata") != std::string::npos,
@@ -172,9 +172,9 @@ void FuzzLastEmitClose(std::string_view input) {
     return;
   }
   if (store.find_first_of(";=") != std::string_view::npos) return;
-  const std::string written = statecheck::internal::LastEmitCloseMetadata(store, close);
+  const std::string written = statecheck::LastEmitCloseMetadata(store, close);
   int64_t again = 0;
-  Check(statecheck::internal::ParseLastEmitClose(written, store, &again).ok() && again == close,
+  Check(statecheck::ParseLastEmitClose(written, store, &again).ok() && again == close,
         "the metadata does not read back", written);
 }
 

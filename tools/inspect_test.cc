@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/test_util.h"
+#include "testing/test_util.h"
 #include "statecheck/log.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"

@@ -1,6 +1,7 @@
-// Helpers for the engine's and tools' gtest files. Test-only: nothing in a library includes it.
-#ifndef STATECHECK_ENGINE_TEST_UTIL_H_
-#define STATECHECK_ENGINE_TEST_UTIL_H_
+// Helpers for the gtest files of every folder (testing/: test-only, like Abseil's TESTONLY
+// targets): nothing in a library includes it.
+#ifndef STATECHECK_TESTING_TEST_UTIL_H_
+#define STATECHECK_TESTING_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 #include <rocksdb/env.h>
@@ -97,4 +98,4 @@ class FailingSyncEnv : public rocksdb::EnvWrapper {
 
 }  // namespace statecheck::testing
 
-#endif  // STATECHECK_ENGINE_TEST_UTIL_H_
+#endif  // STATECHECK_TESTING_TEST_UTIL_H_
