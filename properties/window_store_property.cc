@@ -229,10 +229,6 @@ struct Rec {
   int64_t start = 0;
   int64_t end = 0;
   std::string value;
-  bool operator<(const Rec& o) const {
-    return std::tie(start, key, value, end) < std::tie(o.start, o.key, o.value, o.end);
-  }
-  bool operator==(const Rec& o) const = default;
 };
 
 std::optional<Rec> ParseRec(const Json& j) {
@@ -388,7 +384,7 @@ std::string RecordsRule(const Json& expected, const Json& actual, const Step& st
     if (std::get<0>(r) < lo) return "W6";  // A record the retention bound hides.
   }
   for (const auto& r : missing) {
-    if (std::get<0>(r) == lo && lo > shape.from) return "W6";  // The oldest live start lost.
+    if (std::get<0>(r) == step.Bound() + 1) return "W6";  // The oldest live start lost.
   }
   if (extra.empty() && missing.empty()) {
     // The same records: their windows or their order differ.
