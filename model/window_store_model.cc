@@ -26,6 +26,7 @@ struct Entry {
   int64_t start = 0;
   int64_t seq = 0;
   std::string value;
+  bool kept_for_iterator = false;  // An expiry kept it, below the bound, for an open iterator.
 };
 
 // Keys compare as unsigned bytes, a prefix first (W7). Written out rather than relying on how
@@ -74,6 +75,7 @@ struct WindowStoreModelState {
   int64_t next_seq = 0;
   std::vector<Entry> entries;  // Any order.
   std::vector<ModelIterator*> open_iterators;
+  WindowStoreModelCallReport last_call;  // Reset by every Put, point Fetch and open.
 
   Status CheckOpen() const {
     if (closed) return Status::FailedPrecondition("Store " + name + " is currently closed.");
@@ -205,10 +207,25 @@ class ModelIterator final : public WindowStoreIterator {
 }  // namespace
 
 void WindowStoreModelState::RemoveExpired() {
-  Wide min_live = MinLiveStart();
+  const Wide bound = MinLiveStart();
+  Wide min_live = bound;
   for (const ModelIterator* it : open_iterators) {
     if (it->Pins()) min_live = std::min<Wide>(min_live, it->PinnedFrom());
   }
+  WindowStoreModelCallReport& r = last_call;
+  std::set<int64_t> removed_starts;
+  for (Entry& e : entries) {
+    if (e.start < min_live) {
+      ++r.expired_records;
+      if (e.kept_for_iterator) ++r.released_records;
+      if (e.start == bound - 1) r.expired_boundary = true;
+      removed_starts.insert(e.start);
+    } else if (e.start < bound) {
+      ++r.pinned_records;
+      e.kept_for_iterator = true;
+    }
+  }
+  r.expired_segments = static_cast<int64_t>(removed_starts.size());
   std::erase_if(entries, [&](const Entry& e) { return e.start < min_live; });
 }
 
@@ -253,26 +270,39 @@ Status WindowStoreModel::Put(std::string_view key, std::optional<std::string_vie
                              int64_t window_start) {
   WindowStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
+  s.last_call = WindowStoreModelCallReport{};
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  using Effect = WindowStoreModelCallReport::PutEffect;
+  WindowStoreModelCallReport& report = s.last_call;
   s.RemoveExpired();
   s.stream_time = std::max(s.stream_time, window_start);
+  auto same = [&](const Entry& e) { return e.start == window_start && e.key == key; };
+  report.same_key_and_start_before = std::count_if(s.entries.begin(), s.entries.end(), same);
   if (window_start <= s.stream_time - s.retention) {  // W3
     ++s.dropped_records;
     s.logger->Log(LogLevel::kWarn, kSkippingExpiredRecordMessage);
+    report.put = Effect::kDropped;
     return Status::Ok();
   }
-  auto same = [&](const Entry& e) { return e.start == window_start && e.key == key; };
   if (value) {
     if (!s.retain_duplicates) {
       auto it = std::find_if(s.entries.begin(), s.entries.end(), same);
       if (it != s.entries.end()) {
         it->value = std::string(*value);
+        report.put = Effect::kOverwritten;
         return Status::Ok();
       }
     }
     s.entries.push_back(Entry{std::string(key), window_start, s.next_seq++, std::string(*value)});
-  } else if (!s.retain_duplicates) {
-    std::erase_if(s.entries, same);
+    report.put = Effect::kInserted;
+  } else if (s.retain_duplicates) {
+    report.put = Effect::kNullWithDuplicates;
+  } else {
+    const size_t erased = std::erase_if(s.entries, same);
+    report.put = erased > 0 ? Effect::kDeleted : Effect::kDeletedNothing;
+    report.emptied_segment =
+        erased > 0 && std::none_of(s.entries.begin(), s.entries.end(),
+                                   [&](const Entry& e) { return e.start == window_start; });
   }
   return Status::Ok();
 }
@@ -282,9 +312,20 @@ Status WindowStoreModel::Fetch(std::string_view key, int64_t window_start,
   WindowStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
   value->reset();
+  s.last_call = WindowStoreModelCallReport{};
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
   s.RemoveExpired();
-  if (window_start <= s.stream_time - s.retention || s.retain_duplicates) return Status::Ok();
+  const auto held = std::count_if(s.entries.begin(), s.entries.end(), [&](const Entry& e) {
+    return e.start == window_start && e.key == key;
+  });
+  if (window_start <= s.stream_time - s.retention) {  // W6
+    s.last_call.hidden_by_bound = held;
+    return Status::Ok();
+  }
+  if (s.retain_duplicates) {  // W5's quirk.
+    s.last_call.point_hidden_by_duplicates = held > 0;
+    return Status::Ok();
+  }
   for (const Entry& e : s.entries) {
     if (e.start == window_start && e.key == key) *value = e.value;
   }
@@ -298,8 +339,16 @@ Status WindowStoreModel::Open(std::optional<std::string_view> key_from,
   it->reset();  // Before locking: the old iterator's destructor may lock this very store.
   WindowStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
+  s.last_call = WindowStoreModelCallReport{};
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
   s.RemoveExpired();
+  for (const Entry& e : s.entries) {  // W6: what only an iterator's pin keeps.
+    if (e.start >= time_from && e.start <= time_to && e.start < s.MinLiveStart() &&
+        (!key_from || CompareKeys(e.key, *key_from) >= 0) &&
+        (!key_to || CompareKeys(e.key, *key_to) <= 0)) {
+      ++s.last_call.hidden_by_bound;
+    }
+  }
   if (key_from && key_to && CompareKeys(*key_from, *key_to) > 0) {
     s.logger->Log(LogLevel::kWarn, kInvalidKeyRangeMessage);
     // No key lies in the reversed bounds, so the iterator below is empty.
@@ -356,6 +405,29 @@ Status WindowStoreModel::All(std::unique_ptr<WindowStoreIterator>* it) {
 Status WindowStoreModel::BackwardAll(std::unique_ptr<WindowStoreIterator>* it) {
   return Open(std::nullopt, std::nullopt, std::numeric_limits<int64_t>::min(), kMaxTime,
               /*forward=*/false, it);
+}
+
+WindowStoreModelCallReport WindowStoreModel::last_call() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->last_call;
+}
+
+std::vector<WindowStoreModelEntry> WindowStoreModel::Entries() const {
+  std::vector<Entry> sorted;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    sorted = state_->entries;
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
+    if (a.start != b.start) return a.start < b.start;
+    return KeyThenSeqLess(a, b);
+  });
+  std::vector<WindowStoreModelEntry> out;
+  out.reserve(sorted.size());
+  for (Entry& e : sorted) {
+    out.push_back(WindowStoreModelEntry{std::move(e.key), e.start, e.seq, std::move(e.value)});
+  }
+  return out;
 }
 
 void WindowStoreModel::Close() {

@@ -40,12 +40,56 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
 
 namespace statecheck::model {
+
+// What the model's last Put, point Fetch or range-read open did, beyond its result: the
+// properties use it to credit a difference between a store and the model to the rule it breaks
+// (a retained-records difference after a put that expired segments is W8's, after a delete
+// W4's) and to tell which situations a step reached (properties/evidence.h).
+struct WindowStoreModelCallReport {
+  // The expiry at the start of the call (W8).
+  int64_t expired_records = 0;   // Entries it removed.
+  int64_t expired_segments = 0;  // Window starts it removed (all entries of a start go at once).
+  int64_t pinned_records = 0;    // Entries below the retention bound it kept for an open iterator.
+  int64_t released_records = 0;  // Entries it removed that an earlier expiry kept for an iterator.
+  bool expired_boundary = false;  // It removed the start exactly at streamTime - retention.
+
+  // Put only: what the put did after the expiry (W3, W4, W5).
+  enum class PutEffect {
+    kNone,                // Not a put, or the store is closed.
+    kDropped,             // start <= streamTime - retention (W3).
+    kInserted,            // A new entry (no entry of this key and start, or retainDuplicates).
+    kOverwritten,         // Replaced the value of the entry of this key and start.
+    kDeleted,             // A null value erased the entry of this key and start (W4).
+    kDeletedNothing,      // A null value, and no entry of this key and start.
+    kNullWithDuplicates,  // A null value on a retainDuplicates store: nothing (W4).
+  };
+  PutEffect put = PutEffect::kNone;
+  bool emptied_segment = false;  // kDeleted removed the last entry of its start.
+  int64_t same_key_and_start_before = 0;  // Entries of the put's key and start before it.
+
+  // Reads.
+  // Entries the read's key and time bounds match but the retention bound hides (W6): only the
+  // pin of an open iterator keeps such entries alive.
+  int64_t hidden_by_bound = 0;
+  // A point fetch on a retainDuplicates store whose key and start hold entries (W5's quirk).
+  bool point_hidden_by_duplicates = false;
+};
+
+// One entry of the model, as Entries() lists them.
+struct WindowStoreModelEntry {
+  std::string key;
+  int64_t start = 0;
+  int64_t seq = 0;  // Store-wide insertion order.
+  std::string value;
+  friend bool operator==(const WindowStoreModelEntry&, const WindowStoreModelEntry&) = default;
+};
 
 // The store's records, stream time and open iterators; shared by the store and its iterators so
 // that an iterator never points into a destroyed store. Defined in window_store_model.cc.
@@ -85,6 +129,13 @@ class WindowStoreModel : public WindowStore {
   Status All(std::unique_ptr<WindowStoreIterator>* it) override;
   Status BackwardAll(std::unique_ptr<WindowStoreIterator>* it) override;
   void Close() override;
+
+  // What the last Put, point Fetch or range-read open did (iterator steps and closes leave it);
+  // all zero before the first such call and after one on a closed store.
+  WindowStoreModelCallReport last_call() const;
+  // Every entry held (live, or kept by an iterator's pin), ordered by start, then key bytes
+  // (unsigned, a prefix first), then insertion.
+  std::vector<WindowStoreModelEntry> Entries() const;
 
  private:
   friend Status NewWindowStoreModel(const WindowStoreOptions& options,

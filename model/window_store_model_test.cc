@@ -721,6 +721,118 @@ TEST(WindowStoreModel, ReplacingAnIteratorOfTheSameStoreIsSafe) {
   EXPECT_EQ(Drain(it.get()).size(), 1u);
 }
 
+// ---- The call report and the entries (what the properties explain a difference with) -------
+
+WindowStoreModel& AsModel(const std::unique_ptr<WindowStore>& store) {
+  return dynamic_cast<WindowStoreModel&>(*store);
+}
+
+using Effect = WindowStoreModelCallReport::PutEffect;
+
+TEST(WindowStoreModel, ReportsWhatEachPutDid) {
+  auto store = MakeStore(10, 0);
+  WindowStoreModel& m = AsModel(store);
+  EXPECT_EQ(m.last_call().put, Effect::kNone);
+  Put(store.get(), "a", "1", 20);
+  EXPECT_EQ(m.last_call().put, Effect::kInserted);
+  EXPECT_EQ(m.last_call().same_key_and_start_before, 0);
+  Put(store.get(), "a", "2", 20);
+  EXPECT_EQ(m.last_call().put, Effect::kOverwritten);
+  EXPECT_EQ(m.last_call().same_key_and_start_before, 1);
+  Put(store.get(), "b", "3", 20);
+  Put(store.get(), "a", std::nullopt, 20);
+  EXPECT_EQ(m.last_call().put, Effect::kDeleted);
+  EXPECT_FALSE(m.last_call().emptied_segment);  // "b" is still at 20.
+  Put(store.get(), "b", std::nullopt, 20);
+  EXPECT_EQ(m.last_call().put, Effect::kDeleted);
+  EXPECT_TRUE(m.last_call().emptied_segment);
+  Put(store.get(), "b", std::nullopt, 20);
+  EXPECT_EQ(m.last_call().put, Effect::kDeletedNothing);
+  Put(store.get(), "c", "4", 10);  // 10 <= 20 - 10.
+  EXPECT_EQ(m.last_call().put, Effect::kDropped);
+  store->Close();
+  EXPECT_FALSE(store->Put("c", "5", 30).ok());
+  EXPECT_EQ(m.last_call().put, Effect::kNone);
+}
+
+TEST(WindowStoreModel, ReportsDuplicatesAndTheirIgnoredDeletes) {
+  auto store = MakeStore(10, 0, /*duplicates=*/true);
+  WindowStoreModel& m = AsModel(store);
+  Put(store.get(), "a", "1", 5);
+  Put(store.get(), "a", "2", 5);
+  EXPECT_EQ(m.last_call().put, Effect::kInserted);
+  EXPECT_EQ(m.last_call().same_key_and_start_before, 1);
+  Put(store.get(), "a", std::nullopt, 5);
+  EXPECT_EQ(m.last_call().put, Effect::kNullWithDuplicates);
+  EXPECT_EQ(m.last_call().same_key_and_start_before, 2);
+  EXPECT_EQ(Get(store.get(), "a", 5), std::nullopt);
+  EXPECT_TRUE(m.last_call().point_hidden_by_duplicates);
+  EXPECT_EQ(Get(store.get(), "b", 5), std::nullopt);
+  EXPECT_FALSE(m.last_call().point_hidden_by_duplicates);
+}
+
+TEST(WindowStoreModel, ReportsWhatAnExpiryRemovedKeptAndReleased) {
+  auto store = MakeStore(10, 0);
+  WindowStoreModel& m = AsModel(store);
+  Put(store.get(), "a", "1", 1);
+  Put(store.get(), "b", "1", 1);
+  Put(store.get(), "a", "2", 2);
+  Put(store.get(), "a", "12", 12);  // Bound 2: nothing expires before this put moves it.
+  EXPECT_EQ(m.last_call().expired_records, 0);
+  Put(store.get(), "a", "13", 13);  // Removes starts 1 and 2 (2 is exactly 12 - 10).
+  EXPECT_EQ(m.last_call().expired_records, 3);
+  EXPECT_EQ(m.last_call().expired_segments, 2);
+  EXPECT_TRUE(m.last_call().expired_boundary);
+  EXPECT_EQ(m.last_call().pinned_records, 0);
+
+  std::unique_ptr<WindowStoreIterator> it;
+  ASSERT_TRUE(store->FetchAll(0, 100, &it).ok());  // On segment 12.
+  Put(store.get(), "a", "30", 30);
+  Put(store.get(), "a", "31", 31);  // Bound 20: 12 and 13 are kept for the iterator.
+  EXPECT_EQ(m.last_call().expired_records, 0);
+  EXPECT_EQ(m.last_call().pinned_records, 2);
+  EXPECT_EQ(m.last_call().released_records, 0);
+}
+
+TEST(WindowStoreModel, ReportsRecordsTheBoundHidesAndReleasesAfterClose) {
+  auto store = MakeStore(10, 0);
+  WindowStoreModel& m = AsModel(store);
+  Put(store.get(), "a", "1", 1);
+  Put(store.get(), "b", "2", 2);
+  std::unique_ptr<WindowStoreIterator> it;
+  ASSERT_TRUE(store->FetchAll(0, 100, &it).ok());  // On segment 1: pins 1 and later.
+  Put(store.get(), "c", "40", 40);
+  Put(store.get(), "c", "41", 41);
+  EXPECT_EQ(m.last_call().pinned_records, 2);  // a@1 and b@2, below the bound 31.
+  EXPECT_EQ(FetchAll(store.get(), 0, 100),
+            (std::vector{Rec("c", 40, 40, "40"), Rec("c", 41, 41, "41")}));
+  // The fetch's own iterator is exhausted and closed; the first one still pins.
+  EXPECT_EQ(Get(store.get(), "a", 1), std::nullopt);
+  EXPECT_EQ(m.last_call().hidden_by_bound, 1);
+  EXPECT_EQ(FetchRange(store.get(), "a", "b", 0, 100), std::vector<WindowedRecord>{});
+  EXPECT_EQ(m.last_call().hidden_by_bound, 2);
+  it->Close();
+  Put(store.get(), "c", "42", 42);
+  EXPECT_EQ(m.last_call().expired_records, 2);  // a@1 and b@2, no longer pinned.
+  EXPECT_EQ(m.last_call().released_records, 2);
+  EXPECT_EQ(m.last_call().pinned_records, 0);
+}
+
+TEST(WindowStoreModel, EntriesAreOrderedByStartKeyBytesAndInsertion) {
+  auto store = MakeStore(100, 0, /*duplicates=*/true);
+  Put(store.get(), "b", "1", 5);
+  Put(store.get(), "\xff", "2", 3);
+  Put(store.get(), "a", "3", 5);
+  Put(store.get(), "b", "4", 5);
+  Put(store.get(), "\x7f", "5", 3);
+  std::vector<std::pair<std::string, int64_t>> got;
+  for (const WindowStoreModelEntry& e : AsModel(store).Entries()) {
+    got.emplace_back(e.key + "=" + e.value, e.start);
+  }
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, int64_t>>{
+                     {"\x7f=5", 3}, {"\xff=2", 3}, {"a=3", 5}, {"b=1", 5}, {"b=4", 5}}));
+}
+
 }  // namespace
 }  // namespace model
 }  // namespace statecheck

@@ -128,6 +128,10 @@ class OpRunner {
   // The store's counters and stream time as JSON (W2, W3, W8).
   Json Metrics() const;
 
+  // The store the ops run on (the property asks the model what it did, to explain a
+  // difference).
+  WindowStore& store() { return *store_; }
+
  private:
   Status OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it);
   Json ApplyOp(const Op& op);

@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -36,6 +40,21 @@ struct GenState {
   std::vector<int> open_iterators;
   int next_iterator = 0;
   std::vector<int64_t> recent_starts;  // The last few starts put, to hit existing windows.
+  // The (key, start) of the last few puts, for point fetches to find.
+  std::vector<std::pair<std::string, int64_t>> recent_puts;
+};
+
+// What the property keeps of one open iterator: enough to credit a difference in its steps to
+// the rule it breaks, and to tell W9's situations (a put or an expiry while it is open).
+struct IteratorInfo {
+  Op open;                    // The read it was opened with.
+  Wide lo = 0;                // The model's lower time bound at open: max(from, bound + 1) (W6).
+  std::set<std::tuple<std::string, int64_t, std::string>> at_open;  // (key, start, value) held.
+  bool put_since = false;     // A put reached the open store since it was opened.
+  bool expiry_since = false;  // An expiry removed or kept (pinned) records since then.
+  bool store_closed = false;  // The store was closed since then.
+  bool saw_end = false;       // The model answered hasNext false, or OutOfRange.
+  std::optional<int64_t> last_start;  // The start of the last record it returned.
 };
 
 // The systems under test: the store being checked and the model, side by side.
@@ -44,6 +63,11 @@ struct Sut {
   std::unique_ptr<OpRunner> model;
   Trace* trace;
   int64_t* operations;
+  std::map<int, IteratorInfo> iterators;  // The open iterators, by id.
+
+  model::WindowStoreModel& Model() {
+    return dynamic_cast<model::WindowStoreModel&>(model->store());
+  }
 };
 
 using Command = rc::state::Command<GenState, Sut>;
@@ -93,7 +117,12 @@ Op GenRead(const GenState& s, OpType type) {
   Op op;
   op.type = type;
   op.read = static_cast<ReadKind>(*UniformInRange(0, kReadKindCount));
-  if (ReadTakesKey(op.read)) op.key = *GenKey();
+  if (ReadTakesKey(op.read)) {
+    // Half the time a key just put: a single-key read then returns something (W7's order).
+    op.key = !s.recent_puts.empty() && *UniformInRange(0, 2) == 0
+                 ? (*rc::gen::elementOf(s.recent_puts)).first
+                 : *GenKey();
+  }
   if (ReadTakesKeyRange(op.read)) {
     auto bound = rc::gen::weightedOneOf<std::optional<std::string>>(
         {{1, rc::gen::just(std::optional<std::string>())},
@@ -105,7 +134,12 @@ Op GenRead(const GenState& s, OpType type) {
       std::swap(op.key_from, op.key_to);
     }
   }
-  if (ReadTakesTimeRange(op.read)) {
+  if (ReadTakesTimeRange(op.read) && *UniformInRange(0, 4) == 0) {
+    // The whole live range, from the retention bound to stream time: reads that return
+    // several windows (W7's orders).
+    op.time_from = Saturate(static_cast<Wide>(s.stream_time) - s.retention);
+    op.time_to = s.stream_time;
+  } else if (ReadTakesTimeRange(op.read)) {
     op.time_from = *GenTime(s);
     op.time_to = *GenTime(s);
     if (op.time_from > op.time_to && *UniformInRange(0, 5) != 0) {
@@ -132,13 +166,33 @@ rc::Gen<Op> GenOp(const GenState& s) {
     op.type = type;
     switch (type) {
       case OpType::kPut:
-        op.key = *GenKey();
+        // A quarter of the puts go to the key and start of a recent put: an overwrite, a
+        // duplicate (W5) or, with a null value, a delete of something held (W4).
+        // Another quarter reuse a recent key at a new start: one key in several windows.
+        switch (s.recent_puts.empty() ? 0 : *UniformInRange(0, 4)) {
+          case 1:
+            std::tie(op.key, op.time) = *rc::gen::elementOf(s.recent_puts);
+            break;
+          case 2:
+            op.key = (*rc::gen::elementOf(s.recent_puts)).first;
+            op.time = *GenTime(s);
+            break;
+          default:
+            op.key = *GenKey();
+            op.time = *GenTime(s);
+            break;
+        }
         op.value = *GenValue();
-        op.time = *GenTime(s);
         break;
       case OpType::kFetch:
-        op.key = *GenKey();
-        op.time = *GenTime(s);
+        // Often the key and start of a recent put, so that a fetch at the edges of W6 finds
+        // what it asks for.
+        if (!s.recent_puts.empty() && *UniformInRange(0, 2) == 0) {
+          std::tie(op.key, op.time) = *rc::gen::elementOf(s.recent_puts);
+        } else {
+          op.key = *GenKey();
+          op.time = *GenTime(s);
+        }
         break;
       case OpType::kScan:
         op = GenRead(s, type);
@@ -161,6 +215,469 @@ rc::Gen<Op> GenOp(const GenState& s) {
   });
 }
 
+// ---- Attribution and situations ----
+//
+// A step runs on the model first; the model's report of what it did (last_call) and its
+// entries afterwards explain the step. When the store's result differs, the rule is decided
+// from the op and from which field differs (StepRule); when it is equal, the situations the
+// step reached (NoteSituations) count (HeldAll: the comparison covers every field).
+
+// One record of a step's result: [key, start, end, value] (or [key, start, end] for
+// peekNextKey), the key and value unescaped.
+struct Rec {
+  std::string key;
+  int64_t start = 0;
+  int64_t end = 0;
+  std::string value;
+};
+
+std::optional<Rec> ParseRec(const Json& j) {
+  if (!j.is_array() || j.size() < 3 || !j[0].is_string() || !j[1].is_number_integer() ||
+      !j[2].is_number_integer()) {
+    return std::nullopt;
+  }
+  Rec r;
+  if (!UnescapeBytes(j[0].get<std::string>(), &r.key).ok()) return std::nullopt;
+  r.start = j[1].get<int64_t>();
+  r.end = j[2].get<int64_t>();
+  if (j.size() > 3 && j[3].is_string() && !UnescapeBytes(j[3].get<std::string>(), &r.value).ok()) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+// Keys compare as unsigned bytes, a prefix first (W7).
+int CompareBytes(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(a[i]);
+    const auto y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() == b.size() ? 0 : a.size() < b.size() ? -1 : 1;
+}
+
+bool IsProperPrefix(std::string_view prefix, std::string_view key) {
+  return prefix.size() < key.size() && key.substr(0, prefix.size()) == prefix;
+}
+
+bool IsBackward(ReadKind kind) {
+  return kind == ReadKind::kBackwardFetch || kind == ReadKind::kBackwardFetchKeyRange ||
+         kind == ReadKind::kBackwardFetchAll || kind == ReadKind::kBackwardAll;
+}
+
+// The key and time bounds a read asks for (before the retention bound raises `from`).
+struct ReadShape {
+  std::optional<std::string> key_from, key_to;  // Absent = unbounded.
+  int64_t from = kMin, to = kMax;
+  bool forward = true;
+  bool KeyIn(std::string_view key) const {
+    return (!key_from || CompareBytes(key, *key_from) >= 0) &&
+           (!key_to || CompareBytes(key, *key_to) <= 0);
+  }
+};
+
+ReadShape ShapeOf(const Op& op) {
+  ReadShape s;
+  if (ReadTakesKey(op.read)) s.key_from = s.key_to = op.key;
+  if (ReadTakesKeyRange(op.read)) {
+    s.key_from = op.key_from;
+    s.key_to = op.key_to;
+  }
+  if (ReadTakesTimeRange(op.read)) {
+    s.from = op.time_from;
+    s.to = op.time_to;
+  }
+  s.forward = !IsBackward(op.read);
+  return s;
+}
+
+// Everything one step is judged by.
+struct Step {
+  const Op& op;
+  int index;                 // 1-based.
+  int64_t stream_time_before;
+  bool closed_before;        // The model's store was closed before the step.
+  model::WindowStoreModelCallReport report;  // For a put, point fetch, scan or open.
+  const Json& expected;      // The model's step result.
+  const Json& actual;        // The store's.
+  int64_t retention;
+  int64_t window_size;
+  bool duplicates;
+  IteratorInfo* iterator;    // The iterator an iterator step names, if open in the model.
+
+  // streamTime - retention, after the step (a put's own start counted, W2).
+  Wide Bound() const { return static_cast<Wide>(StreamTimeAfter()) - retention; }
+  int64_t StreamTimeAfter() const { return expected["after"]["stream_time"].get<int64_t>(); }
+};
+
+Json Field(const Json& j, const char* name) {
+  auto it = j.find(name);
+  return it == j.end() ? Json() : *it;
+}
+
+// The counters and stream time after the step (W2, W3, W8); for a put see PutRule.
+std::optional<std::string> AfterRule(const Step& step) {
+  const Json& e = step.expected["after"];
+  const Json& a = Field(step.actual, "after");
+  if (e == a) return std::nullopt;
+  if (Field(e, "stream_time") != Field(a, "stream_time")) return "W2";
+  if (Field(e, "dropped_records") != Field(a, "dropped_records")) return "W3";
+  // What is held: only expiry changes it on a read; closing the store releases it; an iterator
+  // step or close must not change it.
+  if (step.op.type == OpType::kCloseStore || step.op.type == OpType::kCloseIterator) return "W9";
+  return "W8";
+}
+
+// A put: its stream time (W2), its drop (W3: status, counter, warning), then what it did to
+// the records held: an expiry's doing (W8), a delete's (W4), a duplicate's (W5), or the kept
+// or dropped put's own (W3).
+std::string PutRule(const Step& step) {
+  using Effect = model::WindowStoreModelCallReport::PutEffect;
+  const Json& e = step.expected;
+  const Json& a = step.actual;
+  if (step.closed_before) return "W9";
+  if (Field(e["after"], "stream_time") != Field(Field(a, "after"), "stream_time")) return "W2";
+  if (Field(e, "status") != Field(a, "status") || Field(e, "logs") != Field(a, "logs") ||
+      Field(e["after"], "dropped_records") != Field(Field(a, "after"), "dropped_records")) {
+    return "W3";
+  }
+  if (step.report.expired_records > 0 || step.report.pinned_records > 0) return "W8";
+  switch (step.report.put) {
+    case Effect::kDeleted:
+    case Effect::kDeletedNothing:
+    case Effect::kNullWithDuplicates:
+      return "W4";
+    case Effect::kOverwritten:
+      return "W5";
+    case Effect::kInserted:
+      return step.duplicates && step.report.same_key_and_start_before > 0 ? "W5" : "W3";
+    case Effect::kDropped:
+    case Effect::kNone:
+      break;
+  }
+  return "W3";
+}
+
+// Two lists of records a range read returned: what differs decides the rule.
+std::string RecordsRule(const Json& expected, const Json& actual, const Step& step) {
+  const ReadShape shape = ShapeOf(step.op);
+  const Wide lo = std::max<Wide>(shape.from, step.Bound() + 1);
+  std::vector<Rec> e, a;
+  for (const Json& j : expected) e.push_back(*ParseRec(j));
+  for (const Json& j : actual.is_array() ? actual : Json::array()) {
+    std::optional<Rec> r = ParseRec(j);
+    if (!r) return "W9";  // hasNext promised a record that next() did not give.
+    a.push_back(*r);
+  }
+  for (const Rec& r : a) {
+    if (!shape.KeyIn(r.key) || r.start < shape.from || r.start > shape.to) return "W7";
+  }
+  auto body = [](const Rec& r) { return std::make_tuple(r.start, r.key, r.value); };
+  std::multiset<std::tuple<int64_t, std::string, std::string>> es, as;
+  for (const Rec& r : e) es.insert(body(r));
+  for (const Rec& r : a) as.insert(body(r));
+  std::vector<std::tuple<int64_t, std::string, std::string>> extra, missing;
+  std::set_difference(as.begin(), as.end(), es.begin(), es.end(), std::back_inserter(extra));
+  std::set_difference(es.begin(), es.end(), as.begin(), as.end(), std::back_inserter(missing));
+  for (const auto& r : extra) {
+    if (std::get<0>(r) < lo) return "W6";  // A record the retention bound hides.
+  }
+  for (const auto& r : missing) {
+    if (std::get<0>(r) == step.Bound() + 1) return "W6";  // The oldest live start lost.
+  }
+  if (extra.empty() && missing.empty()) {
+    // The same records: their windows or their order differ.
+    if (e.size() == a.size()) {
+      for (size_t i = 0; i < e.size(); ++i) {
+        if (body(e[i]) != body(a[i])) {
+          const bool same_entry_group = e[i].key == a[i].key && e[i].start == a[i].start;
+          return shape.forward && same_entry_group ? "W5" : "W7";
+        }
+      }
+    }
+    return "W7";
+  }
+  if (step.duplicates) {
+    // Only the number of duplicates of some key and start differs.
+    auto group = [](const auto& r) { return std::make_pair(std::get<0>(r), std::get<1>(r)); };
+    std::set<std::pair<int64_t, std::string>> eg, ag;
+    for (const auto& r : es) eg.insert(group(r));
+    for (const auto& r : as) ag.insert(group(r));
+    if (eg == ag) return "W5";
+  }
+  return "W7";
+}
+
+// A point fetch: W5's quirk, W6's bound, else W7's read.
+std::string FetchRule(const Step& step) {
+  const Json& e = step.expected;
+  const Json& a = step.actual;
+  if (step.closed_before) return "W9";
+  if (Field(e, "status") != Field(a, "status")) return "W7";
+  if (Field(e, "value") != Field(a, "value")) {
+    if (step.duplicates) return "W5";
+    if (step.op.time <= step.Bound()) return "W6";
+    return "W7";
+  }
+  if (Field(e, "logs") != Field(a, "logs")) return "W7";
+  return AfterRule(step).value_or("W7");
+}
+
+std::string ReadRule(const Step& step) {
+  const Json& e = step.expected;
+  const Json& a = step.actual;
+  if (step.closed_before) return "W9";
+  if (Field(e, "status") != Field(a, "status")) return "W7";
+  if (step.op.type == OpType::kScan && Field(e, "records") != Field(a, "records")) {
+    return RecordsRule(e["records"], Field(a, "records"), step);
+  }
+  if (Field(e, "logs") != Field(a, "logs")) return "W7";  // keyFrom > keyTo's warning.
+  return AfterRule(step).value_or("W7");
+}
+
+// hasNext, next, peekNextKey, close on an open iterator.
+std::string IteratorRule(const Step& step) {
+  IteratorInfo* info = step.iterator;
+  if (step.closed_before || (info && info->store_closed)) return "W9";
+  Json e = step.expected, a = step.actual;
+  e.erase("after");
+  a.erase("after");
+  if (e == a || !info) return AfterRule(step).value_or("W9");
+  const bool changed = info->put_since || info->expiry_since;
+  if (step.op.type == OpType::kHasNext) return changed ? "W9" : "W7";
+  if (step.op.type == OpType::kNext || step.op.type == OpType::kPeekNextKey) {
+    const char* field = step.op.type == OpType::kNext ? "record" : "key";
+    const std::optional<Rec> got = ParseRec(Field(a, field));
+    const std::optional<Rec> want = ParseRec(Field(e, field));
+    const ReadShape shape = ShapeOf(info->open);
+    if (got) {
+      if (!shape.KeyIn(got->key) || got->start < shape.from || got->start > shape.to) {
+        return "W7";
+      }
+      if (got->start < info->lo) return "W6";
+      if (info->last_start &&
+          (shape.forward ? got->start < *info->last_start : got->start > *info->last_start)) {
+        return "W7";
+      }
+      if (want && want->start == got->start) {
+        if (!shape.forward) return "W7";  // Within a segment, backward is the exact reverse.
+        if (want->key == got->key && step.duplicates) return "W5";
+      }
+    }
+    if (changed) return "W9";
+    if (info->saw_end || Field(e, "status") == "OutOfRange") return "W9";  // Past the end.
+    return "W7";
+  }
+  return "W9";
+}
+
+std::string StepRule(const Step& step) {
+  switch (step.op.type) {
+    case OpType::kPut:
+      return PutRule(step);
+    case OpType::kFetch:
+      return FetchRule(step);
+    case OpType::kScan:
+    case OpType::kOpen:
+      return ReadRule(step);
+    case OpType::kHasNext:
+    case OpType::kNext:
+    case OpType::kPeekNextKey:
+    case OpType::kCloseIterator:
+      return IteratorRule(step);
+    case OpType::kCloseStore:
+      return "W9";
+    case OpType::kMetrics: {
+      Json e = step.expected, a = step.actual;
+      e.erase("after");
+      a.erase("after");
+      if (e != a) {
+        if (Field(e, "stream_time") != Field(a, "stream_time")) return "W2";
+        if (Field(e, "dropped_records") != Field(a, "dropped_records")) return "W3";
+        return "W8";
+      }
+      return AfterRule(step).value_or("W8");
+    }
+  }
+  return "W9";
+}
+
+// The situations of W2–W9 (reports/rules.json) the step reached, from what the model did.
+void NoteSituations(const Step& step, model::WindowStoreModel& model) {
+  using Effect = model::WindowStoreModelCallReport::PutEffect;
+  const Op& op = step.op;
+  const model::WindowStoreModelCallReport& r = step.report;
+  const Json& e = step.expected;
+  if (step.closed_before) {
+    if (step.iterator && op.type == OpType::kHasNext) Reached("W9.store_closed");
+    return;
+  }
+  if (e["after"]["stream_time"] == -1 && op.type != OpType::kCloseStore) {
+    Reached("W2.starts_at_minus_one");
+  }
+  // Expiry (W8), at the start of every put and read.
+  const bool read = op.type == OpType::kFetch || op.type == OpType::kScan ||
+                    op.type == OpType::kOpen;
+  if (r.expired_segments > 0) Reached(read ? "W8.read_expires" : "W8.put_expires");
+  ReachedIf(r.expired_boundary, "W8.boundary_segment");
+  ReachedIf(r.pinned_records > 0, "W8.iterator_pins");
+  ReachedIf(r.released_records > 0, "W8.released_after_close");
+  const Wide bound = step.Bound();
+  switch (op.type) {
+    case OpType::kPut: {
+      const bool dropped = r.put == Effect::kDropped;
+      if (op.time > step.stream_time_before) {
+        if (dropped) {
+          Reached("W2.dropped_put_advances");
+          Reached("W3.drop_advances_stream_time");
+        } else {
+          Reached(op.value ? "W2.put_advances" : "W2.delete_advances");
+        }
+      } else if (op.time < step.stream_time_before) {
+        Reached("W2.older_put_keeps_it");
+      }
+      ReachedIf(op.time == kMax, "W2.max_start");
+      ReachedIf(dropped && op.time == bound, "W3.at_boundary");
+      ReachedIf(!dropped && op.time == bound + 1, "W3.just_above");
+      ReachedIf(dropped && op.time < bound, "W3.below_bound");
+      ReachedIf(dropped && !op.value, "W3.dropped_delete");
+      if (r.put == Effect::kDeleted) {
+        Reached(r.emptied_segment ? "W4.delete_empties_segment" : "W4.delete_keeps_segment");
+      }
+      ReachedIf(r.put == Effect::kDeletedNothing, "W4.delete_absent");
+      ReachedIf(r.put == Effect::kNullWithDuplicates && r.same_key_and_start_before > 0,
+                "W4.null_with_duplicates");
+      ReachedIf(r.put == Effect::kInserted && step.duplicates && r.same_key_and_start_before > 0,
+                "W5.same_key_and_start");
+      ReachedIf(r.put == Effect::kOverwritten, "W5.overwrite_without");
+      break;
+    }
+    case OpType::kFetch:
+      ReachedIf(op.time == bound, "W6.point_at_bound");
+      ReachedIf(op.time == bound + 1 && !e["value"].is_null(), "W6.point_oldest_live");
+      ReachedIf(r.point_hidden_by_duplicates, "W5.point_fetch_empty");
+      ReachedIf(r.hidden_by_bound > 0, "W6.pinned_hidden");
+      break;
+    case OpType::kScan:
+    case OpType::kOpen: {
+      const ReadShape shape = ShapeOf(op);
+      ReachedIf(r.hidden_by_bound > 0, "W6.pinned_hidden");
+      if (ReadTakesTimeRange(op.read)) {
+        ReachedIf(op.time_from <= bound && op.time_to > bound, "W6.range_clamped");
+        ReachedIf(op.time_from > op.time_to, "W7.empty_time_range");
+      }
+      if (ReadTakesKeyRange(op.read)) {
+        ReachedIf(op.key_from && op.key_to && CompareBytes(*op.key_from, *op.key_to) > 0 &&
+                      e.contains("logs"),
+                  "W7.reversed_key_range");
+      }
+      // A key bound that is a byte-prefix of a key the model holds in the read's time range.
+      if (shape.key_to) {
+        const Wide lo = std::max<Wide>(shape.from, bound + 1);
+        for (const model::WindowStoreModelEntry& entry : model.Entries()) {
+          if (entry.start >= lo && entry.start <= shape.to &&
+              IsProperPrefix(*shape.key_to, entry.key)) {
+            Reached("W7.prefix_key_excluded");
+            break;
+          }
+        }
+      }
+      if (op.type != OpType::kScan) break;
+      std::vector<Rec> recs;
+      for (const Json& j : e["records"]) recs.push_back(*ParseRec(j));
+      ReachedIf(ReadTakesKeyRange(op.read) && (!op.key_from || !op.key_to) && !recs.empty(),
+                "W7.unbounded_key");
+      for (size_t i = 0; i < recs.size(); ++i) {
+        const Rec& x = recs[i];
+        ReachedIf(step.window_size > 0 && x.start > kMax - step.window_size,
+                  "W7.window_end_saturates");
+        if (i == 0) continue;
+        const Rec& prev = recs[i - 1];
+        if (prev.start != x.start) {
+          ReachedIf(ReadTakesKey(op.read), "W7.single_key_by_start");
+          continue;
+        }
+        if (prev.key == x.key) {
+          Reached(shape.forward ? "W5.insertion_order" : "W5.backward_duplicates");
+        } else if (shape.forward) {
+          Reached("W7.multi_key_order");
+        }
+        ReachedIf(!shape.forward, "W7.backward_segment");
+      }
+      break;
+    }
+    case OpType::kHasNext:
+    case OpType::kNext:
+    case OpType::kPeekNextKey: {
+      IteratorInfo* info = step.iterator;
+      if (!info) break;
+      ReachedIf(info->put_since, "W9.put_while_open");
+      ReachedIf(info->expiry_since, "W9.expiry_while_open");
+      if (op.type != OpType::kHasNext && e["status"] == "OutOfRange") Reached("W9.past_end");
+      if (op.type == OpType::kNext && e.contains("record")) {
+        const Rec rec = *ParseRec(e["record"]);
+        ReachedIf(!info->at_open.count({rec.key, rec.start, rec.value}), "W9.sees_later_put");
+        ReachedIf(rec.start <= bound, "W9.returns_expired");
+      }
+      break;
+    }
+    case OpType::kCloseIterator:
+    case OpType::kCloseStore:
+    case OpType::kMetrics:
+      break;
+  }
+}
+
+// Keeps the iterator table up to date after a step that held.
+void TrackIterators(const Step& step, Sut& sut) {
+  using Effect = model::WindowStoreModelCallReport::PutEffect;
+  const Op& op = step.op;
+  const model::WindowStoreModelCallReport& r = step.report;
+  if (r.expired_records > 0 || r.pinned_records > 0) {
+    for (auto& [id, info] : sut.iterators) info.expiry_since = true;
+  }
+  switch (op.type) {
+    case OpType::kPut:
+      if (r.put != Effect::kNone) {
+        for (auto& [id, info] : sut.iterators) info.put_since = true;
+      }
+      break;
+    case OpType::kOpen: {
+      if (step.expected["status"] != "OK") break;
+      IteratorInfo info;
+      info.open = op;
+      info.lo = std::max<Wide>(ShapeOf(op).from, step.Bound() + 1);
+      for (const model::WindowStoreModelEntry& entry : sut.Model().Entries()) {
+        info.at_open.insert({entry.key, entry.start, entry.value});
+      }
+      sut.iterators[op.iterator] = std::move(info);
+      break;
+    }
+    case OpType::kHasNext:
+      if (step.iterator && step.expected["hasNext"] == false) step.iterator->saw_end = true;
+      break;
+    case OpType::kNext:
+    case OpType::kPeekNextKey:
+      if (!step.iterator) break;
+      if (step.expected["status"] == "OutOfRange") step.iterator->saw_end = true;
+      if (op.type == OpType::kNext && step.expected.contains("record")) {
+        step.iterator->last_start = ParseRec(step.expected["record"])->start;
+      }
+      break;
+    case OpType::kCloseIterator:
+      sut.iterators.erase(op.iterator);
+      break;
+    case OpType::kCloseStore:
+      for (auto& [id, info] : sut.iterators) info.store_closed = true;
+      break;
+    case OpType::kFetch:
+    case OpType::kScan:
+    case OpType::kMetrics:
+      break;
+  }
+}
+
 class OpCommand final : public Command {
  public:
   explicit OpCommand(Op op) : op_(std::move(op)) {}
@@ -181,6 +698,8 @@ class OpCommand final : public Command {
         s.stream_time = std::max(s.stream_time, op_.time);
         s.recent_starts.push_back(op_.time);
         if (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
+        s.recent_puts.emplace_back(op_.key, op_.time);
+        if (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
         break;
       case OpType::kOpen:
         s.open_iterators.push_back(op_.iterator);
@@ -199,17 +718,38 @@ class OpCommand final : public Command {
   }
 
   void run(const GenState&, Sut& sut) const override {
+    model::WindowStoreModel& model = sut.Model();
+    const int64_t stream_time_before = model.stream_time();
+    const bool closed_before = !model.is_open();
     const Json expected = StepResult(*sut.model, op_);
+    const bool reports = op_.type == OpType::kPut || op_.type == OpType::kFetch ||
+                         op_.type == OpType::kScan || op_.type == OpType::kOpen;
+    const model::WindowStoreModelCallReport report =
+        reports ? model.last_call() : model::WindowStoreModelCallReport{};
     const Json actual = StepResult(*sut.store, op_);
     ++*sut.operations;
     sut.trace->steps.push_back(TraceStep{op_, expected, 0});
+    auto info = sut.iterators.find(op_.iterator);
+    const Step step{op_,
+                    static_cast<int>(sut.trace->steps.size()),
+                    stream_time_before,
+                    closed_before,
+                    report,
+                    expected,
+                    actual,
+                    model.retention_ms(),
+                    model.window_size_ms(),
+                    model.retain_duplicates(),
+                    OpUsesIterator(op_.type) && info != sut.iterators.end() ? &info->second
+                                                                            : nullptr};
+    NoteSituations(step, model);
     if (actual != expected) {
-      // Thrown as RC_FAIL would, without the macro's echo of its own source text.
-      throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure,
-                                   "step " + std::to_string(sut.trace->steps.size()) + ": " +
+      Fail(Finding{StepRule(step), "step " + std::to_string(step.index) + ": " +
                                        OpToString(op_) + "\n  model: " + expected.dump() +
-                                       "\n  store: " + actual.dump());
+                                       "\n  store: " + actual.dump()});
     }
+    HeldAll();  // The comparison covers every field of the step.
+    TrackIterators(step, sut);
   }
 
   void show(std::ostream& os) const override { os << OpToString(op_); }
@@ -217,6 +757,26 @@ class OpCommand final : public Command {
  private:
   Op op_;
 };
+
+// W1's situations: which of Kafka's checks the options meet, in order.
+void NoteConstructionSituations(const WindowStoreOptions& o, const Status& expected) {
+  const int broken = (o.name.empty() ? 1 : 0) + (o.retention_ms < 0 ? 1 : 0) +
+                     (o.window_size_ms < 0 ? 1 : 0) +
+                     (o.window_size_ms > o.retention_ms ? 1 : 0);
+  ReachedIf(o.name.empty(), "W1.empty_name");
+  ReachedIf(!o.name.empty() && o.retention_ms < 0, "W1.negative_retention");
+  ReachedIf(!o.name.empty() && o.retention_ms >= 0 && o.window_size_ms < 0,
+            "W1.negative_window_size");
+  ReachedIf(!o.name.empty() && o.retention_ms >= 0 && o.window_size_ms > o.retention_ms,
+            "W1.size_above_retention");
+  ReachedIf(broken >= 2, "W1.first_error_wins");
+  ReachedIf(expected.ok() && (o.retention_ms == 0 || o.window_size_ms == 0), "W1.zero_is_valid");
+  ReachedIf(expected.ok() && o.window_size_ms == o.retention_ms && o.retention_ms > 0,
+            "W1.size_equals_retention");
+  ReachedIf(o.retention_ms == kMax || o.retention_ms == kMin || o.window_size_ms == kMax ||
+                o.window_size_ms == kMin,
+            "W1.int64_extremes");
+}
 
 // Writes the trace of the last failing (fully shrunk) case next to the outcome.
 void SaveFailingTrace(const Trace& failing, const PropertyParams& params, PropertyOutcome* out) {
@@ -272,9 +832,12 @@ PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,
     const CaseScope scope;
     Trace trace;
     trace.config = config.options;
-    Sut s{nullptr, nullptr, &trace, &out.operations};
+    Sut s{nullptr, nullptr, &trace, &out.operations, {}};
     const Status built = OpRunner::Make(sut, config.options, &s.store);
-    RC_ASSERT(built.ok());  // A valid configuration must build.
+    if (!built.ok()) {  // A valid configuration must build.
+      Fail(Finding{"W1", "construction of " + OptionsToJson(config.options).dump() +
+                             " failed: " + built.ToString()});
+    }
     RC_ASSERT(OpRunner::Make(ModelWindowStoreFactory(), config.options, &s.model).ok());
     GenState initial;
     initial.retention = config.options.retention_ms;
@@ -317,8 +880,16 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
     failing.config = options;
     failing.construction = Json{{"status", std::string(CodeName(expected.code()))}};
     if (!expected.ok()) (*failing.construction)["message"] = expected.message();
-    RC_ASSERT(actual == expected);
-    RC_ASSERT((a != nullptr) == actual.ok());
+    NoteConstructionSituations(options, expected);
+    if (actual != expected) {
+      Fail(Finding{"W1", "construction of " + OptionsToJson(options).dump() + "\n  model: " +
+                             expected.ToString() + "\n  store: " + actual.ToString()});
+    }
+    if ((a != nullptr) != actual.ok()) {
+      Fail(Finding{"W1", "construction of " + OptionsToJson(options).dump() + " returned " +
+                             actual.ToString() + (a ? " and a store" : " and no store")});
+    }
+    Held("W1");
   };
   RunProperty(property, params, &out);
   SaveFailingTrace(failing, params, &out);

@@ -1,6 +1,12 @@
 // The window-store state-machine property: random sequences of puts, reads, iterator steps and
 // closes run in lockstep on the store under test and on the reference model; every step's
-// result (value, records, iterator answer, counters, stream time) must be equal. A failure is
+// result (value, records, iterator answer, counters, stream time) must be equal. A difference
+// is a Finding crediting the one W rule it breaks, decided from the op and from which field
+// differs, with the model's report of what it did (model::WindowStoreModelCallReport): a put's
+// stream time is W2's, its drop W3's, what an expiry removed W8's, a delete's effect W4's; a
+// read's record hidden by the retention bound W6's, its order or key range W7's; an iterator
+// after the store changed or closed W9's; construction W1's. A step whose comparison held
+// counts the W1–W9 situations it reached (reports/rules.json, evidence.h). A failure is
 // shrunk by rapidcheck and written as a trace (window_store_trace.h) that `statecheck replay`
 // runs again.
 //
