@@ -509,8 +509,7 @@ PropertyOutcome RunLagging(IsolationLevel level, LaggingStore::Bug bug) {
 }
 
 TEST(KvConcurrencyAttribution, StaleReadUncommittedViewIsT3) {
-  ExpectCredited(RunLagging(IsolationLevel::kReadUncommitted, LaggingStore::Bug::kStaleView),
-                 "T3");
+  ExpectCredited(RunLagging(IsolationLevel::kReadUncommitted, LaggingStore::Bug::kStaleView), "T3");
 }
 
 TEST(KvConcurrencyAttribution, ViewReportingTheUncommittedPositionIsT8) {
@@ -733,7 +732,6 @@ TEST(KvConcurrency, CheckerCatchesNeverWrittenValue) {
   EXPECT_NE(report.find("never written: #1 reader-1"), std::string::npos) << report;
 }
 
-
 // The checker's verdicts carry the rule of the first violation.
 TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
   struct Case {
@@ -757,8 +755,9 @@ TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
       .Commit(7, 8, 2, At(2))
       .Get(1, 9, 10, "a", "e1:a", At(1));
   HistoryBuilder unknown_position;
-  unknown_position.Put(1, 2, 1, "a", "e1:a").Commit(3, 4, 1, At(1)).Get(1, 5, 6, "a", "e1:a",
-                                                                        At(9));
+  unknown_position.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Get(1, 5, 6, "a", "e1:a", At(9));
   HistoryBuilder ru_stale;
   ru_stale.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", std::nullopt, {});
   HistoryBuilder never_written;
@@ -789,9 +788,9 @@ TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
   EXPECT_FALSE(clean.finding.has_value());
   // The hand-made clean history: a read during the open epoch 1 (t=7..8), reads overlapping
   // commit 1, a read of "a" after epoch 2's write to it was rolled back.
-  for (const char* s : {"T4.read_while_epoch_open", "T8.read_at_reported_position",
-                        "T4.range_overlaps_commit", "T4.read_after_rollback",
-                        "T8.reader_position_advances"}) {
+  for (const char* s :
+       {"T4.read_while_epoch_open", "T8.read_at_reported_position", "T4.range_overlaps_commit",
+        "T4.read_after_rollback", "T8.reader_position_advances"}) {
     EXPECT_TRUE(clean.situations.contains(s)) << s;
   }
 }

@@ -276,8 +276,8 @@ class Checker {
     v.status = RunChecks(&v.report);
     if (!violations_.empty()) {
       const Violation& first = violations_.front();
-      v.finding = Finding(std::string(RuleOfKvViolation(first.kind, isolation_)),
-                          v.status.message());
+      v.finding =
+          Finding(std::string(RuleOfKvViolation(first.kind, isolation_)), v.status.message());
     } else if (!v.status.ok() && !unjudgeable_rule_.empty()) {
       v.finding = Finding(unjudgeable_rule_, v.status.message());
     }
@@ -323,9 +323,8 @@ class Checker {
     const KvEvent& read = h_.events[i];
     // Writer events are sequential: the first one that returned after the read was invoked is
     // the first that can overlap it.
-    auto it = std::partition_point(writer_ops_.begin(), writer_ops_.end(), [&](size_t w) {
-      return h_.events[w].response <= read.invoke;
-    });
+    auto it = std::partition_point(writer_ops_.begin(), writer_ops_.end(),
+                                   [&](size_t w) { return h_.events[w].response <= read.invoke; });
     for (; it != writer_ops_.end() && h_.events[*it].invoke < read.response; ++it) {
       const KvEvent& w = h_.events[*it];
       if (w.kind == KvEventKind::kPut || w.kind == KvEventKind::kDelete) {
@@ -757,7 +756,7 @@ class Checker {
   std::vector<size_t> writer_ops_;  // The writer's events, in order (they are sequential).
   std::vector<EpochSpan> epochs_;   // The epochs that wrote, in order.
   std::map<int, int64_t> latest_response_of_thread_;  // Readers, over the reads checked so far.
-  std::set<size_t> observed_commits_;  // Commits some read reported.
+  std::set<size_t> observed_commits_;                 // Commits some read reported.
   int64_t writer_events_ = 0, commit_events_ = 0, rollback_events_ = 0, reads_ = 0;
   int64_t overlapping_reads_ = 0;
 };
@@ -814,12 +813,13 @@ CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
   const State expected = FinalCommittedState(h);
   std::vector<KeyValue> want;
   for (const auto& [k, v] : expected) want.push_back({k, v});
-  const std::string after = "after " + std::to_string(h.readers) +
-                            " reader threads read concurrently with the writer, ";
+  const std::string after =
+      "after " + std::to_string(h.readers) + " reader threads read concurrently with the writer, ";
   auto differs = [&](const std::string& who, const Status& s, const std::vector<KeyValue>& got) {
-    return Finding("T2", after + who + (s.ok() ? " returns " + FormatRecords(got)
-                                               : " fails: " + s.ToString()) +
-                             ", but the writer's events committed " + FormatRecords(want));
+    return Finding("T2",
+                   after + who +
+                       (s.ok() ? " returns " + FormatRecords(got) : " fails: " + s.ToString()) +
+                       ", but the writer's events committed " + FormatRecords(want));
   };
   std::vector<KeyValue> got;
   Status s = ReadAllOf(store, MaxRangeRecords(o), &got);
@@ -980,7 +980,6 @@ Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::s
   return v.status;
 }
 
-
 KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
   return [](const std::string& directory, IsolationLevel isolation,
             std::unique_ptr<KeyValueStore>* store) {
@@ -1020,12 +1019,13 @@ PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParam
       verdict.report = "the store could not be opened in " + dir;
     } else if (Status run = RunKvConcurrencyWorkload(*store, w, &history); !run.ok()) {
       verdict.status = run;
-      verdict.report = "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
+      verdict.report =
+          "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
       // The workload's own calls are valid: a writer call that fails while readers read is
       // the concurrency breaking the writer's view (T2).
       if (run.code() != Status::Code::kInvalidArgument) {
-        verdict.finding = Finding("T2", "a writer call failed with " + run.ToString() +
-                                            " while reader threads read");
+        verdict.finding = Finding(
+            "T2", "a writer call failed with " + run.ToString() + " while reader threads read");
       }
     } else {
       verdict = JudgeKvHistory(history, isolation);

@@ -181,9 +181,9 @@ KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
 // reads and a fresh view return exactly the final committed state the writer's events built
 // (T2: the readers corrupted nothing). The first failing workload ends the run; its finding's
 // rule is PropertyOutcome::rule, its message starts with the finding ("T4: ...").
-PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParams& params,
-                                   const KvConcurrencyStoreFactory& factory =
-                                       EngineKvConcurrencyStoreFactory());
+PropertyOutcome CheckKvConcurrency(
+    IsolationLevel isolation, const PropertyParams& params,
+    const KvConcurrencyStoreFactory& factory = EngineKvConcurrencyStoreFactory());
 
 // One line naming an event, e.g.
 //   #512 reader-1 Get("k3") -> "e17:k3" at {input-0=16} [t=1030..1034]

@@ -307,9 +307,9 @@ class KvSide {
 struct GenState {
   bool buffered = false;
   int64_t next_offset = 0;
-  std::set<std::string> committed;             // Keys with a committed (or direct) value.
-  std::map<std::string, bool> pending;         // Buffered since the last commit: a value?
-  std::optional<std::string> last_written;      // The key of the last single-key write.
+  std::set<std::string> committed;          // Keys with a committed (or direct) value.
+  std::map<std::string, bool> pending;      // Buffered since the last commit: a value?
+  std::optional<std::string> last_written;  // The key of the last single-key write.
 };
 
 // What a case did so far that the model's state alone does not tell: the tracker behind the
@@ -327,7 +327,7 @@ struct CaseHistory {
 struct Sut {
   std::unique_ptr<KvSide> store;
   std::unique_ptr<KvSide> model;
-  model::KeyValueStoreModel* model_store = nullptr;  // Owned by `model`.
+  model::KeyValueStoreModel* model_store = nullptr;           // Owned by `model`.
   IsolationLevel isolation = IsolationLevel::kReadCommitted;  // Effective (the T1 row's).
   std::string t1_situation;  // "T1.<row>": this configuration's row of the T1 table.
   CaseHistory history;
@@ -348,9 +348,9 @@ std::string T1Situation(const std::map<std::string, std::string>& props) {
   const std::string guarantee = get("processing.guarantee");
   const std::string isolation = get("default.state.isolation.level");
   const bool eos = !guarantee.empty() && guarantee != "at_least_once";
-  const std::string level = isolation.empty()                   ? "unset"
-                            : isolation == "READ_COMMITTED"     ? "read_committed"
-                                                                : "read_uncommitted";
+  const std::string level = isolation.empty()               ? "unset"
+                            : isolation == "READ_COMMITTED" ? "read_committed"
+                                                            : "read_uncommitted";
   return std::string("T1.") + (eos ? "eos_" : "alos_") + level;
 }
 
@@ -501,8 +501,7 @@ std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, const S
     add(!crash && !rc && !h.written_since_commit.empty(),
         "T7.read_uncommitted_writes_survive_restart");
     add(!b.committed_position.empty(), "T8.position_survives_restart");
-    add(crash && rc && !b.pending.empty() && !b.committed.empty(),
-        "T9.crash_with_buffered_writes");
+    add(crash && rc && !b.pending.empty() && !b.committed.empty(), "T9.crash_with_buffered_writes");
   }
   return out;
 }
@@ -571,8 +570,9 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
         return finding("T7", "the restart after a clean close differs (status or open marker)");
       case KvOpType::kCrash:
         if (Part(result_e, "clean") != Part(result_a, "clean")) {
-          return finding("T7", "the restart after a crash differs in whether it found a clean "
-                               "shutdown (the open-status marker)");
+          return finding("T7",
+                         "the restart after a crash differs in whether it found a clean "
+                         "shutdown (the open-status marker)");
         }
         return finding("T9", "the restart after a crash fails");
       default:
@@ -580,9 +580,9 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
     }
   }
   if (probe_e != probe_a) {
-    const bool data = Part(probe_e, "writer") != Part(probe_a, "writer") ||
-                      Without(Part(probe_e, "iq"), {"position"}) !=
-                          Without(Part(probe_a, "iq"), {"position"});
+    const bool data =
+        Part(probe_e, "writer") != Part(probe_a, "writer") ||
+        Without(Part(probe_e, "iq"), {"position"}) != Without(Part(probe_a, "iq"), {"position"});
     switch (op.type) {
       case KvOpType::kCommit:
         if (!data) return finding("T8", "after the commit, an IQ read's position differs");
@@ -832,7 +832,8 @@ std::vector<KvStoreConfig> KvStoreOptionMatrix() {
   // order, so every row of the table gets cases early), then again with the WAL, then with a
   // tiny write buffer.
   std::vector<KvStoreConfig> out;
-  for (const Row& row : rows) out.push_back({std::string(row.label) + "_nowal", row.props, false, 0});
+  for (const Row& row : rows)
+    out.push_back({std::string(row.label) + "_nowal", row.props, false, 0});
   for (const Row& row : rows) out.push_back({std::string(row.label) + "_wal", row.props, true, 0});
   for (const Row& row : rows) {
     out.push_back({std::string(row.label) + "_tinybuffer", row.props, false, 64 << 10});

@@ -355,24 +355,24 @@ class IqGetMissesDirectWrites final : public ForwardingStore {
 template <typename Bug>
 KvStoreFactory Planted(bool lose_on_reopen = false) {
   auto opened = std::make_shared<std::set<std::string>>();
-  return [opened, lose_on_reopen](const std::string& dir, IsolationLevel isolation,
-                                  const KvStoreConfig& config,
-                                  std::unique_ptr<KeyValueStore>* store) {
-    std::unique_ptr<KeyValueStore> inner;
-    STATECHECK_RETURN_IF_ERROR(EngineKvStoreFactory()(dir, isolation, config, &inner));
-    if (lose_on_reopen && !opened->insert(dir).second) {
-      std::optional<std::string> old;
-      STATECHECK_RETURN_IF_ERROR(inner->Delete("a", &old));
-      ChangelogOffsets offsets;
-      for (const char* p : {"cl-0", "cl-1"}) {
-        if (auto o = inner->CommittedOffset(p)) offsets[p] = *o;
-      }
-      if (offsets.empty()) offsets["cl-0"] = std::nullopt;  // {} would mean "clear all".
-      STATECHECK_RETURN_IF_ERROR(inner->Commit(offsets));
-    }
-    *store = std::make_unique<Bug>(std::move(inner));
-    return Status::Ok();
-  };
+  return
+      [opened, lose_on_reopen](const std::string& dir, IsolationLevel isolation,
+                               const KvStoreConfig& config, std::unique_ptr<KeyValueStore>* store) {
+        std::unique_ptr<KeyValueStore> inner;
+        STATECHECK_RETURN_IF_ERROR(EngineKvStoreFactory()(dir, isolation, config, &inner));
+        if (lose_on_reopen && !opened->insert(dir).second) {
+          std::optional<std::string> old;
+          STATECHECK_RETURN_IF_ERROR(inner->Delete("a", &old));
+          ChangelogOffsets offsets;
+          for (const char* p : {"cl-0", "cl-1"}) {
+            if (auto o = inner->CommittedOffset(p)) offsets[p] = *o;
+          }
+          if (offsets.empty()) offsets["cl-0"] = std::nullopt;  // {} would mean "clear all".
+          STATECHECK_RETURN_IF_ERROR(inner->Commit(offsets));
+        }
+        *store = std::make_unique<Bug>(std::move(inner));
+        return Status::Ok();
+      };
 }
 
 void ExpectCredited(const KvStoreFactory& factory, const std::string& label,
