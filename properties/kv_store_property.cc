@@ -320,8 +320,10 @@ struct CaseHistory {
   // has covered yet (the model's pending is empty there).
   std::map<std::string, std::optional<std::string>> written_since_commit;
   bool committed_since_open = false;
-  bool cleared_all_offsets = false;  // A commit({}) cleared stored offsets since the restart.
-  bool cleared_one_offset = false;   // A commit's null offset cleared a stored one since then.
+  // The stored offsets a commit({}) or a commit's null offset cleared since the restart, and
+  // that no commit has set again: the next restart must not bring them back.
+  std::set<std::string> cleared_by_empty_map;
+  std::set<std::string> cleared_by_null;
 };
 
 struct Sut {
@@ -494,8 +496,8 @@ std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, const S
   if (IsRestart(op.type)) {
     const bool crash = op.type == KvOpType::kCrash;
     add(!b.offsets.empty(), "T7.offsets_survive_restart");
-    add(h.cleared_all_offsets, "T7.empty_map_clears_offsets");
-    add(h.cleared_one_offset, "T7.null_clears_partition");
+    add(!h.cleared_by_empty_map.empty(), "T7.empty_map_clears_offsets");
+    add(!h.cleared_by_null.empty(), "T7.null_clears_partition");
     add(crash && !b.committed.empty(), "T7.crash_keeps_last_commit");
     add(crash && !h.committed_since_open, "T7.crash_before_first_commit");
     add(!crash && !rc && !h.written_since_commit.empty(),
@@ -516,9 +518,16 @@ void Track(const KvOp& op, const Snapshot& b, IsolationLevel isolation, CaseHist
   } else if (op.type == KvOpType::kCommit) {
     h->written_since_commit.clear();
     h->committed_since_open = true;
-    if (op.offsets.empty() && !b.offsets.empty()) h->cleared_all_offsets = true;
+    if (op.offsets.empty()) {
+      for (const auto& [partition, offset] : b.offsets) h->cleared_by_empty_map.insert(partition);
+    }
     for (const auto& [partition, offset] : op.offsets) {
-      if (!offset && b.offsets.contains(partition)) h->cleared_one_offset = true;
+      if (offset) {
+        h->cleared_by_empty_map.erase(partition);
+        h->cleared_by_null.erase(partition);
+      } else if (b.offsets.contains(partition)) {
+        h->cleared_by_null.insert(partition);
+      }
     }
   } else if (op.type == KvOpType::kRollback) {
     // Under READ_UNCOMMITTED a rollback is refused and changes nothing.
