@@ -394,6 +394,18 @@ bool KeyValueStoreModel::was_closed_cleanly() const {
   return state_->was_closed_cleanly;
 }
 
+KeyValueStoreModelSnapshot KeyValueStoreModel::Snapshot() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  KeyValueStoreModelSnapshot out;
+  out.committed = state_->committed;
+  out.pending = state_->pending;
+  out.offsets = state_->offsets;
+  out.uncommitted_position = state_->uncommitted_position;
+  out.committed_position = state_->committed_position;
+  out.closed = state_->closed;
+  return out;
+}
+
 void KeyValueStoreModel::Reopen() {
   // A fresh state, so that views and iterators of the closed store stay closed.
   auto fresh = std::make_shared<KeyValueStoreModelState>();

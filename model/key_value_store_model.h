@@ -71,6 +71,7 @@
 #define STATECHECK_MODEL_KEY_VALUE_STORE_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,18 @@
 #include "statecheck/status.h"
 
 namespace statecheck::model {
+
+// What the model holds, copied: what a property needs to explain a difference or to know which
+// situation a step is in (a buffered delete over a committed value, an uncommitted position
+// ahead of the committed one, ...).
+struct KeyValueStoreModelSnapshot {
+  std::map<std::string, std::string> committed;
+  std::map<std::string, std::optional<std::string>> pending;  // Empty unless READ_COMMITTED.
+  std::map<std::string, int64_t> offsets;
+  Position uncommitted_position;
+  Position committed_position;
+  bool closed = false;
+};
 
 // The store's state; shared by the store, its views and its iterators, so that none of them
 // ever points into a destroyed store. Defined in key_value_store_model.cc.
@@ -136,6 +149,9 @@ class KeyValueStoreModel : public KeyValueStore {
   void Abandon() override;
   // Whether the last shutdown before the last Reopen was a Close (true before any).
   bool was_closed_cleanly() const;
+
+  // A copy of the whole state, taken under the lock.
+  KeyValueStoreModelSnapshot Snapshot() const;
 
   // A clean restart of a persistent store: REQUIRES the store closed. What a restart keeps is
   // what Close left — committed data, offsets and committed position — and the uncommitted

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -475,6 +476,35 @@ TEST(KeyValueStoreModel, ClosedStoreAndItsViewsAreFailedPrecondition) {
   store->Close();  // Idempotent.
   EXPECT_FALSE(store->is_open());
   EXPECT_EQ(store->CommittedOffset("cl"), 1);
+}
+
+// The snapshot the properties read their situations from is the state the behaviour above
+// implies: committed data, the buffer (a delete as nullopt), offsets and both positions.
+TEST(KeyValueStoreModel, SnapshotIsTheWholeState) {
+  KeyValueStoreModel store("s", kRC, /*persistent=*/true);
+  const RecordContext c1{"in-0", 1}, c2{"in-0", 2};
+  MustPut(store, "a", "1", &c1);
+  MustPut(store, "b", "2", &c1);
+  MustCommit(store, {{"cl-0", 7}});
+  MustPut(store, "a", "1x", &c2);
+  std::optional<std::string> old;
+  ASSERT_TRUE(store.Delete("b", &old).ok());
+
+  KeyValueStoreModelSnapshot s = store.Snapshot();
+  EXPECT_EQ(s.committed, (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(s.pending,
+            (std::map<std::string, std::optional<std::string>>{{"a", "1x"}, {"b", nullopt}}));
+  EXPECT_EQ(s.offsets, (std::map<std::string, int64_t>{{"cl-0", 7}}));
+  EXPECT_EQ(s.committed_position, (Position{{"in-0", 1}}));
+  EXPECT_EQ(s.uncommitted_position, (Position{{"in-0", 2}}));
+  EXPECT_FALSE(s.closed);
+
+  ASSERT_TRUE(store.Rollback().ok());
+  s = store.Snapshot();
+  EXPECT_TRUE(s.pending.empty());
+  EXPECT_EQ(s.uncommitted_position, (Position{{"in-0", 1}}));
+  store.Close();
+  EXPECT_TRUE(store.Snapshot().closed);
 }
 
 TEST(KeyValueStoreModel, ViewOutlivesTheStore) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "properties/kv_history.h"
+#include "properties/window_store_property.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -303,6 +305,230 @@ TEST(KvConcurrency, CheckerCatchesPlantedDirtyRead) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The property (CheckKvConcurrency): its failures are credited to the rule the bug breaks.
+
+PropertyParams ConcurrencyParams() {
+  PropertyParams p;
+  p.seed = OptionsFromEnvironment().seed;
+  p.max_success = 100;  // Five workloads.
+  return p;
+}
+
+// Opens the engine's store in `dir` wrapped by `wrap`.
+template <typename Wrap>
+KvConcurrencyStoreFactory Wrapped(Wrap wrap) {
+  return [wrap](const std::string& dir, IsolationLevel isolation,
+                std::unique_ptr<KeyValueStore>* store) {
+    std::unique_ptr<KeyValueStore> inner;
+    STATECHECK_RETURN_IF_ERROR(EngineKvConcurrencyStoreFactory()(dir, isolation, &inner));
+    *store = wrap(std::move(inner));
+    return Status::Ok();
+  };
+}
+
+void ExpectCredited(const PropertyOutcome& out, const std::string& rule) {
+  ASSERT_FALSE(out.passed) << out.property << ": the planted bug was not caught";
+  EXPECT_EQ(out.rule, rule) << out.message;
+  EXPECT_TRUE(out.message.starts_with(rule + ": ")) << out.message;
+  EXPECT_NE(out.message.find("workload seed "), std::string::npos) << out.message;
+}
+
+TEST(KvConcurrencyAttribution, PlantedDirtyReadIsT4) {
+  ExpectCredited(CheckKvConcurrency(IsolationLevel::kReadCommitted, ConcurrencyParams(),
+                                    Wrapped([](std::unique_ptr<KeyValueStore> inner) {
+                                      return std::make_unique<DirtyReadStore>(std::move(inner));
+                                    })),
+                 "T4");
+}
+
+TEST(KvConcurrencyAttribution, EngineStorePassesWithEvidence) {
+  for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
+    PropertyParams p = ConcurrencyParams();
+    p.max_success = 40;
+    const PropertyOutcome out = CheckKvConcurrency(level, p);
+    EXPECT_TRUE(out.passed) << out.message;
+    EXPECT_EQ(out.rule, "");
+    EXPECT_EQ(out.cases, 2);
+    // Counted per workload: at most once per case.
+    EXPECT_EQ(out.evidence.situations.at("T2.writer_view_intact"), 2);
+    for (const auto& [name, cases] : out.evidence.situations) EXPECT_LE(cases, 2) << name;
+  }
+}
+
+// A view whose reads lag: it serves the state as of the last commit (under READ_UNCOMMITTED a
+// write that returned must be visible at once), or reports the uncommitted position, or now and
+// then returns a value nobody wrote, or a store whose writer loses a key once readers have read.
+class LaggingStore final : public KeyValueStore {
+ public:
+  enum class Bug { kStaleView, kUncommittedPosition, kGarbage, kWriterLosesAKey };
+  LaggingStore(std::unique_ptr<KeyValueStore> inner, Bug bug)
+      : inner_(std::move(inner)), bug_(bug) {}
+
+  const std::string& name() const override { return inner_->name(); }
+  bool persistent() const override { return inner_->persistent(); }
+  bool is_open() const override { return inner_->is_open(); }
+  IsolationLevel isolation() const override { return inner_->isolation(); }
+  Status Put(std::string_view key, std::optional<std::string_view> value,
+             const RecordContext* context) override {
+    return inner_->Put(key, value, context);
+  }
+  Status PutIfAbsent(std::string_view key, std::string_view value,
+                     std::optional<std::string>* existing, const RecordContext* context) override {
+    return inner_->PutIfAbsent(key, value, existing, context);
+  }
+  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                const RecordContext* context) override {
+    return inner_->PutAll(kvs, context);
+  }
+  Status Delete(std::string_view key, std::optional<std::string>* old,
+                const RecordContext* context) override {
+    return inner_->Delete(key, old, context);
+  }
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    return inner_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(from, to, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseRange(from, to, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->PrefixScan(prefix, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override {
+    STATECHECK_RETURN_IF_ERROR(inner_->All(it));
+    if (bug_ == Bug::kWriterLosesAKey && reads_.load() > 0) {
+      std::vector<KeyValue> records;
+      KeyValue kv;
+      while ((*it)->HasNext() && (*it)->Next(&kv).ok()) records.push_back(kv);
+      if (!records.empty()) records.erase(records.begin());
+      *it = std::make_unique<VectorIterator>(std::move(records));
+    }
+    return Status::Ok();
+  }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseAll(it);
+  }
+  int64_t ApproximateNumUncommittedBytes() const override {
+    return inner_->ApproximateNumUncommittedBytes();
+  }
+  Status Commit(const ChangelogOffsets& offsets) override {
+    STATECHECK_RETURN_IF_ERROR(inner_->Commit(offsets));
+    // The state as of this commit, for the stale view: read on the writer's thread.
+    std::unique_ptr<KeyValueIterator> it;
+    STATECHECK_RETURN_IF_ERROR(inner_->All(&it));
+    std::map<std::string, std::string> state;
+    KeyValue kv;
+    while (it->HasNext() && it->Next(&kv).ok()) state[kv.key] = kv.value;
+    std::lock_guard<std::mutex> lock(mu_);
+    as_of_commit_ = std::move(state);
+    return Status::Ok();
+  }
+  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
+    return inner_->CommittedOffset(partition);
+  }
+  Status Rollback() override { return inner_->Rollback(); }
+  Position UncommittedPosition() const override { return inner_->UncommittedPosition(); }
+  Position CommittedPosition() const override { return inner_->CommittedPosition(); }
+  std::shared_ptr<QueryView> NewQueryView() override {
+    return std::make_shared<View>(this, inner_->NewQueryView());
+  }
+  void Close() override { inner_->Close(); }
+
+ private:
+  class View final : public QueryView {
+   public:
+    View(LaggingStore* store, std::shared_ptr<QueryView> inner)
+        : store_(store), inner_(std::move(inner)) {}
+    Status Get(std::string_view key, std::optional<std::string>* value) override {
+      ++store_->reads_;
+      STATECHECK_RETURN_IF_ERROR(inner_->Get(key, value));
+      switch (store_->bug_) {
+        case Bug::kStaleView: {
+          std::lock_guard<std::mutex> lock(store_->mu_);
+          auto it = store_->as_of_commit_.find(std::string(key));
+          if (it == store_->as_of_commit_.end()) {
+            value->reset();
+          } else {
+            *value = it->second;
+          }
+          break;
+        }
+        case Bug::kUncommittedPosition:
+          position_ = store_->inner_->UncommittedPosition();
+          break;
+        case Bug::kGarbage:
+          if (++gets_ % 50 == 0) *value = "garbage";
+          break;
+        case Bug::kWriterLosesAKey:
+          break;
+      }
+      return Status::Ok();
+    }
+    Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                 std::unique_ptr<KeyValueIterator>* it) override {
+      return inner_->Range(from, to, it);
+    }
+    Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                        std::unique_ptr<KeyValueIterator>* it) override {
+      return inner_->ReverseRange(from, to, it);
+    }
+    Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+      return inner_->PrefixScan(prefix, it);
+    }
+    Status All(std::unique_ptr<KeyValueIterator>* it) override { return inner_->All(it); }
+    Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+      return inner_->ReverseAll(it);
+    }
+    Position LastReadPosition() const override {
+      return store_->bug_ == Bug::kUncommittedPosition ? position_ : inner_->LastReadPosition();
+    }
+
+   private:
+    LaggingStore* store_;
+    std::shared_ptr<QueryView> inner_;
+    Position position_;  // This view's thread only, as the interface's LastReadPosition.
+    int64_t gets_ = 0;
+  };
+
+  std::unique_ptr<KeyValueStore> inner_;
+  const Bug bug_;
+  std::atomic<int64_t> reads_{0};
+  std::mutex mu_;
+  std::map<std::string, std::string> as_of_commit_;  // Guarded by mu_.
+};
+
+PropertyOutcome RunLagging(IsolationLevel level, LaggingStore::Bug bug) {
+  return CheckKvConcurrency(level, ConcurrencyParams(),
+                            Wrapped([bug](std::unique_ptr<KeyValueStore> inner) {
+                              return std::make_unique<LaggingStore>(std::move(inner), bug);
+                            }));
+}
+
+TEST(KvConcurrencyAttribution, StaleReadUncommittedViewIsT3) {
+  ExpectCredited(RunLagging(IsolationLevel::kReadUncommitted, LaggingStore::Bug::kStaleView), "T3");
+}
+
+TEST(KvConcurrencyAttribution, ViewReportingTheUncommittedPositionIsT8) {
+  ExpectCredited(
+      RunLagging(IsolationLevel::kReadCommitted, LaggingStore::Bug::kUncommittedPosition), "T8");
+}
+
+TEST(KvConcurrencyAttribution, ValueNobodyWroteIsT2) {
+  ExpectCredited(RunLagging(IsolationLevel::kReadUncommitted, LaggingStore::Bug::kGarbage), "T2");
+}
+
+TEST(KvConcurrencyAttribution, WriterViewCorruptedAfterReadersIsT2) {
+  const PropertyOutcome out =
+      RunLagging(IsolationLevel::kReadCommitted, LaggingStore::Bug::kWriterLosesAKey);
+  ExpectCredited(out, "T2");
+  EXPECT_NE(out.message.find("the writer's All()"), std::string::npos) << out.message;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The checker on hand-made histories. Timestamps are explicit, to make the overlaps exact.
 
 class HistoryBuilder {
@@ -504,6 +730,69 @@ TEST(KvConcurrency, CheckerCatchesNeverWrittenValue) {
   EXPECT_EQ(CheckKvHistory(b.history(), IsolationLevel::kReadUncommitted, &report).code(),
             Status::Code::kAborted);
   EXPECT_NE(report.find("never written: #1 reader-1"), std::string::npos) << report;
+}
+
+// The checker's verdicts carry the rule of the first violation.
+TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
+  struct Case {
+    HistoryBuilder history;
+    IsolationLevel level;
+    const char* rule;
+  };
+  HistoryBuilder dirty;
+  dirty.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
+  HistoryBuilder rolled_back;
+  rolled_back.Put(1, 2, 1, "a", "e1:a").Rollback(3, 4, 1).Get(1, 5, 6, "a", "e1:a", {});
+  HistoryBuilder torn;
+  torn.Put(1, 2, 1, "a", "e1:a")
+      .Put(3, 4, 1, "b", "e1:b")
+      .Commit(5, 6, 1, At(1))
+      .All(1, 7, 8, {{"a", "e1:a"}}, At(1));
+  HistoryBuilder stale;
+  stale.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Put(5, 6, 2, "a", "e2:a")
+      .Commit(7, 8, 2, At(2))
+      .Get(1, 9, 10, "a", "e1:a", At(1));
+  HistoryBuilder unknown_position;
+  unknown_position.Put(1, 2, 1, "a", "e1:a")
+      .Commit(3, 4, 1, At(1))
+      .Get(1, 5, 6, "a", "e1:a", At(9));
+  HistoryBuilder ru_stale;
+  ru_stale.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", std::nullopt, {});
+  HistoryBuilder never_written;
+  never_written.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:b", {});
+  HistoryBuilder same_position;  // Two commits report {} with different states.
+  same_position.Put(1, 2, 1, "a", "e1:a").Commit(3, 4, 1, {});
+  const std::vector<Case> cases = {
+      {dirty, IsolationLevel::kReadCommitted, "T4"},
+      {rolled_back, IsolationLevel::kReadCommitted, "T4"},
+      {torn, IsolationLevel::kReadCommitted, "T4"},
+      {stale, IsolationLevel::kReadCommitted, "T8"},
+      {unknown_position, IsolationLevel::kReadCommitted, "T8"},
+      {ru_stale, IsolationLevel::kReadUncommitted, "T3"},
+      {never_written, IsolationLevel::kReadUncommitted, "T2"},
+      {same_position, IsolationLevel::kReadCommitted, "T8"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const KvHistoryVerdict v = JudgeKvHistory(cases[i].history.history(), cases[i].level);
+    EXPECT_FALSE(v.status.ok()) << i;
+    ASSERT_TRUE(v.finding.has_value()) << i << ": " << v.report;
+    EXPECT_EQ(v.finding->rule, cases[i].rule) << i << ": " << v.report;
+    EXPECT_TRUE(v.situations.empty()) << i;
+  }
+  KvHistory clean_history = CleanHistory().history();
+  clean_history.events.back().reverse = true;  // As in CheckerAcceptsCleanHistory.
+  const KvHistoryVerdict clean = JudgeKvHistory(clean_history, IsolationLevel::kReadCommitted);
+  EXPECT_TRUE(clean.status.ok()) << clean.report;
+  EXPECT_FALSE(clean.finding.has_value());
+  // The hand-made clean history: a read during the open epoch 1 (t=7..8), reads overlapping
+  // commit 1, a read of "a" after epoch 2's write to it was rolled back.
+  for (const char* s :
+       {"T4.read_while_epoch_open", "T8.read_at_reported_position", "T4.range_overlaps_commit",
+        "T4.read_after_rollback", "T8.reader_position_advances"}) {
+    EXPECT_TRUE(clean.situations.contains(s)) << s;
+  }
 }
 
 }  // namespace

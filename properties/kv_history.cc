@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <latch>
 #include <limits>
 #include <map>
@@ -14,7 +15,12 @@
 #include <tuple>
 #include <utility>
 
+#include "properties/evidence.h"
+#include "properties/fault_tally.h"
+#include "properties/kv_store_property.h"
 #include "properties/window_store_ops.h"
+#include "statecheck/logger.h"
+#include "statecheck/rocksdb_store.h"
 
 namespace statecheck::properties {
 namespace {
@@ -222,6 +228,13 @@ struct Violation {
   std::string why;
 };
 
+// How an epoch of the writer ran: from the response of its first ok write to the invocation of
+// the commit or rollback that ended it (the window in which it held uncommitted writes).
+struct EpochSpan {
+  int64_t first_write_response = 0;
+  int64_t end_invoke = 0;
+};
+
 bool InBounds(const std::string& key, const KvEvent& read) {
   return (!read.from || key >= *read.from) && (!read.to || key <= *read.to);
 }
@@ -258,7 +271,22 @@ class Checker {
   Checker(const KvHistory& history, IsolationLevel isolation)
       : h_(history), isolation_(isolation) {}
 
-  Status Run(std::string* report) {
+  KvHistoryVerdict Run() {
+    KvHistoryVerdict v;
+    v.status = RunChecks(&v.report);
+    if (!violations_.empty()) {
+      const Violation& first = violations_.front();
+      v.finding =
+          Finding(std::string(RuleOfKvViolation(first.kind, isolation_)), v.status.message());
+    } else if (!v.status.ok() && !unjudgeable_rule_.empty()) {
+      v.finding = Finding(unjudgeable_rule_, v.status.message());
+    }
+    if (v.status.ok()) v.situations = std::move(situations_);
+    return v;
+  }
+
+ private:
+  Status RunChecks(std::string* report) {
     order_.resize(h_.events.size());
     std::iota(order_.begin(), order_.end(), 0);
     std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
@@ -278,6 +306,7 @@ class Checker {
       }
       if (IsWriterEvent(ev.kind)) continue;
       ++reads_;
+      NoteConcurrency(i);
       if (isolation_ == IsolationLevel::kReadCommitted) {
         CheckReadCommitted(i);
       } else {
@@ -287,7 +316,79 @@ class Checker {
     return Finish(report);
   }
 
- private:
+  void Note(std::string_view situation) { situations_.emplace(situation); }
+
+  // T2's situations, at either level: what ran at the same time as read `i`.
+  void NoteConcurrency(size_t i) {
+    const KvEvent& read = h_.events[i];
+    // Writer events are sequential: the first one that returned after the read was invoked is
+    // the first that can overlap it.
+    auto it = std::partition_point(writer_ops_.begin(), writer_ops_.end(),
+                                   [&](size_t w) { return h_.events[w].response <= read.invoke; });
+    for (; it != writer_ops_.end() && h_.events[*it].invoke < read.response; ++it) {
+      const KvEvent& w = h_.events[*it];
+      if (w.kind == KvEventKind::kPut || w.kind == KvEventKind::kDelete) {
+        Note("T2.reads_overlap_writes");
+      }
+      if (read.kind == KvEventKind::kRange && w.invoke > read.invoke) {
+        Note("T2.iterator_open_across_write");
+      }
+    }
+    for (const auto& [thread, response] : latest_response_of_thread_) {
+      if (thread != read.thread && response > read.invoke) Note("T2.concurrent_readers");
+    }
+    int64_t& latest = latest_response_of_thread_[read.thread];
+    latest = std::max(latest, read.response);
+  }
+
+  // The keys a read covers: its key, or every written key within its bounds.
+  std::vector<std::string> KeysCovered(const KvEvent& read) const {
+    if (read.kind == KvEventKind::kGet) return {read.key};
+    std::vector<std::string> keys;
+    for (const auto& [key, writes] : writes_of_key_) {
+      if (InBounds(key, read)) keys.push_back(key);
+    }
+    return keys;
+  }
+
+  // The last ok write to `key` that returned before `t`, if any.
+  std::optional<size_t> LastWriteBefore(const std::string& key, int64_t t) const {
+    auto found = writes_of_key_.find(key);
+    if (found == writes_of_key_.end()) return std::nullopt;
+    const std::vector<size_t>& writes = found->second;
+    auto it = std::partition_point(writes.begin(), writes.end(),
+                                   [&](size_t w) { return h_.events[w].response < t; });
+    if (it == writes.begin()) return std::nullopt;
+    return *(it - 1);
+  }
+
+  // T4's and T8's situations of a read under READ_COMMITTED that held every check.
+  void NoteReadCommitted(size_t i, bool overlapped_commit) {
+    const KvEvent& read = h_.events[i];
+    // The writer held uncommitted writes for the whole read: the epoch that ends first after
+    // the read returned is the only one that can have begun writing before it was invoked.
+    auto open = std::partition_point(epochs_.begin(), epochs_.end(), [&](const EpochSpan& e) {
+      return e.end_invoke <= read.response;
+    });
+    if (open != epochs_.end() && open->first_write_response < read.invoke) {
+      Note("T4.read_while_epoch_open");
+    }
+    if (overlapped_commit) {
+      Note("T8.read_at_reported_position");
+      if (read.kind == KvEventKind::kRange) Note("T4.range_overlaps_commit");
+    }
+    for (const std::string& key : KeysCovered(read)) {
+      const std::optional<size_t> w = LastWriteBefore(key, read.invoke);
+      if (!w) continue;
+      auto fate = fate_.find(*w);
+      if (fate != fate_.end() && fate->second.rollback &&
+          h_.events[*fate->second.rollback].response < read.invoke) {
+        Note("T4.read_after_rollback");
+        break;
+      }
+    }
+  }
+
   std::string Describe(size_t i) const { return DescribeKvEvent(h_, i); }
   std::string DescribeCommit(size_t c) const {
     const CommitPoint& p = commits_[c];
@@ -304,6 +405,7 @@ class Checker {
     std::optional<size_t> previous;
     std::vector<size_t> pending;  // Ok writes since the last commit or rollback.
     Position uncommitted, committed;
+    bool epoch_open = false;
     for (size_t i : order_) {
       const KvEvent& ev = h_.events[i];
       if (ev.invoke > ev.response) {
@@ -316,7 +418,15 @@ class Checker {
       }
       previous = i;
       ++writer_events_;
+      writer_ops_.push_back(i);
       if (!ev.status.ok()) continue;  // Reported as a violation; its effect is unknown.
+      if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kDelete) {
+        if (!epoch_open) epochs_.push_back({ev.response, std::numeric_limits<int64_t>::max()});
+        epoch_open = true;
+      } else if (epoch_open) {
+        epochs_.back().end_invoke = ev.invoke;
+        epoch_open = false;
+      }
       switch (ev.kind) {
         case KvEventKind::kPut:
         case KvEventKind::kDelete:
@@ -376,6 +486,7 @@ class Checker {
       auto [it, fresh] = commits_at_.try_emplace(commits_[c].position, c, c);
       if (fresh) continue;
       if (commits_[it->second.first].state != commits_[c].state) {
+        unjudgeable_rule_ = "T8";  // Positions must tell committed states apart.
         return Status::InvalidArgument(DescribeCommit(it->second.first) + " and " +
                                        DescribeCommit(c) +
                                        " report the same position with different states");
@@ -427,6 +538,7 @@ class Checker {
 
   void CheckReadCommitted(size_t i) {
     const KvEvent& read = h_.events[i];
+    const size_t violations_before = violations_.size();
     const bool dirty = CheckProvenance(i);
     auto at = commits_at_.find(read.position);
     if (at == commits_at_.end()) {
@@ -459,9 +571,9 @@ class Checker {
               "returned");
     }
     const size_t done = LastCommitReturnedBefore(read.invoke);
-    if (done + 1 < commits_.size() && commits_[done + 1].invoke < read.response) {
-      ++overlapping_reads_;
-    }
+    const bool overlapped_commit =
+        done + 1 < commits_.size() && commits_[done + 1].invoke < read.response;
+    if (overlapped_commit) ++overlapping_reads_;
     if (hi < done) {
       Add("stale read", i,
           "it reports the state after " + DescribeCommit(hi) + ", but " + DescribeCommit(done) +
@@ -475,9 +587,12 @@ class Checker {
             "it reports the state after " + DescribeCommit(hi) + ", older than the state after " +
                 DescribeCommit(prev_lo) +
                 " that the same reader's earlier read saw: " + Describe(prev));
+      } else if (lo > prev_hi) {
+        Note("T8.reader_position_advances");
       }
       last->second = {i, lo, hi};
     }
+    if (violations_.size() == violations_before) NoteReadCommitted(i, overlapped_commit);
   }
 
   void RangeMismatch(size_t i, size_t claimed, const std::vector<KeyValue>& expected) {
@@ -509,6 +624,8 @@ class Checker {
   // or a write that overlapped the read.
   void CheckReadUncommitted(size_t i) {
     const KvEvent& read = h_.events[i];
+    const size_t violations_before = violations_.size();
+    std::set<std::string> reached;  // Counted only if the whole read holds.
     std::map<std::string, std::optional<std::string>> observed;
     if (read.kind == KvEventKind::kGet) {
       observed[read.key] = read.value;
@@ -549,7 +666,18 @@ class Checker {
         ok = ok || value_of(writes[j]) == value;
       }
       if (overlapped) ++overlapping_reads_;
-      if (ok) continue;
+      if (ok) {
+        if (overlapped) reached.insert("T3.read_overlaps_write");
+        if (value) {
+          const WriteFate& fate = fate_[put_of_.at({key, *value})];
+          if (!fate.commit || commits_[*fate.commit].invoke > read.response) {
+            reached.insert("T3.reader_sees_open_epoch");
+          }
+        } else if (done > 0 && h_.events[writes[done - 1]].kind == KvEventKind::kDelete) {
+          reached.insert("T3.read_sees_delete");
+        }
+        continue;
+      }
       if (value && h_.events[put_of_.at({key, *value})].invoke > read.response) {
         Add("read from the future", i,
             Quote(*value) + " for " + Quote(key) + " was written by " +
@@ -559,6 +687,9 @@ class Checker {
             "it returned " + QuoteOptional(value) + " for " + Quote(key) + ", but " +
                 Describe(writes[done - 1]) + " had returned before the read was invoked (T3)");
       }
+    }
+    if (violations_.size() == violations_before) {
+      for (const std::string& r : reached) Note(r);
     }
   }
 
@@ -620,10 +751,96 @@ class Checker {
   std::map<int, std::tuple<size_t, size_t, size_t>> last_read_of_thread_;
 
   std::vector<Violation> violations_;
-  std::set<size_t> observed_commits_;  // Commits some read reported.
+  std::string unjudgeable_rule_;  // The rule a history that cannot be judged breaks, if any.
+  std::set<std::string> situations_;
+  std::vector<size_t> writer_ops_;  // The writer's events, in order (they are sequential).
+  std::vector<EpochSpan> epochs_;   // The epochs that wrote, in order.
+  std::map<int, int64_t> latest_response_of_thread_;  // Readers, over the reads checked so far.
+  std::set<size_t> observed_commits_;                 // Commits some read reported.
   int64_t writer_events_ = 0, commit_events_ = 0, rollback_events_ = 0, reads_ = 0;
   int64_t overlapping_reads_ = 0;
 };
+
+// ---------------------------------------------------------------------------------------------
+// The property.
+
+// The state the writer's events leave committed: each epoch's ok writes, applied by its
+// commit, dropped by its rollback. A workload ends every epoch, so nothing is pending after it.
+State FinalCommittedState(const KvHistory& h) {
+  State committed;
+  std::vector<const KvEvent*> pending;
+  for (const KvEvent& ev : h.events) {
+    if (ev.thread != 0 || !ev.status.ok()) continue;
+    switch (ev.kind) {
+      case KvEventKind::kPut:
+      case KvEventKind::kDelete:
+        pending.push_back(&ev);
+        break;
+      case KvEventKind::kCommit:
+        for (const KvEvent* w : pending) {
+          if (w->kind == KvEventKind::kPut) {
+            committed[w->key] = *w->value;
+          } else {
+            committed.erase(w->key);
+          }
+        }
+        pending.clear();
+        break;
+      case KvEventKind::kRollback:
+        pending.clear();
+        break;
+      default:
+        break;
+    }
+  }
+  return committed;
+}
+
+Status ReadAllOf(ReadOnlyKeyValueStore& store, size_t limit, std::vector<KeyValue>* out) {
+  std::unique_ptr<KeyValueIterator> it;
+  STATECHECK_RETURN_IF_ERROR(store.All(&it));
+  KvEvent ev;
+  DrainInto(*it, limit, &ev);
+  it->Close();
+  *out = std::move(ev.records);
+  return ev.status;
+}
+
+// T2: once the readers have stopped, the writer's own reads (All and a Get of each key) and a
+// fresh view return exactly the final committed state.
+CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
+                                  const KvWorkloadOptions& o) {
+  const State expected = FinalCommittedState(h);
+  std::vector<KeyValue> want;
+  for (const auto& [k, v] : expected) want.push_back({k, v});
+  const std::string after =
+      "after " + std::to_string(h.readers) + " reader threads read concurrently with the writer, ";
+  auto differs = [&](const std::string& who, const Status& s, const std::vector<KeyValue>& got) {
+    return Finding("T2",
+                   after + who +
+                       (s.ok() ? " returns " + FormatRecords(got) : " fails: " + s.ToString()) +
+                       ", but the writer's events committed " + FormatRecords(want));
+  };
+  std::vector<KeyValue> got;
+  Status s = ReadAllOf(store, MaxRangeRecords(o), &got);
+  if (!s.ok() || got != want) return differs("the writer's All()", s, got);
+  for (int k = 0; k < o.keys; ++k) {
+    const std::string key = "k" + std::to_string(k);
+    std::optional<std::string> value;
+    s = store.Get(key, &value);
+    const std::optional<std::string> expected_value = Lookup(expected, key);
+    if (!s.ok() || value != expected_value) {
+      return Finding("T2", after + "the writer's Get(" + Quote(key) + ") returns " +
+                               (s.ok() ? QuoteOptional(value) : "an error: " + s.ToString()) +
+                               ", but the writer's events committed " +
+                               QuoteOptional(expected_value));
+    }
+  }
+  const std::shared_ptr<QueryView> view = store.NewQueryView();
+  s = ReadAllOf(*view, MaxRangeRecords(o), &got);
+  if (!s.ok() || got != want) return differs("a fresh view's All()", s, got);
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -737,9 +954,105 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
   return result;
 }
 
+std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolation) {
+  // What the reader saw that it must not (T4), or failed to see in time (T3).
+  if (kind == "dirty read" || kind == "rolled-back read" || kind == "torn read") return "T4";
+  if (kind == "read from the future") return "T3";
+  if (kind == "stale read") return isolation == IsolationLevel::kReadCommitted ? "T8" : "T3";
+  // The position a read reports, and the state at it (T8).
+  if (kind == "unknown position" || kind == "position mismatch" ||
+      kind == "position from the future" || kind == "position went backwards" ||
+      kind == "commit position") {
+    return "T8";
+  }
+  // A value nobody wrote, a malformed range, a failed call: the store or a view was corrupted
+  // by running concurrently (T2).
+  return "T2";
+}
+
+KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolation) {
+  return Checker(history, isolation).Run();
+}
+
 Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::string* report) {
-  std::string ignored;
-  return Checker(history, isolation).Run(report ? report : &ignored);
+  KvHistoryVerdict v = JudgeKvHistory(history, isolation);
+  if (report) *report = std::move(v.report);
+  return v.status;
+}
+
+KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
+  return [](const std::string& directory, IsolationLevel isolation,
+            std::unique_ptr<KeyValueStore>* store) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = directory;
+    o.isolation = isolation;
+    o.logger = NullLogger();
+    std::unique_ptr<RocksDBStore> s;
+    STATECHECK_RETURN_IF_ERROR(OpenRocksDBStore(o, &s));
+    *store = std::move(s);
+    return Status::Ok();
+  };
+}
+
+PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParams& params,
+                                   const KvConcurrencyStoreFactory& factory) {
+  PropertyOutcome out;
+  out.property = "kv_concurrency/" + std::string(IsolationLevelName(isolation));
+  out.passed = true;
+  (void)TakeEvidence();
+  const int workloads = std::max(1, params.max_success / 20);
+  for (int i = 0; i < workloads; ++i) {
+    const CaseScope scope;  // One workload, one case: its evidence counts once.
+    const uint64_t seed = params.seed + static_cast<uint64_t>(i);
+    const std::string dir = KvScratchDirectory("conc");
+    std::filesystem::remove_all(dir);
+    KvWorkloadOptions w;
+    w.seed = seed;
+    w.epochs = 50;
+    std::unique_ptr<KeyValueStore> store;
+    KvHistory history;
+    KvHistoryVerdict verdict;
+    const Status opened = factory(dir, isolation, &store);
+    if (!opened.ok()) {
+      verdict.status = opened;  // Not a finding: the check could not run.
+      verdict.report = "the store could not be opened in " + dir;
+    } else if (Status run = RunKvConcurrencyWorkload(*store, w, &history); !run.ok()) {
+      verdict.status = run;
+      verdict.report =
+          "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
+      // The workload's own calls are valid: a writer call that fails while readers read is
+      // the concurrency breaking the writer's view (T2).
+      if (run.code() != Status::Code::kInvalidArgument) {
+        verdict.finding = Finding(
+            "T2", "a writer call failed with " + run.ToString() + " while reader threads read");
+      }
+    } else {
+      verdict = JudgeKvHistory(history, isolation);
+      if (verdict.status.ok()) {
+        verdict.finding = CheckWriterViewIntact(*store, history, w);
+        if (verdict.finding) verdict.status = Status::Aborted(verdict.finding->message);
+      }
+    }
+    store.reset();
+    std::filesystem::remove_all(dir);
+    out.operations += static_cast<int64_t>(history.events.size());
+    if (!verdict.status.ok()) {
+      out.passed = false;
+      out.rule = verdict.finding ? verdict.finding->rule : "";
+      out.message = (verdict.finding ? verdict.finding->ToString() : verdict.status.ToString()) +
+                    "\nworkload seed " + std::to_string(seed) + " (" + std::to_string(w.epochs) +
+                    " epochs, " + std::to_string(w.readers) + " readers)\n" + verdict.report;
+      break;
+    }
+    // Everything the history reached was judged, and held.
+    for (const std::string& situation : verdict.situations) Reached(situation);
+    Reached("T2.writer_view_intact");
+    HeldAll();
+    ++out.cases;
+  }
+  out.evidence = TakeEvidence();
+  return out;
 }
 
 }  // namespace statecheck::properties

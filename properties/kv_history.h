@@ -19,11 +19,16 @@
 #define STATECHECK_PROPERTIES_KV_HISTORY_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/finding.h"
+#include "properties/window_store_property.h"
 #include "statecheck/key_value_store.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
@@ -132,6 +137,53 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
 // before the read returned ("stale read" otherwise), and never a value no Put wrote to that
 // key ("never written").
 Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::string* report);
+
+// The rule a violation kind of CheckKvHistory breaks:
+//   T4 (READ_COMMITTED isolation): "dirty read", "rolled-back read", "torn read";
+//   T8 (positions): "unknown position", "position mismatch", "position from the future",
+//       "position went backwards", "commit position", and "stale read" under READ_COMMITTED
+//       (the read reports a position older than a commit that had returned);
+//   T3 (READ_UNCOMMITTED visibility): "stale read" under READ_UNCOMMITTED (a write that had
+//       returned is not visible), "read from the future";
+//   T2 (nothing a reader does corrupts the store): "never written", "malformed range",
+//       "operation failed".
+std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolation);
+
+// CheckKvHistory's verdict with what the property needs besides: the finding and the
+// situations of T2, T3, T4 and T8 (reports/rules.json) the history reached.
+struct KvHistoryVerdict {
+  Status status;  // As CheckKvHistory returns.
+  std::string report;
+  // The first violation (in invocation order), credited to RuleOfKvViolation of its kind, with
+  // the summary as its message; for a history that cannot be judged because two commits report
+  // one position with different states, a T8 finding. Otherwise nullopt (held, or the history
+  // is malformed: a harness bug, credited to no rule).
+  model::CheckResult finding;
+  // Filled only when no violation was found: every situation some read reached, e.g.
+  // "T4.read_while_epoch_open" (a read ran entirely while the writer held uncommitted writes),
+  // "T2.concurrent_readers" (two readers' reads were in flight at once).
+  std::set<std::string> situations;
+};
+KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolation);
+
+// Opens the store the concurrency check runs against: open, empty, at an empty position, in
+// `directory` (fresh, removed afterwards by the caller).
+using KvConcurrencyStoreFactory = std::function<Status(
+    const std::string& directory, IsolationLevel isolation, std::unique_ptr<KeyValueStore>*)>;
+
+// The engine's RocksDB store (no WAL).
+KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
+
+// The concurrency check as a campaign property (family kv_concurrency): max(1, max_success /
+// 20) workloads, each of 50 epochs from seed params.seed + i, one writer and three readers, each
+// workload one case (a CaseScope: its evidence counts per workload). A workload passes when
+// its history is clean (JudgeKvHistory) and, once the readers have stopped, the writer's own
+// reads and a fresh view return exactly the final committed state the writer's events built
+// (T2: the readers corrupted nothing). The first failing workload ends the run; its finding's
+// rule is PropertyOutcome::rule, its message starts with the finding ("T4: ...").
+PropertyOutcome CheckKvConcurrency(
+    IsolationLevel isolation, const PropertyParams& params,
+    const KvConcurrencyStoreFactory& factory = EngineKvConcurrencyStoreFactory());
 
 // One line naming an event, e.g.
 //   #512 reader-1 Get("k3") -> "e17:k3" at {input-0=16} [t=1030..1034]

@@ -1,9 +1,20 @@
-// The transactional key-value store property over the T1 matrix and RocksDB variants.
+// The transactional key-value store property over the T1 matrix and RocksDB variants; the
+// evidence a short run of the T families' properties gathers; and stores with one planted bug
+// each, whose failure must be credited to the rule the bug breaks.
 #include "properties/kv_store_property.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/kv_history.h"
+#include "reports/rule_catalogue.h"
 
 namespace statecheck::properties {
 
@@ -32,6 +43,395 @@ TEST_P(KvStoreProperty, MatchesModel) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, KvStoreProperty, ::testing::ValuesIn(KvStoreOptionMatrix()),
                          [](const auto& info) { return info.param.label; });
+
+const KvStoreConfig& ConfigNamed(const std::string& label) {
+  static const std::vector<KvStoreConfig> matrix = KvStoreOptionMatrix();
+  for (const KvStoreConfig& c : matrix) {
+    if (c.label == label) return c;
+  }
+  ADD_FAILURE() << "no configuration " << label;
+  return matrix.front();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence: what one batch per T1 row (the campaign's first kv_store batches) and one batch of
+// each concurrency property reach, with the campaign's batch size. Every situation the
+// catalogue declares for T1-T9 must be counted, and every situation counted must be declared.
+
+TEST(KvStoreEvidence, ShortRunReachesEverySituationOfT1ToT9) {
+  PropertyParams p;
+  p.seed = 42;
+  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
+  p.max_success = 40;  // The campaign's cases per batch (tools/campaign.h).
+  p.max_size = 80;     // And its longest sequence.
+  Evidence total;
+  for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
+    if (!config.label.ends_with("_nowal")) continue;  // The six rows, once each.
+    const PropertyOutcome out = CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
+    ASSERT_TRUE(out.passed) << out.message;
+    total += out.evidence;
+  }
+  for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
+    const PropertyOutcome out = CheckKvConcurrency(level, p);
+    ASSERT_TRUE(out.passed) << out.message;
+    EXPECT_EQ(out.cases, 2);  // 40 / 20 workloads, each one case.
+    total += out.evidence;
+  }
+  const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  for (const char* id : {"T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"}) {
+    const reports::Rule* rule = catalogue.Find(id);
+    ASSERT_NE(rule, nullptr) << id;
+    EXPECT_GE(rule->situations.size(), reports::kMinSituations) << id;
+    for (const reports::Situation& s : rule->situations) {
+      EXPECT_GT(total.situations[s.name], 0) << s.name << ": " << s.text;
+    }
+    EXPECT_GT(total.rule_cases[id], 0) << id;
+  }
+  for (const auto& [name, cases] : total.situations) {
+    EXPECT_NE(catalogue.FindSituation(name), nullptr) << name << " is not in the catalogue";
+    std::cout << name << ": " << cases << " cases\n";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attribution: a store with one bug fails the property, credited to the rule the bug breaks.
+
+// Forwards everything to the engine's store; a test overrides the call its bug is in.
+class ForwardingStore : public KeyValueStore {
+ public:
+  explicit ForwardingStore(std::unique_ptr<KeyValueStore> inner) : inner_(std::move(inner)) {}
+
+  const std::string& name() const override { return inner_->name(); }
+  bool persistent() const override { return inner_->persistent(); }
+  bool is_open() const override { return inner_->is_open(); }
+  IsolationLevel isolation() const override { return inner_->isolation(); }
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    return inner_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(from, to, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseRange(from, to, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->PrefixScan(prefix, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override { return inner_->All(it); }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseAll(it);
+  }
+  Status Put(std::string_view key, std::optional<std::string_view> value,
+             const RecordContext* context) override {
+    Wrote(key, value.has_value());
+    return inner_->Put(key, value, context);
+  }
+  Status PutIfAbsent(std::string_view key, std::string_view value,
+                     std::optional<std::string>* existing, const RecordContext* context) override {
+    const Status s = inner_->PutIfAbsent(key, value, existing, context);
+    if (s.ok() && !*existing) Wrote(key, true);
+    return s;
+  }
+  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
+                const RecordContext* context) override {
+    for (const auto& [k, v] : kvs) Wrote(k, v.has_value());
+    return inner_->PutAll(kvs, context);
+  }
+  Status Delete(std::string_view key, std::optional<std::string>* old,
+                const RecordContext* context) override {
+    Wrote(key, false);
+    return inner_->Delete(key, old, context);
+  }
+  int64_t ApproximateNumUncommittedBytes() const override {
+    return inner_->ApproximateNumUncommittedBytes();
+  }
+  Status Commit(const ChangelogOffsets& offsets) override {
+    written_.clear();
+    return inner_->Commit(offsets);
+  }
+  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
+    return inner_->CommittedOffset(partition);
+  }
+  Status Rollback() override {
+    written_.clear();
+    return inner_->Rollback();
+  }
+  Position UncommittedPosition() const override { return inner_->UncommittedPosition(); }
+  Position CommittedPosition() const override { return inner_->CommittedPosition(); }
+  std::shared_ptr<QueryView> NewQueryView() override { return inner_->NewQueryView(); }
+  void Close() override { inner_->Close(); }
+  void Abandon() override { inner_->Abandon(); }
+
+ protected:
+  // The keys written since the last commit or rollback: true for a value, false for a delete.
+  virtual void Wrote(std::string_view key, bool value) { written_[std::string(key)] = value; }
+
+  std::unique_ptr<KeyValueStore> inner_;
+  std::map<std::string, bool> written_;
+};
+
+// A view that forwards to another; tests override the call their bug is in.
+class ForwardingView : public QueryView {
+ public:
+  explicit ForwardingView(std::shared_ptr<QueryView> inner) : inner_(std::move(inner)) {}
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    return inner_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(from, to, it);
+  }
+  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                      std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseRange(from, to, it);
+  }
+  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->PrefixScan(prefix, it);
+  }
+  Status All(std::unique_ptr<KeyValueIterator>* it) override { return inner_->All(it); }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->ReverseAll(it);
+  }
+  Position LastReadPosition() const override { return inner_->LastReadPosition(); }
+
+ protected:
+  std::shared_ptr<QueryView> inner_;
+};
+
+// T5: the writer's get falls through a buffered delete to the committed value.
+class GetMissesBufferedDelete final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    auto it = written_.find(std::string(key));
+    if (it != written_.end() && !it->second) return inner_->NewQueryView()->Get(key, value);
+    return inner_->Get(key, value);
+  }
+};
+
+// T9: a rollback leaves the uncommitted position where the aborted writes took it (until the
+// next commit, the position reported is the larger of the two per partition).
+class RollbackKeepsPosition final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Status Rollback() override {
+    kept_ = UncommittedPosition();
+    return ForwardingStore::Rollback();
+  }
+  Status Commit(const ChangelogOffsets& offsets) override {
+    kept_.clear();
+    return ForwardingStore::Commit(offsets);
+  }
+  Position UncommittedPosition() const override {
+    Position p = inner_->UncommittedPosition();
+    for (const auto& [partition, offset] : kept_) {
+      auto [it, fresh] = p.try_emplace(partition, offset);
+      if (!fresh) it->second = std::max(it->second, offset);
+    }
+    return p;
+  }
+
+ private:
+  Position kept_;
+};
+
+// T6: a key overwritten in the buffer is counted again.
+class OverwriteCountedTwice final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  int64_t ApproximateNumUncommittedBytes() const override {
+    return inner_->ApproximateNumUncommittedBytes() + extra_;
+  }
+  Status Commit(const ChangelogOffsets& offsets) override {
+    extra_ = 0;
+    return ForwardingStore::Commit(offsets);
+  }
+  Status Rollback() override {
+    extra_ = 0;
+    return ForwardingStore::Rollback();
+  }
+
+ private:
+  void Wrote(std::string_view key, bool value) override {
+    if (isolation() == IsolationLevel::kReadCommitted && written_.contains(std::string(key))) {
+      extra_ += static_cast<int64_t>(key.size()) + 1;
+    }
+    ForwardingStore::Wrote(key, value);
+  }
+  int64_t extra_ = 0;
+};
+
+// T7: commit({}) clears the offsets of one partition only.
+class EmptyOffsetsClearOnlyOne final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Status Commit(const ChangelogOffsets& offsets) override {
+    if (offsets.empty()) return ForwardingStore::Commit({{"cl-0", std::nullopt}});
+    return ForwardingStore::Commit(offsets);
+  }
+};
+
+// T8: a READ_COMMITTED IQ read reports the uncommitted position.
+class IqReportsUncommittedPosition final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  std::shared_ptr<QueryView> NewQueryView() override {
+    class View final : public ForwardingView {
+     public:
+      View(std::shared_ptr<QueryView> inner, KeyValueStore* store)
+          : ForwardingView(std::move(inner)), store_(store) {}
+      Status Get(std::string_view key, std::optional<std::string>* value) override {
+        position_ = store_->UncommittedPosition();
+        return inner_->Get(key, value);
+      }
+      Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+                   std::unique_ptr<KeyValueIterator>* it) override {
+        position_ = store_->UncommittedPosition();
+        return inner_->Range(from, to, it);
+      }
+      Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+        position_ = store_->UncommittedPosition();
+        return inner_->ReverseAll(it);
+      }
+      Position LastReadPosition() const override { return position_; }
+
+     private:
+      KeyValueStore* store_;
+      Position position_;
+    };
+    return std::make_shared<View>(inner_->NewQueryView(), this);
+  }
+};
+
+// T4: a READ_COMMITTED IQ get reads the writer's buffer.
+class IqGetSeesTheBuffer final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  std::shared_ptr<QueryView> NewQueryView() override {
+    class View final : public ForwardingView {
+     public:
+      View(std::shared_ptr<QueryView> inner, KeyValueStore* store)
+          : ForwardingView(std::move(inner)), store_(store) {}
+      Status Get(std::string_view key, std::optional<std::string>* value) override {
+        std::optional<std::string> ignored;
+        STATECHECK_RETURN_IF_ERROR(inner_->Get(key, &ignored));  // For its position.
+        return store_->Get(key, value);
+      }
+
+     private:
+      KeyValueStore* store_;
+    };
+    return std::make_shared<View>(inner_->NewQueryView(), this);
+  }
+};
+
+// T3: a READ_UNCOMMITTED IQ get misses a key put since the last commit.
+class IqGetMissesDirectWrites final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  std::shared_ptr<QueryView> NewQueryView() override {
+    class View final : public ForwardingView {
+     public:
+      View(std::shared_ptr<QueryView> inner, const std::map<std::string, bool>* written)
+          : ForwardingView(std::move(inner)), written_(written) {}
+      Status Get(std::string_view key, std::optional<std::string>* value) override {
+        STATECHECK_RETURN_IF_ERROR(inner_->Get(key, value));
+        auto it = written_->find(std::string(key));
+        if (it != written_->end() && it->second) value->reset();
+        return Status::Ok();
+      }
+
+     private:
+      const std::map<std::string, bool>* written_;
+    };
+    return std::make_shared<View>(inner_->NewQueryView(), &written_);
+  }
+};
+
+// Opens the engine's store wrapped in Bug. With `lose_on_reopen`, every open of a directory
+// after the first also deletes key "a" (committing the offsets it had): data lost by a restart.
+template <typename Bug>
+KvStoreFactory Planted(bool lose_on_reopen = false) {
+  auto opened = std::make_shared<std::set<std::string>>();
+  return
+      [opened, lose_on_reopen](const std::string& dir, IsolationLevel isolation,
+                               const KvStoreConfig& config, std::unique_ptr<KeyValueStore>* store) {
+        std::unique_ptr<KeyValueStore> inner;
+        STATECHECK_RETURN_IF_ERROR(EngineKvStoreFactory()(dir, isolation, config, &inner));
+        if (lose_on_reopen && !opened->insert(dir).second) {
+          std::optional<std::string> old;
+          STATECHECK_RETURN_IF_ERROR(inner->Delete("a", &old));
+          ChangelogOffsets offsets;
+          for (const char* p : {"cl-0", "cl-1"}) {
+            if (auto o = inner->CommittedOffset(p)) offsets[p] = *o;
+          }
+          if (offsets.empty()) offsets["cl-0"] = std::nullopt;  // {} would mean "clear all".
+          STATECHECK_RETURN_IF_ERROR(inner->Commit(offsets));
+        }
+        *store = std::make_unique<Bug>(std::move(inner));
+        return Status::Ok();
+      };
+}
+
+void ExpectCredited(const KvStoreFactory& factory, const std::string& label,
+                    const std::string& rule) {
+  PropertyParams p;
+  p.seed = 7;
+  p.max_success = 200;
+  p.max_size = 80;
+  const PropertyOutcome out = CheckKvStoreMatchesModel(factory, ConfigNamed(label), p);
+  ASSERT_FALSE(out.passed) << label << ": the planted bug was not caught";
+  EXPECT_EQ(out.rule, rule) << out.message;
+  EXPECT_TRUE(out.message.starts_with(rule + ": ")) << out.message;
+}
+
+TEST(KvStoreAttribution, WriterGetMissingABufferedDeleteIsT5) {
+  ExpectCredited(Planted<GetMissesBufferedDelete>(), "eos_unset_nowal", "T5");
+}
+
+TEST(KvStoreAttribution, RollbackKeepingThePositionIsT9) {
+  ExpectCredited(Planted<RollbackKeepsPosition>(), "alos_rc_nowal", "T9");
+}
+
+TEST(KvStoreAttribution, OverwriteCountedTwiceIsT6) {
+  ExpectCredited(Planted<OverwriteCountedTwice>(), "eos_rc_nowal", "T6");
+}
+
+TEST(KvStoreAttribution, EmptyOffsetsClearingOnePartitionIsT7) {
+  ExpectCredited(Planted<EmptyOffsetsClearOnlyOne>(), "alos_unset_nowal", "T7");
+}
+
+TEST(KvStoreAttribution, DataLostByACleanRestartIsT7) {
+  ExpectCredited(Planted<ForwardingStore>(/*lose_on_reopen=*/true), "eos_ru_nowal", "T7");
+}
+
+TEST(KvStoreAttribution, IqReportingTheUncommittedPositionIsT8) {
+  ExpectCredited(Planted<IqReportsUncommittedPosition>(), "eos_unset_nowal", "T8");
+}
+
+TEST(KvStoreAttribution, IqGetSeeingTheBufferIsT4) {
+  ExpectCredited(Planted<IqGetSeesTheBuffer>(), "eos_rc_nowal", "T4");
+}
+
+TEST(KvStoreAttribution, IqGetMissingADirectWriteIsT3) {
+  ExpectCredited(Planted<IqGetMissesDirectWrites>(), "alos_ru_nowal", "T3");
+}
+
+// The engine's own store passes: the wrappers above are the only bugs.
+TEST(KvStoreAttribution, TheForwardingStoreAlonePasses) {
+  PropertyParams p;
+  p.seed = 7;
+  p.max_success = 40;
+  p.max_size = 80;
+  for (const char* label : {"eos_unset_nowal", "alos_ru_nowal"}) {
+    const PropertyOutcome out =
+        CheckKvStoreMatchesModel(Planted<ForwardingStore>(), ConfigNamed(label), p);
+    EXPECT_TRUE(out.passed) << label << ": " << out.message;
+    EXPECT_EQ(out.rule, "") << label;
+  }
+}
 
 }  // namespace
 }  // namespace statecheck::properties

@@ -82,54 +82,17 @@ std::vector<PropertySpec> AllProperties() {
     }
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
-  // history judged afterwards. Not a rapidcheck property: a batch runs `max_success` workloads,
-  // each from its own seed; a failure is reported with the seed that produced its history
-  // (thread interleaving is the machine's, so a rerun may not repeat it exactly).
+  // history judged afterwards (CheckKvConcurrency, kv_history.h). Not a rapidcheck property: a
+  // batch runs max(1, max_success / 20) workloads, each one case and from its own seed; a
+  // failure is reported with the seed that produced its history (thread interleaving is the
+  // machine's, so a rerun may not repeat it exactly).
   for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
     const std::string name(IsolationLevelName(level));
-    out.push_back(
-        {"kv_concurrency/" + name, "kv_concurrency",
-         level == IsolationLevel::kReadCommitted ? "KvConcurrency.ReadCommittedHistoryIsClean"
-                                                 : "KvConcurrency.ReadUncommittedHistoryIsClean",
-         [level, name](const PropertyParams& p) {
-           PropertyOutcome out;
-           out.property = "kv_concurrency/" + name;
-           out.passed = true;
-           const int workloads = std::max(1, p.max_success / 20);
-           for (int i = 0; i < workloads && out.passed; ++i) {
-             const uint64_t seed = p.seed + static_cast<uint64_t>(i);
-             const std::string dir =
-                 (std::filesystem::temp_directory_path() /
-                  ("statecheck-conc-" + std::to_string(::getpid()) + "-" + std::to_string(seed)))
-                     .string();
-             std::filesystem::remove_all(dir);
-             RocksDBStoreOptions o;
-             o.name = "kv";
-             o.directory = dir;
-             o.isolation = level;
-             o.logger = NullLogger();
-             std::unique_ptr<RocksDBStore> store;
-             Status s = OpenRocksDBStore(o, &store);
-             KvHistory history;
-             KvWorkloadOptions w;
-             w.seed = seed;
-             w.epochs = 50;
-             if (s.ok()) s = RunKvConcurrencyWorkload(*store, w, &history);
-             std::string report;
-             if (s.ok()) s = CheckKvHistory(history, level, &report);
-             store.reset();
-             std::filesystem::remove_all(dir);
-             out.operations += static_cast<int64_t>(history.events.size());
-             if (!s.ok()) {
-               out.passed = false;
-               out.message =
-                   "workload seed " + std::to_string(seed) + ": " + s.ToString() + "\n" + report;
-               break;
-             }
-             ++out.cases;
-           }
-           return out;
-         }});
+    out.push_back({"kv_concurrency/" + name, "kv_concurrency",
+                   level == IsolationLevel::kReadCommitted
+                       ? "KvConcurrency.ReadCommittedHistoryIsClean"
+                       : "KvConcurrency.ReadUncommittedHistoryIsClean",
+                   [level](const PropertyParams& p) { return CheckKvConcurrency(level, p); }});
     out.back().config = "one writer and three reader threads, " + name;
   }
   return out;
