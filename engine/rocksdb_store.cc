@@ -19,19 +19,21 @@
 #include "engine/fail_point.h"
 #include "engine/planted.h"
 #include "engine/rocksdb_status.h"
+#include "statecheck/store_schema.h"
 
 namespace statecheck {
 namespace {
 
 using internal::FromRocksDB;
 
-constexpr char kMetaFamily[] = "statecheck.meta";
-constexpr char kOffsetPrefix[] = "offset/";
-constexpr char kPositionPrefix[] = "position/";
-constexpr char kFormatKey[] = "format";
-constexpr char kStatusKey[] = "status";
-constexpr char kFormatVersion[] = "1";
-constexpr char kLegacyFormatVersion[] = "0";
+// The schema: statecheck/store_schema.h (shared with `statecheck inspect`).
+constexpr const auto& kMetaFamily = kStoreMetaFamily;
+constexpr const auto& kOffsetPrefix = kStoreOffsetPrefix;
+constexpr const auto& kPositionPrefix = kStorePositionPrefix;
+constexpr const auto& kFormatKey = kStoreFormatKey;
+constexpr const auto& kStatusKey = kStoreStatusKey;
+constexpr const auto& kFormatVersion = kStoreFormatCurrent;
+constexpr const auto& kLegacyFormatVersion = kStoreFormatLegacy;
 
 std::string EncodeInt(int64_t v) { return std::to_string(v); }
 
@@ -300,7 +302,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       // The open-status marker, durable before the first write (T7). A legacy store keeps its
       // legacy mark until its first commit (U1).
       if (!STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
-        batch.Put(db_->meta(), kStatusKey, "open");
+        batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);
       }
       if (found_format_ != StateFormat::kLegacy || STATECHECK_PLANTED(UpgradeMarkBeforeImport)) {
         batch.Put(db_->meta(), kFormatKey, kFormatVersion);
@@ -423,7 +425,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       batch.Put(db_->meta(), kFormatKey, kFormatVersion);
     }
     if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit) && !marker_written_) {
-      batch.Put(db_->meta(), kStatusKey, "open");  // Saves Open() a synced write.
+      batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
     }
     for (const auto& [key, value] : buffer_) {
       value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);

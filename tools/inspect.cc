@@ -12,6 +12,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "statecheck/store_schema.h"
 #include "tools/checkpoint_file.h"
 
 namespace statecheck::tools {
@@ -19,13 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMetaFamily[] = "statecheck.meta";
-constexpr char kOffsetPrefix[] = "offset/";
-constexpr char kPositionPrefix[] = "position/";
-constexpr char kFormatKey[] = "format";
-constexpr char kCurrentFormat[] = "1";
-constexpr char kLegacyFormat[] = "0";
-constexpr char kStatusKey[] = "status";
+// The store's schema is the engine's: statecheck/store_schema.h.
+constexpr const auto& kMetaFamily = kStoreMetaFamily;
+constexpr const auto& kOffsetPrefix = kStoreOffsetPrefix;
+constexpr const auto& kPositionPrefix = kStorePositionPrefix;
+constexpr const auto& kFormatKey = kStoreFormatKey;
+constexpr const auto& kCurrentFormat = kStoreFormatCurrent;
+constexpr const auto& kLegacyFormat = kStoreFormatLegacy;
+constexpr const auto& kStatusKey = kStoreStatusKey;
 
 // Discards RocksDB's info log, so that a read-only open writes no LOG file.
 class DiscardingInfoLog : public rocksdb::Logger {

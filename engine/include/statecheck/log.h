@@ -19,14 +19,16 @@
 //   offset  size  field
 //        0     1  magic/version: 0xC1
 //        1     1  type: 1 data, 2 txn-begin, 3 txn-commit, 4 txn-abort
-//        2     1  flags: bit 0 = the value is null (a tombstone); other bits 0
+//        2     1  flags: bit 0 = the value is null (a tombstone); bit 1 = the record has a
+//                 timestamp (8 bytes, int64, open the payload); other bits 0
 //        3     1  reserved, 0
 //        4     8  transaction id (int64; 0 = not transactional)
 //       12     8  offset (int64)
 //       20     4  key length (uint32)
 //       24     4  value length (uint32; 0 when null)
-//       28     4  CRC-32C of bytes [0, 28) followed by the key and the value
-//       32     -  key bytes, then value bytes
+//       28     4  CRC-32C of bytes [0, 28) followed by the payload
+//       32     -  the payload: the timestamp (with flag bit 1), the key bytes, the value bytes
+// (docs/formats.md has every on-disk format of the project.)
 //
 // Transactions (exactly-once-v2, SPEC C1). A transaction id names at most one open transaction
 // at a time; it may be reused once that one is committed or aborted. The first transactional
