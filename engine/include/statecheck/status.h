@@ -13,7 +13,7 @@
 
 namespace statecheck {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk = 0,
