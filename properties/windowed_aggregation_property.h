@@ -6,11 +6,14 @@
 // store), sliding windows (sliding_aggregation.h) or session windows (session_aggregation.h) —
 // in lockstep with the window kind's reference model (model/aggregation_model.h).
 //
-// After every step: the committed output equals the model's — under exactly_once_v2 no window is
-// emitted twice or lost across a crash (E6); under at_least_once the model says what is emitted
-// again —, the committed input offset too, and the task's dropped-records count (E1). After
-// every restart: the store, read by the property's own decoder (aggregation_stores.h), holds
-// exactly the model's committed aggregates.
+// After every step: the task's dropped-records count (E1), the committed output equals the
+// model's — under exactly_once_v2 no window is emitted twice or lost across a crash (E6); under
+// at_least_once the model says what is emitted again —, the committed input offset (C1), and the
+// last emitted close time in the committed metadata, read by the property's own parser (E10).
+// After every restart: the store, read by the property's own decoder (aggregation_stores.h),
+// holds exactly the model's committed aggregates (E6). At a clean restart under emit-final the
+// property adds to the committed metadata a lower entry of the task's store and a higher one of
+// another store, so that the task starts from metadata it must merge by max (E10).
 //
 // A failure's shrunk case is written as a windowed trace (docs/traces.md): the configuration,
 // then each step with what the model expects it to emit and drop, so `statecheck replay` runs it

@@ -140,6 +140,52 @@ class DoublingContext final : public ProcessorContext {
   ProcessorContext* inner_;
 };
 
+// A context that holds back what one record's processing forwards, for the caller to forward in
+// reverse order.
+class ReversingContext final : public ProcessorContext {
+ public:
+  explicit ReversingContext(ProcessorContext* inner) : inner_(inner) {}
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    return inner_->Get(store, key, value);
+  }
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    return inner_->Put(store, key, value);
+  }
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(store, from, to, it);
+  }
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    held_.push_back({std::string(key),
+                     value ? std::optional<std::string>(std::string(*value)) : std::nullopt,
+                     timestamp});
+    return Status::Ok();
+  }
+  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+  Status ForwardReversed() {
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
+      const Status s = inner_->Forward(
+          it->key, it->value ? std::optional<std::string_view>(*it->value) : std::nullopt,
+          it->timestamp);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Held {
+    std::string key;
+    std::optional<std::string> value;
+    int64_t timestamp;
+  };
+  ProcessorContext* inner_;
+  std::vector<Held> held_;
+};
+
 PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wrap) {
   PropertyParams p;
   p.seed = 7;
@@ -218,6 +264,29 @@ TEST(WindowedAttribution, OutputForwardedTwiceIsTheEmitStrategysRule) {
   ASSERT_FALSE(out.passed);
   EXPECT_EQ(out.rule, "E3") << out.message;
   out = RunWrapped("session_eager_alos", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E2") << out.message;
+}
+
+// One record's outputs in reverse order: under emit-final, windows that closed together out of
+// order (E4); under emit-eager, updates not by ascending window start (E2).
+TEST(WindowedAttribution, ReversedOrderIsE4UnderEmitFinalAndE2UnderEmitEager) {
+  class Reverses final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      ReversingContext reversing(context);
+      const Status s = inner_->Process(record, &reversing);
+      return s.ok() ? reversing.ForwardReversed() : s;
+    }
+  };
+  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<Reverses>(std::move(p)));
+  };
+  PropertyOutcome out = RunWrapped("hopping_final", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E4") << out.message;
+  out = RunWrapped("hopping_eager", wrap);
   ASSERT_FALSE(out.passed);
   EXPECT_EQ(out.rule, "E2") << out.message;
 }
