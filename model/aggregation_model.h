@@ -258,7 +258,7 @@ class AggregationModelBase : public AggregationModel {
       if (incarnation_ > 0) Note("E3.after_restart");
       if (info.closed_before_restart) Note("E6.closed_before_restart");
     }
-    if (keys_by_group.size() >= 2) Note(sessions ? "E4.several_ends" : "E4.several_starts");
+    if (keys_by_group.size() >= 2) Note("E4.several_starts");
     for (const auto& [group, keys] : keys_by_group) {
       if (keys.size() < 2) continue;
       Note("E4.several_keys");
