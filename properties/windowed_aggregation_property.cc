@@ -764,11 +764,14 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
 
 // When emit-final and suppress(emit-eager) differ: the rule emit-final's own output breaks, by the
 // model of emit-final (interval 0, as the differential runs it) — a closed window missing or a
-// window emitted early or wrong → E3, an attempt none of whose windows was emitted → E5 —, or
-// E7 when emit-final's output is the model's (the suppressed side is wrong).
-std::string RuleOfEmitFinalDifference(const WindowedAggregationConfig& config,
-                                      const std::vector<std::pair<std::string, int64_t>>& input,
-                                      const std::map<std::string, std::vector<std::string>>& final_out) {
+// window emitted early or wrong → E3, an attempt none of whose windows was emitted → E5 —, or,
+// when emit-final's output is the model's (the suppressed side is wrong), E1 if the suppressed
+// side has a window the model dropped a late record from, else E7.
+std::string RuleOfEmitFinalDifference(
+    const WindowedAggregationConfig& config,
+    const std::vector<std::pair<std::string, int64_t>>& input,
+    const std::map<std::string, std::vector<std::string>>& final_out,
+    const std::map<std::string, std::vector<std::string>>& suppressed_out) {
   model::WindowedModelConfig mc;
   mc.size_ms = config.size_ms;
   mc.advance_ms = config.advance_ms;
@@ -795,7 +798,15 @@ std::string RuleOfEmitFinalDifference(const WindowedAggregationConfig& config,
   bool same = true;
   for (const auto& [key, list] : expected) same &= actual[key] == list;
   for (const auto& [key, list] : final_out) same &= expected[key] == list;
-  if (same) return "E7";
+  if (same) {
+    // The suppressed side has a window of a record the model dropped as late: E1's rule.
+    for (const auto& [key, list] : suppressed_out) {
+      for (const std::string& e : list) {
+        if (model.DroppedLateFrom(e.substr(0, e.find('=')))) return "E1";
+      }
+    }
+    return "E7";
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     if (emitted_windows.count(out[i].key) || out[i].key.find(":~flush") != std::string::npos) {
       continue;
@@ -1033,8 +1044,10 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
                                (a_list.empty() ? " nothing" : a_list) + "; suppress(emit-eager) gave" +
                                (b_list.empty() ? " nothing" : b_list);
       // Which side is wrong: emit-final's own output against the model's breaks E3 (or E5).
-      const std::string rule = RuleOfEmitFinalDifference(config, input, final_out);
-      Fail(Finding(rule, what + (rule == "E7" ? "" : "; emit-final differs from the model")));
+      const std::string rule = RuleOfEmitFinalDifference(config, input, final_out, suppressed_out);
+      Fail(Finding(rule, what + (rule == "E7"   ? ""
+                                 : rule == "E1" ? "; suppress(emit-eager) took a late record"
+                                                : "; emit-final differs from the model")));
     }
     Held("E7");
   };
