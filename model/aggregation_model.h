@@ -8,8 +8,11 @@
 #define STATECHECK_MODEL_AGGREGATION_MODEL_H_
 
 #include <cstdint>
+#include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +26,27 @@ struct WindowedOutput {
   int64_t timestamp = 0;
   friend bool operator==(const WindowedOutput&, const WindowedOutput&) = default;
 };
+
+// What the model knows of how one of its output records came about: what the property needs to
+// say which rule a difference from the engine's output breaks (E1–E6).
+struct EmitInfo {
+  // Emit-final: the emit attempt that emitted it (counted over the model's life); emit-eager:
+  // the input offset of the record whose update it is. Records of one attempt closed together.
+  int64_t attempt = 0;
+  int incarnation = 0;  // How many task instances ran before the one that emitted it.
+  // Emit-final: the attempt came exactly emit.interval.ms after the previous one (E5).
+  bool at_interval = false;
+  // Emit-final: the window had closed before a restart, in an earlier task instance (E6).
+  bool closed_before_restart = false;
+  // Emit-eager: the update was accepted exactly at the grace bound (E1).
+  bool at_grace_bound = false;
+  friend bool operator==(const EmitInfo&, const EmitInfo&) = default;
+};
+
+// A window's name in an output key, "<start>:<end>:<key>", and back.
+std::string WindowName(int64_t start, int64_t end, const std::string& key);
+// False when `name` is not of that form.
+bool ParseWindowName(const std::string& name, int64_t* start, int64_t* end, std::string* key);
 
 class AggregationModel {
  public:
@@ -50,10 +74,36 @@ class AggregationModel {
   // The committed aggregates, as the aggregation's store holds them after a restart:
   // "<start>:<end>:<key>" → "<count>@<largest record timestamp>".
   virtual std::map<std::string, std::string> CommittedWindows() const = 0;
+  // The last emitted close time of the last commit (E6, E10); -1 if none (and under emit-eager).
+  virtual int64_t committed_last_emit_close() const = 0;
+  virtual int64_t last_emit_close() const = 0;
+
+  // To explain a difference (the property's attribution):
+  // EmitInfo of each record of committed_output() and written_output(), index by index.
+  virtual const std::vector<EmitInfo>& committed_emits() const = 0;
+  virtual const std::vector<EmitInfo>& written_emits() const = 0;
+  // Whether window [start, end] is closed (SPEC E3's close rule of the window kind) at the
+  // stream time of the last record the model processed (in whichever task instance processed it).
+  virtual bool ClosedAtLastRecord(int64_t start, int64_t end) const = 0;
+  // Whether the state running now holds window "<start>:<end>:<key>" (emitted or not).
+  virtual bool HasWindow(const std::string& window) const = 0;
+  // Whether a record was dropped as late from window "<start>:<end>:<key>" (E1; sessions: the
+  // session it would have made), since the model started.
+  virtual bool DroppedLateFrom(const std::string& window) const = 0;
+  // Emit-final: at the last record processed, the close time had passed the last emitted one
+  // but emit.interval.ms held the attempt back (E5).
+  virtual bool HeldBackAtLastRecord() const = 0;
+  // The task instance that processed the last record (0 for the first; a crash or a restart
+  // starts the next).
+  virtual int last_record_incarnation() const = 0;
+
+  // The situations of reports/rules.json ("E1.null_key", ...) the operations since the last call
+  // reached, as the model saw them: the property counts them once its checks have held.
+  virtual std::vector<std::string> TakeNotes() = 0;
 };
 
 // What a process crash leaves of a model's state, for a State with fields `next` (the input
-// offset), `last_emit_close` and `output`, and whatever the store holds:
+// offset), `last_emit_close`, `output` and `emits`, and whatever the store holds:
 //   exactly_once_v2: the last commit — uncommitted store writes, output and offsets are aborted;
 //   at_least_once:   everything processed: the store's writes and the output records were written
 //                    to the changelog and output partitions, which survive a process crash (and
@@ -73,9 +123,10 @@ void CrashTo(bool at_least_once, State* current, State* committed) {
 }
 
 // What every model shares: the input, the state running now and the last commit's, stream
-// time, the emit-interval clock and dropped-records, and Process/Commit/Crash/Restart over them.
-// A model defines its State (with the fields `next`, `last_emit_close` and `output` that
-// CrashTo needs, and whatever its windows need) and ProcessOne.
+// time, the emit-interval clock and dropped-records, and Process/Commit/Crash/Restart over them;
+// what the attribution asks of a model but the window's close rule (ClosedAt); and the notes.
+// A model defines its State (with the fields `next`, `last_emit_close`, `output` and `emits`
+// that CrashTo needs, and whatever its windows need), ProcessOne, ClosedAt and HasWindow.
 template <class State>
 class AggregationModelBase : public AggregationModel {
  public:
@@ -87,6 +138,7 @@ class AggregationModelBase : public AggregationModel {
     while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
       const auto& [key, ts] = input_[current_.next];
       ProcessOne(key, ts, now_ms);
+      AfterRecord();
       ++current_.next;
       ++n;
     }
@@ -95,9 +147,12 @@ class AggregationModelBase : public AggregationModel {
   void Commit() override { committed_ = current_; }
   void Crash() override {
     CrashTo(at_least_once_, &current_, &committed_);
+    earlier_stream_time_ = std::max(earlier_stream_time_, stream_time_);
     stream_time_ = -1;
     last_attempt_ms_.reset();
+    held_back_ = false;
     dropped_ = 0;
+    ++incarnation_;
   }
   void Restart() override {
     Commit();
@@ -109,22 +164,172 @@ class AggregationModelBase : public AggregationModel {
   int64_t committed_input_offset() const override { return committed_.next; }
   int64_t next_input_offset() const override { return current_.next; }
   int64_t dropped_records() const override { return dropped_; }
+  int64_t committed_last_emit_close() const override { return committed_.last_emit_close; }
+  int64_t last_emit_close() const override { return current_.last_emit_close; }
+
+  const std::vector<EmitInfo>& committed_emits() const override { return committed_.emits; }
+  const std::vector<EmitInfo>& written_emits() const override { return current_.emits; }
+  bool ClosedAtLastRecord(int64_t start, int64_t end) const override {
+    return last_record_stream_time_ >= 0 && ClosedAt(start, end, last_record_stream_time_);
+  }
+  bool DroppedLateFrom(const std::string& window) const override {
+    return late_windows_.count(window) > 0;
+  }
+  bool HeldBackAtLastRecord() const override { return last_record_held_back_; }
+  int last_record_incarnation() const override { return last_record_incarnation_; }
+  std::vector<std::string> TakeNotes() override { return std::exchange(notes_, {}); }
 
  protected:
-  explicit AggregationModelBase(bool at_least_once) : at_least_once_(at_least_once) {}
+  AggregationModelBase(bool at_least_once, int64_t emit_interval_ms)
+      : emit_interval_ms_(emit_interval_ms), at_least_once_(at_least_once) {}
   // One input record (its timestamp -1 if none) at wall-clock time `now_ms`, on current_.
   virtual void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) = 0;
+  // The window kind's close rule (E3): whether [start, end] is closed at `stream_time`.
+  virtual bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const = 0;
+
+  // A record dropped: null key or no timestamp (`late` false), or late from `window` (E1).
+  void Drop(bool late, const std::string& window = "") {
+    ++dropped_;
+    if (late) late_windows_.insert(window);
+  }
+  void Note(std::string situation) { notes_.push_back(std::move(situation)); }
+
+  // Emit-eager: `o`, the update by the record being processed (`at_grace_bound`: accepted
+  // exactly at the grace bound).
+  void EmitUpdate(WindowedOutput o, bool at_grace_bound) {
+    EmitInfo info;
+    info.attempt = current_.next;
+    info.incarnation = incarnation_;
+    info.at_grace_bound = at_grace_bound;
+    current_.output.push_back(std::move(o));
+    current_.emits.push_back(info);
+  }
+
+  // Emit-final's trigger (E5), at close time `close` (windows closed by it are emitted):
+  // whether to attempt an emission now. An attempt happens when the close time has passed the
+  // last emitted one and emit.interval.ms has passed since the last attempt (or there was none
+  // in this task instance).
+  bool StartAttempt(int64_t close, int64_t now_ms) {
+    if (close <= current_.last_emit_close) {
+      if (current_.last_emit_close >= 0) Note("E5.close_not_advanced");
+      return false;
+    }
+    if (last_attempt_ms_ && now_ms - *last_attempt_ms_ < emit_interval_ms_) {
+      held_back_ = true;
+      Note("E5.held_back");
+      return false;
+    }
+    attempt_at_interval_ = last_attempt_ms_ && now_ms - *last_attempt_ms_ == emit_interval_ms_;
+    attempt_after_hold_ = held_back_;
+    held_back_ = false;
+    last_attempt_ms_ = now_ms;
+    ++attempt_;
+    return true;
+  }
+  // The windows one emit-final attempt emits (`key` is each one's name, "<start>:<end>:<key>"),
+  // in the order emitted, and the attempt's close time; the notes about them. `order_start`:
+  // the order's first field (time and sliding windows: the start; sessions: the end).
+  struct Closing {
+    int64_t start = 0;
+    int64_t end = 0;
+    std::string key;  // The record key.
+    int64_t count = 0;
+    int64_t timestamp = 0;
+  };
+  void EmitAttempt(const std::vector<Closing>& batch, int64_t close, bool sessions) {
+    current_.last_emit_close = close;
+    if (batch.empty()) return;
+    std::map<int64_t, std::vector<std::string>> keys_by_group;  // By start (sessions: end).
+    for (const Closing& c : batch) {
+      EmitInfo info;
+      info.attempt = attempt_;
+      info.incarnation = incarnation_;
+      info.at_interval = attempt_at_interval_;
+      info.closed_before_restart =
+          earlier_stream_time_ >= 0 && ClosedAt(c.start, c.end, earlier_stream_time_);
+      current_.output.push_back(
+          {WindowName(c.start, c.end, c.key), std::to_string(c.count), c.timestamp});
+      current_.emits.push_back(info);
+      keys_by_group[sessions ? c.end : c.start].push_back(c.key);
+      if (c.count >= 2) Note("E3.final_aggregate");
+      if (stream_time_ >= 1 && !ClosedAt(c.start, c.end, stream_time_ - 1)) {
+        Note("E3.at_close");
+      }
+      if (incarnation_ > 0) Note("E3.after_restart");
+      if (info.closed_before_restart) Note("E6.closed_before_restart");
+    }
+    if (keys_by_group.size() >= 2) Note("E4.several_starts");
+    for (const auto& [group, keys] : keys_by_group) {
+      if (keys.size() < 2) continue;
+      Note("E4.several_keys");
+      for (const std::string& a : keys) {
+        for (const std::string& b : keys) {
+          if (a.size() < b.size() && b.compare(0, a.size(), a) == 0) Note("E4.prefix_keys");
+        }
+      }
+    }
+    if (attempt_at_interval_) Note("E5.at_interval");
+    if (attempt_after_hold_) Note("E5.held_back_then_emitted");
+  }
+  // An attempt left window [start, end] open: the note when it closes one ms later (E3).
+  void NoteOpen(int64_t start, int64_t end) {
+    if (!ClosedAt(start, end, stream_time_) && ClosedAt(start, end, stream_time_ + 1)) {
+      Note("E3.one_before_close");
+    }
+  }
+  // Called by ProcessOne's caller after each record: what the attribution reads of it.
+  void AfterRecord() {
+    last_record_stream_time_ = stream_time_;
+    last_record_held_back_ = held_back_;
+    last_record_incarnation_ = incarnation_;
+  }
 
   State current_;
   State committed_;
   int64_t stream_time_ = -1;
   std::optional<int64_t> last_attempt_ms_;  // Emit-final's last attempt (E5).
   int64_t dropped_ = 0;
+  const int64_t emit_interval_ms_;
 
  private:
   const bool at_least_once_;
   std::vector<std::pair<std::string, int64_t>> input_;
+  int incarnation_ = 0;
+  // The largest stream time of the task instances before the one running now (-1: none).
+  int64_t earlier_stream_time_ = -1;
+  int64_t attempt_ = 0;
+  bool held_back_ = false;  // The last record's attempt was held back by the interval.
+  bool attempt_at_interval_ = false;
+  bool attempt_after_hold_ = false;
+  int64_t last_record_stream_time_ = -1;
+  bool last_record_held_back_ = false;
+  int last_record_incarnation_ = 0;
+  std::set<std::string> late_windows_;
+  std::vector<std::string> notes_;
 };
+
+inline std::string WindowName(int64_t start, int64_t end, const std::string& key) {
+  return std::to_string(start) + ":" + std::to_string(end) + ":" + key;
+}
+
+inline bool ParseWindowName(const std::string& name, int64_t* start, int64_t* end,
+                            std::string* key) {
+  const size_t first = name.find(':');
+  if (first == std::string::npos) return false;
+  const size_t second = name.find(':', first + 1);
+  if (second == std::string::npos) return false;
+  try {
+    size_t used = 0;
+    *start = std::stoll(name.substr(0, first), &used);
+    if (used != first) return false;
+    *end = std::stoll(name.substr(first + 1, second - first - 1), &used);
+    if (used != second - first - 1) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  *key = name.substr(second + 1);
+  return true;
+}
 
 }  // namespace statecheck::model
 

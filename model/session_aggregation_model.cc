@@ -8,7 +8,7 @@ namespace statecheck::model {
 namespace {
 
 std::string Name(int64_t start, int64_t end, const std::string& key) {
-  return std::to_string(start) + ":" + std::to_string(end) + ":" + key;
+  return WindowName(start, end, key);
 }
 
 }  // namespace
@@ -34,9 +34,11 @@ std::vector<SessionAggregationModel::Session> SessionAggregationModel::Sessions(
 
 void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
   if (key.empty() || ts < 0) {
-    ++dropped_;
+    Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
+    Drop(/*late=*/false);
     return;
   }
+  const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   const int64_t close = stream_time_ - config_.grace_ms - config_.gap_ms;
   // The sessions the record joins: those holding a timestamp within the gap of ts.
@@ -51,23 +53,26 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     }
   }
   if (end < close) {  // E1.
-    ++dropped_;
+    if (end == close - 1) Note("E1.first_dropped");
+    Drop(/*late=*/true, Name(start, end, key));
   } else {
+    if (end == close) Note("E1.last_accepted");
     current_.accepted.emplace_back(key, ts);
     if (!config_.emit_final) {  // E2.
       if (start != ts || end != ts) {
         for (const Session& s : joined) {
-          current_.output.push_back({Name(s.start, s.end, key), "null", s.end});
+          EmitUpdate({Name(s.start, s.end, key), "null", s.end}, false);
         }
+        if (!joined.empty()) Note("E2.session_merge");
       }
-      current_.output.push_back({Name(start, end, key), std::to_string(count), end});
+      if (count >= 2) Note("E2.updated_again");
+      if (out_of_order && end > ts) Note("E2.out_of_order");
+      EmitUpdate({Name(start, end, key), std::to_string(count), end}, end == close);
     }
   }
   if (!config_.emit_final) return;
   // E3–E5.
-  if (close <= current_.last_emit_close) return;
-  if (last_attempt_ms_ && now_ms - *last_attempt_ms_ < config_.emit_interval_ms) return;
-  last_attempt_ms_ = now_ms;
+  if (!StartAttempt(close, now_ms)) return;
   std::set<std::string> keys;
   for (const auto& [k, t] : current_.accepted) keys.insert(k);
   std::set<std::tuple<int64_t, std::string, int64_t, int64_t>> closing;  // (end, key, start) E4.
@@ -75,13 +80,29 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     for (const Session& s : Sessions(current_, k)) {
       if (s.end >= current_.last_emit_close && s.end < close) {
         closing.emplace(s.end, k, s.start, s.count);
+      } else if (s.end >= close) {
+        NoteOpen(s.start, s.end);
       }
     }
   }
-  for (const auto& [e, k, s, n] : closing) {
-    current_.output.push_back({Name(s, e, k), std::to_string(n), e});
+  std::vector<Closing> batch;
+  for (const auto& [e, k, s, n] : closing) batch.push_back({s, e, k, n, e});
+  EmitAttempt(batch, close, /*sessions=*/true);
+}
+
+bool SessionAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stream_time) const {
+  (void)start;
+  return end < stream_time - config_.grace_ms - config_.gap_ms;
+}
+
+bool SessionAggregationModel::HasWindow(const std::string& window) const {
+  int64_t start = 0, end = 0;
+  std::string key;
+  if (!ParseWindowName(window, &start, &end, &key)) return false;
+  for (const Session& s : Sessions(current_, key)) {
+    if (s.start == start && s.end == end) return true;
   }
-  current_.last_emit_close = close;
+  return false;
 }
 
 std::map<std::string, std::string> SessionAggregationModel::CommittedWindows() const {

@@ -42,15 +42,18 @@ struct SessionModelState {
   std::vector<std::pair<std::string, int64_t>> accepted;  // (key, timestamp) of accepted records.
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
+  std::vector<EmitInfo> emits;  // Of each output record.
 };
 
 class SessionAggregationModel final : public AggregationModelBase<SessionModelState> {
  public:
   explicit SessionAggregationModel(SessionModelConfig config)
-      : AggregationModelBase(config.at_least_once), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
+        config_(config) {}
 
   // "<start>:<end>:<key>" → "<count>@<end>".
   std::map<std::string, std::string> CommittedWindows() const override;
+  bool HasWindow(const std::string& window) const override;
 
  private:
   struct Session {
@@ -61,6 +64,7 @@ class SessionAggregationModel final : public AggregationModelBase<SessionModelSt
   // `key`'s sessions in `s`, by ascending start.
   std::vector<Session> Sessions(const SessionModelState& s, const std::string& key) const;
   void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
+  bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
 
   const SessionModelConfig config_;
 };

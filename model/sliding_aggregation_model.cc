@@ -8,21 +8,24 @@ namespace statecheck::model {
 WindowedOutput SlidingAggregationModel::Output(const SlidingModelState& s, int64_t start,
                                                const std::string& key) const {
   const std::vector<int64_t>& taken = s.windows.at({start, key});
-  return {
-      std::to_string(start) + ":" + std::to_string(start + config_.time_difference_ms) + ":" + key,
-      std::to_string(taken.size()), *std::max_element(taken.begin(), taken.end())};
+  return {WindowName(start, start + config_.time_difference_ms, key), std::to_string(taken.size()),
+          *std::max_element(taken.begin(), taken.end())};
 }
 
 void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
   const int64_t d = config_.time_difference_ms;
   if (key.empty() || ts < 0) {
-    ++dropped_;
+    Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
+    Drop(/*late=*/false);
     return;
   }
+  const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   const int64_t close = stream_time_ - config_.grace_ms;
   if (ts + d < close) {  // Even [ts, ts + D] has closed.
-    ++dropped_;
+    if (ts + d == close - 1) Note("E1.first_dropped");
+    const int64_t left = std::max<int64_t>(0, ts - d);
+    Drop(/*late=*/true, WindowName(left, left + d, key));
     return;
   }
   // ts's right window [ts + 1, ts + 1 + D], if it is missing, starts as a copy of the window
@@ -72,10 +75,18 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     if (source && *std::max_element(source->begin(), source->end()) >= ts - d) left = *source;
   }
   std::vector<int64_t> changed;
+  std::set<int64_t> at_bound;
+  int skipped = 0;
   for (const int64_t start : starts) {
     if (start + d < close) {  // E1: this window no longer takes records.
-      ++dropped_;
+      if (start + d == close - 1) Note("E1.first_dropped");
+      Drop(/*late=*/true, WindowName(start, start + d, key));
+      ++skipped;
       continue;
+    }
+    if (start + d == close) {
+      Note("E1.last_accepted");
+      at_bound.insert(start);
     }
     auto [it, created] = current_.windows.try_emplace({start, key});
     if (created && start == ts - d) it->second = left;
@@ -86,21 +97,43 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     current_.windows[{ts + 1, key}] = std::move(*right);
     changed.push_back(ts + 1);
   }
+  if (!changed.empty() && skipped > 0) Note("E1.one_window_only");
   if (!config_.emit_final) {  // E2: by ascending start (ts + 1 is the largest).
-    for (const int64_t start : changed) current_.output.push_back(Output(current_, start, key));
+    if (changed.size() >= 2) Note("E2.several_windows");
+    for (const int64_t start : changed) {
+      WindowedOutput o = Output(current_, start, key);
+      if (o.value != "1") Note("E2.updated_again");
+      if (out_of_order && o.timestamp > ts) Note("E2.out_of_order");
+      EmitUpdate(std::move(o), at_bound.count(start) > 0);
+    }
     return;
   }
   // E3–E5.
-  if (close <= current_.last_emit_close) return;
-  if (last_attempt_ms_ && now_ms - *last_attempt_ms_ < config_.emit_interval_ms) return;
-  last_attempt_ms_ = now_ms;
+  if (!StartAttempt(close, now_ms)) return;
+  std::vector<Closing> batch;
   for (const auto& [window, taken] : current_.windows) {  // By start, then key (E4).
     const int64_t end = window.first + d;
     if (end >= current_.last_emit_close && end < close) {
-      current_.output.push_back(Output(current_, window.first, window.second));
+      const WindowedOutput o = Output(current_, window.first, window.second);
+      batch.push_back({window.first, end, window.second, static_cast<int64_t>(taken.size()),
+                       o.timestamp});
+    } else if (end >= close) {
+      NoteOpen(window.first, end);
     }
   }
-  current_.last_emit_close = close;
+  EmitAttempt(batch, close, /*sessions=*/false);
+}
+
+bool SlidingAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stream_time) const {
+  (void)start;
+  return end < stream_time - config_.grace_ms;
+}
+
+bool SlidingAggregationModel::HasWindow(const std::string& window) const {
+  int64_t start = 0, end = 0;
+  std::string key;
+  return ParseWindowName(window, &start, &end, &key) &&
+         end == start + config_.time_difference_ms && current_.windows.count({start, key}) > 0;
 }
 
 std::map<std::string, std::string> SlidingAggregationModel::CommittedWindows() const {

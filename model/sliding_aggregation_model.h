@@ -57,17 +57,21 @@ struct SlidingModelState {
                                                                             // timestamps taken.
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
+  std::vector<EmitInfo> emits;  // Of each output record.
 };
 
 class SlidingAggregationModel final : public AggregationModelBase<SlidingModelState> {
  public:
   explicit SlidingAggregationModel(SlidingModelConfig config)
-      : AggregationModelBase(config.at_least_once), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
+        config_(config) {}
 
   // "<start>:<start + D>:<key>" → "<count>@<largest record timestamp>".
   std::map<std::string, std::string> CommittedWindows() const override;
+  bool HasWindow(const std::string& window) const override;
 
  private:
+  bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
   // The output record of a window of `s`.
   WindowedOutput Output(const SlidingModelState& s, int64_t start, const std::string& key) const;

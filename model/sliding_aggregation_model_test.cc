@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace statecheck::model {
 namespace {
 
@@ -100,6 +102,73 @@ TEST(SlidingAggregationModelTest, EmitIntervalThrottlesAttempts) {
   m.Process(1, 100);  // Close time 30: [0,10] and [10,20] (20's left window) closed.
   m.Commit();
   EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
+}
+
+// What the model tells the attribution of its output (EmitInfo) and the situations it notes:
+// an attempt exactly one interval after the last, a window closed before a restart and emitted
+// after it, and the held-back attempt.
+TEST(SlidingAggregationModelTest, EmitInfoSaysWhichAttemptAndWhetherTheWindowClosedBeforeARestart) {
+  SlidingModelConfig c;
+  c.time_difference_ms = 10;
+  c.emit_final = true;
+  c.emit_interval_ms = 100;
+  SlidingAggregationModel m(c);
+  m.AppendInput("a", 1);
+  m.AppendInput("a", 20);
+  m.AppendInput("a", 30);
+  m.Process(1, 0);   // An attempt at 0: nothing closed.
+  m.Process(1, 50);  // Close time 20: [0,10] closed, held back.
+  std::vector<std::string> notes = m.TakeNotes();
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "E5.held_back"), notes.end());
+  EXPECT_TRUE(m.HeldBackAtLastRecord());
+  EXPECT_TRUE(m.ClosedAtLastRecord(0, 10));
+  EXPECT_FALSE(m.ClosedAtLastRecord(10, 20));
+  m.Restart();  // Stream time starts afresh; [0,10] closed before the restart, not emitted.
+  m.Process(1, 100);  // Close time 30, the first attempt of this task instance.
+  m.Commit();
+  ASSERT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
+  const std::vector<EmitInfo>& info = m.committed_emits();
+  ASSERT_EQ(info.size(), 2u);
+  EXPECT_EQ(info[0].attempt, info[1].attempt);  // Closed together.
+  EXPECT_EQ(info[0].incarnation, 1);
+  EXPECT_TRUE(info[0].closed_before_restart);
+  EXPECT_FALSE(info[1].closed_before_restart);  // [10,20] closes only at 31 (stream time 30).
+  EXPECT_FALSE(info[0].at_interval);            // The first attempt of the instance.
+  notes = m.TakeNotes();
+  for (const char* s : {"E3.after_restart", "E6.closed_before_restart", "E4.several_starts"}) {
+    EXPECT_NE(std::find(notes.begin(), notes.end(), s), notes.end()) << s;
+  }
+  EXPECT_TRUE(m.HasWindow("20:30:a"));
+  EXPECT_FALSE(m.HasWindow("19:29:a"));
+  EXPECT_FALSE(m.DroppedLateFrom("0:10:a"));
+}
+
+// An attempt exactly emit.interval.ms after the last one is made, and says so (E5's boundary).
+TEST(SlidingAggregationModelTest, AnAttemptExactlyOneIntervalLaterIsMarked) {
+  SlidingModelConfig c;
+  c.time_difference_ms = 10;
+  c.emit_final = true;
+  c.emit_interval_ms = 100;
+  SlidingAggregationModel m(c);
+  m.AppendInput("a", 1);
+  m.AppendInput("a", 30);
+  m.Process(1, 0);
+  m.Process(1, 100);
+  m.Commit();
+  ASSERT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1"}));
+  EXPECT_TRUE(m.committed_emits()[0].at_interval);
+  const std::vector<std::string> notes = m.TakeNotes();
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "E5.at_interval"), notes.end());
+}
+
+// A record late for every window it falls in is dropped from its left window (E1).
+TEST(SlidingAggregationModelTest, LateRecordsAreRememberedByWindow) {
+  SlidingAggregationModel m = Model(5, 0, false);
+  m.AppendInput("a", 20);
+  m.AppendInput("a", 2);  // [0, 5] ends before 20 - 0.
+  m.Process(2, 0);
+  EXPECT_EQ(m.dropped_records(), 1);
+  EXPECT_TRUE(m.DroppedLateFrom("0:5:a"));
 }
 
 }  // namespace

@@ -20,27 +20,39 @@ std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const WindowedMo
 
 void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
   if (key.empty() || ts < 0) {
-    ++dropped_;
+    Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
+    Drop(/*late=*/false);
     return;
   }
+  const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   // The windows holding ts: every start (a multiple of the advance, from 0) with
   // start <= ts < start + size.
+  int updated = 0, skipped = 0;
   for (int64_t start = 0; start <= ts; start += config_.advance_ms) {
     if (ts >= start + config_.size_ms) continue;
     const int64_t end = start + config_.size_ms;
+    const std::string name = WindowName(start, end, key);
     if (!(end > stream_time_ - config_.grace_ms)) {  // E1.
-      ++dropped_;
+      if (end == stream_time_ - config_.grace_ms) Note("E1.first_dropped");
+      Drop(/*late=*/true, name);
+      ++skipped;
       continue;
     }
+    const bool at_bound = end == stream_time_ - config_.grace_ms + 1;
+    if (at_bound) Note("E1.last_accepted");
+    ++updated;
     current_.taken.emplace_back(start, key);
     current_.taken_ts.push_back(ts);
     if (!config_.emit_final) {  // E2.
       const auto [count, max_ts] = Aggregate(current_, start, key);
-      current_.output.push_back({std::to_string(start) + ":" + std::to_string(end) + ":" + key,
-                                 std::to_string(count), max_ts});
+      if (count >= 2) Note("E2.updated_again");
+      if (out_of_order && max_ts > ts) Note("E2.out_of_order");
+      EmitUpdate({name, std::to_string(count), max_ts}, at_bound);
     }
   }
+  if (updated > 0 && skipped > 0) Note("E1.one_window_only");
+  if (updated >= 2 && !config_.emit_final) Note("E2.several_windows");
   if (config_.emit_final) EmitFinal(now_ms);
   // Retention: the windows past it are gone from the store (under emit-final, once emitted).
   const int64_t retention =
@@ -60,28 +72,42 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
 void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   // E3–E5.
   const int64_t close = stream_time_ - config_.grace_ms;
-  if (close <= current_.last_emit_close) return;
-  if (last_attempt_ms_ && now_ms - *last_attempt_ms_ < config_.emit_interval_ms) return;
-  last_attempt_ms_ = now_ms;
+  if (!StartAttempt(close, now_ms)) return;
   std::set<std::pair<int64_t, std::string>> closing;  // By start, then key (E4).
   for (const auto& w : current_.taken) {
     const int64_t end = w.first + config_.size_ms;
-    if (end > current_.last_emit_close && end <= close) closing.insert(w);
+    if (end > current_.last_emit_close && end <= close) {
+      closing.insert(w);
+    } else if (end > close) {
+      NoteOpen(w.first, end);
+    }
   }
+  std::vector<Closing> batch;
   for (const auto& [start, k] : closing) {
     const auto [count, max_ts] = Aggregate(current_, start, k);
-    current_.output.push_back(
-        {std::to_string(start) + ":" + std::to_string(start + config_.size_ms) + ":" + k,
-         std::to_string(count), max_ts});
+    batch.push_back({start, start + config_.size_ms, k, count, max_ts});
   }
-  current_.last_emit_close = close;
+  EmitAttempt(batch, close, /*sessions=*/false);
+}
+
+bool WindowedAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stream_time) const {
+  (void)start;
+  return end + config_.grace_ms <= stream_time;
+}
+
+bool WindowedAggregationModel::HasWindow(const std::string& window) const {
+  int64_t start = 0, end = 0;
+  std::string key;
+  if (!ParseWindowName(window, &start, &end, &key) || end != start + config_.size_ms) return false;
+  return std::find(current_.taken.begin(), current_.taken.end(), std::make_pair(start, key)) !=
+         current_.taken.end();
 }
 
 std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() const {
   std::map<std::string, std::string> out;
   for (const auto& [start, key] : committed_.taken) {
     const auto [count, max_ts] = Aggregate(committed_, start, key);
-    out[std::to_string(start) + ":" + std::to_string(start + config_.size_ms) + ":" + key] =
+    out[WindowName(start, start + config_.size_ms, key)] =
         std::to_string(count) + "@" + std::to_string(max_ts);
   }
   return out;

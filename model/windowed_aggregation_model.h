@@ -40,16 +40,20 @@ struct WindowedModelState {
   std::vector<int64_t> taken_ts;                       // ... and its timestamp.
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
+  std::vector<EmitInfo> emits;  // Of each output record.
 };
 
 class WindowedAggregationModel final : public AggregationModelBase<WindowedModelState> {
  public:
   explicit WindowedAggregationModel(WindowedModelConfig config)
-      : AggregationModelBase(config.at_least_once), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
+        config_(config) {}
 
   std::map<std::string, std::string> CommittedWindows() const override;
+  bool HasWindow(const std::string& window) const override;
 
  private:
+  bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
   std::pair<int64_t, int64_t> Aggregate(const WindowedModelState& s, int64_t start,

@@ -6,11 +6,14 @@
 // store), sliding windows (sliding_aggregation.h) or session windows (session_aggregation.h) —
 // in lockstep with the window kind's reference model (model/aggregation_model.h).
 //
-// After every step: the committed output equals the model's — under exactly_once_v2 no window is
-// emitted twice or lost across a crash (E6); under at_least_once the model says what is emitted
-// again —, the committed input offset too, and the task's dropped-records count (E1). After
-// every restart: the store, read by the property's own decoder (aggregation_stores.h), holds
-// exactly the model's committed aggregates.
+// After every step: the task's dropped-records count (E1), the committed output equals the
+// model's — under exactly_once_v2 no window is emitted twice or lost across a crash (E6); under
+// at_least_once the model says what is emitted again —, the committed input offset (C1), and the
+// last emitted close time in the committed metadata, read by the property's own parser (E10).
+// After every restart: the store, read by the property's own decoder (aggregation_stores.h),
+// holds exactly the model's committed aggregates (E6). At a clean restart under emit-final the
+// property adds to the committed metadata a lower entry of the task's store and a higher one of
+// another store, so that the task starts from metadata it must merge by max (E10).
 //
 // A failure's shrunk case is written as a windowed trace (docs/traces.md): the configuration,
 // then each step with what the model expects it to emit and drop, so `statecheck replay` runs it
@@ -18,7 +21,9 @@
 #ifndef STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_
 #define STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +31,7 @@
 #include "properties/window_store_ops.h"
 #include "properties/window_store_property.h"
 #include "properties/windowed_trace.h"
+#include "statecheck/task.h"
 
 namespace statecheck::properties {
 
@@ -39,8 +45,28 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix();
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as a
 // windowed trace, and `trace_path` names it.
+//
+// A failing check is credited to the one rule the difference breaks (PropertyOutcome::rule),
+// decided from what differs and what the model knows: the dropped-records count → E1; in the
+// output (emit-eager) an update of a window the model dropped a late record from, or a missing
+// one accepted exactly at the grace bound → E1, an update emitted again after a restart → E6,
+// any other → E2; (emit-final) windows that closed together in another order → E4, a window
+// emitted again after a restart → E6, a closed window not emitted that had closed before a
+// restart → E6, a window emitted while the emit interval held emission back or an attempt
+// exactly one interval after the last that emitted nothing → E5, any other (emitted before it
+// closed, twice, never, with a wrong aggregate) → E3; the store after a restart → E6; the
+// committed input offset → C1; the last emitted close time in the committed metadata → E10.
+// The situations of E1–E6 and E10 (reports/rules.json) count when a case reached them and the
+// step's checks held afterwards (after the commit that made their output visible, under
+// exactly_once_v2).
 PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
                                                      const PropertyParams& params);
+// The same against a deliberately wrong system, for tests: `wrap` wraps each aggregation
+// processor the property makes.
+using ProcessorWrapper = std::function<std::unique_ptr<Processor>(std::unique_ptr<Processor>)>;
+PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
+                                                     const PropertyParams& params,
+                                                     const ProcessorWrapper& wrap);
 
 // E7, differentially: for random timestamped input (then one record late enough to close every
 // window), emit-final's output equals suppress(untilWindowCloses) over emit-eager's — the same

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "properties/rapidcheck_runner.h"
+#include "reports/rule_catalogue.h"
 
 namespace statecheck::properties {
 
@@ -55,6 +57,238 @@ TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
                             << ::testing::PrintToString(out.counterexample);
     EXPECT_EQ(out.cases, p.max_success);
   }
+}
+
+// Evidence: over the matrix (and E7's differential), for a fixed seed and a few cases per
+// configuration, every situation E1–E7 and E10 declare is counted, and every situation counted
+// is declared.
+TEST(WindowedEvidence, EverySituationOfTheWindowedRulesIsCounted) {
+  PropertyParams p;
+  p.seed = 42;
+  p.max_success = 5;
+  p.max_size = 80;
+  Evidence total;
+  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+    PropertyOutcome out = CheckWindowedAggregationMatchesModel(config, p);
+    EXPECT_TRUE(out.passed) << out.property << ": " << out.message;
+    total += out.evidence;
+    if (IsE7WindowShape(config)) {
+      out = CheckEmitFinalEqualsSuppressedEager(config, p);
+      EXPECT_TRUE(out.passed) << out.property << ": " << out.message;
+      total += out.evidence;
+    }
+  }
+  const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  for (const auto& [name, cases] : total.situations) {
+    EXPECT_NE(catalogue.FindSituation(name), nullptr) << name << " is not declared";
+    std::cout << "  " << name << ": " << cases << "\n";
+  }
+  for (const char* id : {"E1", "E2", "E3", "E4", "E5", "E6", "E7", "E10"}) {
+    const reports::Rule* rule = catalogue.Find(id);
+    ASSERT_NE(rule, nullptr) << id;
+    EXPECT_GE(rule->situations.size(), reports::kMinSituations) << id;
+    for (const reports::Situation& s : rule->situations) {
+      EXPECT_GT(total.situations[s.name], 0) << s.name << " (" << s.text << ") was never counted";
+    }
+  }
+}
+
+// Attribution: the property run against deliberately wrong aggregations (wrappers around the
+// engine's processor) credits each failure to the one rule it breaks.
+
+// Delegates everything to the engine's processor; the tests override what goes wrong.
+class WrappedProcessor : public Processor {
+ public:
+  explicit WrappedProcessor(std::unique_ptr<Processor> inner) : inner_(std::move(inner)) {}
+  std::vector<std::string> StoreNames() const override { return inner_->StoreNames(); }
+  std::vector<WindowStoreSpec> WindowStores() const override { return inner_->WindowStores(); }
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    return inner_->Process(record, context);
+  }
+  std::string CommitMetadata() const override { return inner_->CommitMetadata(); }
+  Status Init(std::string_view metadata) override { return inner_->Init(metadata); }
+
+ protected:
+  std::unique_ptr<Processor> inner_;
+};
+
+// A context that forwards each output record twice.
+class DoublingContext final : public ProcessorContext {
+ public:
+  explicit DoublingContext(ProcessorContext* inner) : inner_(inner) {}
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    return inner_->Get(store, key, value);
+  }
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    return inner_->Put(store, key, value);
+  }
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(store, from, to, it);
+  }
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    const Status s = inner_->Forward(key, value, timestamp);
+    return s.ok() ? inner_->Forward(key, value, timestamp) : s;
+  }
+  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+
+ private:
+  ProcessorContext* inner_;
+};
+
+// A context that holds back what one record's processing forwards, for the caller to forward in
+// reverse order.
+class ReversingContext final : public ProcessorContext {
+ public:
+  explicit ReversingContext(ProcessorContext* inner) : inner_(inner) {}
+  Status Get(std::string_view store, std::string_view key,
+             std::optional<std::string>* value) override {
+    return inner_->Get(store, key, value);
+  }
+  Status Put(std::string_view store, std::string_view key,
+             std::optional<std::string_view> value) override {
+    return inner_->Put(store, key, value);
+  }
+  Status Range(std::string_view store, std::optional<std::string_view> from,
+               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
+    return inner_->Range(store, from, to, it);
+  }
+  Status Forward(std::string_view key, std::optional<std::string_view> value,
+                 int64_t timestamp) override {
+    held_.push_back({std::string(key),
+                     value ? std::optional<std::string>(std::string(*value)) : std::nullopt,
+                     timestamp});
+    return Status::Ok();
+  }
+  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+  Status ForwardReversed() {
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
+      const Status s = inner_->Forward(
+          it->key, it->value ? std::optional<std::string_view>(*it->value) : std::nullopt,
+          it->timestamp);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Held {
+    std::string key;
+    std::optional<std::string> value;
+    int64_t timestamp;
+  };
+  ProcessorContext* inner_;
+  std::vector<Held> held_;
+};
+
+PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wrap) {
+  PropertyParams p;
+  p.seed = 7;
+  p.max_success = 20;
+  p.max_size = 60;
+  p.shrink = false;  // The rule is the first failure's; shrinking (slow here) keeps it.
+  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+    if (config.label == label) return CheckWindowedAggregationMatchesModel(config, p, wrap);
+  }
+  ADD_FAILURE() << "no configuration " << label;
+  return {};
+}
+
+// The last emitted close time left out of the commit metadata: E10's check.
+TEST(WindowedAttribution, CloseTimeNotCommittedIsE10) {
+  class NoMetadata final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    std::string CommitMetadata() const override { return {}; }
+  };
+  const PropertyOutcome out = RunWrapped("hopping_final", [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<NoMetadata>(std::move(p)));
+  });
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E10") << out.message;
+}
+
+// The committed metadata ignored at start: windows are emitted again after a restart (E6).
+TEST(WindowedAttribution, MetadataIgnoredAtStartIsE6) {
+  class IgnoresMetadata final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Init(std::string_view) override { return inner_->Init(""); }
+    // What it commits is what it had: the check of E10 holds until it emits again.
+    std::string CommitMetadata() const override { return inner_->CommitMetadata(); }
+  };
+  const PropertyOutcome out = RunWrapped("tumbling_final", [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<IgnoresMetadata>(std::move(p)));
+  });
+  ASSERT_FALSE(out.passed);
+  EXPECT_TRUE(out.rule == "E6" || out.rule == "E10") << out.rule << ": " << out.message;
+}
+
+// Null-key records let through to the aggregation uncounted: E1.
+TEST(WindowedAttribution, NullKeyNotDroppedIsE1) {
+  class KeepsNullKeys final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      if (record.key.empty()) return Status::Ok();  // Skipped without counting.
+      return inner_->Process(record, context);
+    }
+  };
+  const PropertyOutcome out = RunWrapped("hopping_eager", [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<KeepsNullKeys>(std::move(p)));
+  });
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E1") << out.message;
+}
+
+// Every output record forwarded twice: under emit-final, a window emitted twice (E3); under
+// emit-eager, an update the model does not make (E2).
+TEST(WindowedAttribution, OutputForwardedTwiceIsTheEmitStrategysRule) {
+  class Doubles final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      DoublingContext doubling(context);
+      return inner_->Process(record, &doubling);
+    }
+  };
+  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<Doubles>(std::move(p)));
+  };
+  PropertyOutcome out = RunWrapped("hopping_final", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E3") << out.message;
+  out = RunWrapped("session_eager_alos", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E2") << out.message;
+}
+
+// One record's outputs in reverse order: under emit-final, windows that closed together out of
+// order (E4); under emit-eager, updates not by ascending window start (E2).
+TEST(WindowedAttribution, ReversedOrderIsE4UnderEmitFinalAndE2UnderEmitEager) {
+  class Reverses final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      ReversingContext reversing(context);
+      const Status s = inner_->Process(record, &reversing);
+      return s.ok() ? reversing.ForwardReversed() : s;
+    }
+  };
+  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<Reverses>(std::move(p)));
+  };
+  PropertyOutcome out = RunWrapped("hopping_final", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E4") << out.message;
+  out = RunWrapped("hopping_eager", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E2") << out.message;
 }
 
 // Every configuration survives the trip through a trace header.
