@@ -59,6 +59,12 @@ struct TaskConfig {
   // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
   // plant a different one to see the property fail.)
   std::function<std::unique_ptr<Processor>()> processor;
+  // False: the generator makes no step that crashes or loses power — no "crash", no
+  // "faultyCommit", "faultyRestore" or "faultyUpgrade" (each ends in a power loss), and every
+  // "restartAs" and "damageFile" starts after a clean close. The situations that need a crash
+  // (C3's, C4's, F1–F4's, U2's, T10's after a crash ...) are then never reached; the others are.
+  // The matrix's configurations all have it true; replays of their traces too.
+  bool crashes = true;
 };
 
 // Every record `reader` (a store or a query view) holds, read with All().
@@ -91,7 +97,8 @@ struct TaskReplayOutcome {
   int step = 0;  // 1-based, of the failing step (0: opening the task failed).
   int line = 0;
   std::string op;
-  std::string message;  // What the checks said.
+  std::string rule;     // The rule of the failing check's finding.
+  std::string message;  // What the checks said ("<rule>: ...").
 };
 
 // Runs the trace's operations on the engine and the task model, checking as the property
