@@ -286,11 +286,16 @@ CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
   }
   // The committed input offset tells the outcome the commit had (it is written last, or with
   // everything else): the rest must match that outcome, and the finding is that outcome's.
-  const Finding& chosen = o.committed_input == offset_after ? *why_after : *why_before;
-  return Finding(chosen.rule, "after a failed commit the task restarted in neither outcome: had "
-                              "it committed, " +
-                                  why_after->ToString() + "; had it not, " +
-                                  why_before->ToString());
+  const bool offset_committed = o.committed_input == offset_after;
+  std::string rule = offset_committed ? why_after->rule : why_before->rule;
+  // At-least-once writes the input offset last (C1's order): a store that must still restore
+  // records of a commit whose input offset is committed was committed after it, or never.
+  if (offset_committed && !eos && rule == "C2") rule = "C1";
+  return Finding(rule, "after a failed commit the task restarted in neither outcome: had it "
+                       "committed, " +
+                           why_after->ToString() + "; had it not, " + why_before->ToString() +
+                           " (its committed input offset says it " +
+                           (offset_committed ? "had" : "had not") + ")");
 }
 
 CheckResult TaskModel::KeptBufferedWrites(const std::string& name, const Store& s,

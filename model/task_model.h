@@ -175,6 +175,7 @@ class TaskModel {
   // The sum of the stores' uncommitted bytes (T6), as the engine reports it.
   int64_t UncommittedBytes() const;
 
+  int64_t input_size() const { return static_cast<int64_t>(input_.size()); }
   int64_t next_input_offset() const { return next_; }
   int64_t committed_input_offset() const { return committed_input_; }
   const std::vector<OutputRecord>& committed_output() const { return committed_output_; }
