@@ -391,7 +391,10 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
           !from_scratch && ((slack == Slack::kStoresMayLag && restored == s.last_commit_writes) ||
                             (start_interrupted_ && restored <= s.changelog_committed));
       if (restored != expect_restored && !lagged) {
-        return Finding("C2", "store " + name + " restored " + std::to_string(restored) +
+        // More than the commits wrote, under exactly-once: records of aborted or open
+        // transactions were restored (C1). Fewer: the restore stopped short (C2).
+        return Finding(eos && restored > expect_restored ? "C1" : "C2",
+                       "store " + name + " restored " + std::to_string(restored) +
                                  " changelog records, expected " +
                                  std::to_string(expect_restored) +
                                  (wiped ? " (every committed one, after the wipe)"
