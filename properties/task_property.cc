@@ -155,7 +155,6 @@ class TaskSut {
     bool commit_failed = false;        // A faulty commit failed with the injected error ...
     bool failed_in_processing = false;  // ... in a commit processing triggered.
     bool engine_point = false;          // The fault was one of the engine's named steps.
-    bool fault_absorbed = false;        // An armed fault fired, the commit succeeded.
     faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;  // The failed commit's.
     bool start_failed = false;          // A faulty restore failed the start.
     bool upgrade_failed = false;        // A faulty upgrade failed the upgrade ...
@@ -216,9 +215,7 @@ class TaskSut {
           }
           model_->Commit(clock_->NowMs());
           // The fsync failed in work the commit did not wait for: the machine dies there too.
-          if (fired == 0) return std::nullopt;
-          step_.fault_absorbed = true;
-          return Crash(op.tear_seed);
+          return fired > 0 ? Crash(op.tear_seed) : std::nullopt;
         }
         // F1: the error is the one injected, said clearly, and the task stops (C6).
         if (!faults::IsInjectedFault(s)) {
@@ -247,6 +244,7 @@ class TaskSut {
         log_.reset();
         if (CheckResult why = PowerLoss(op.tear_seed)) return why;
         const LegacyFiles before = ReadLegacyFiles();
+        previous_format_ = format_;  // A start in the same format.
         if (CheckResult why = Arm(op)) return why;
         Status s = OpenLog(LogOptionsFor(), &log_);
         if (s.ok()) {
