@@ -1189,7 +1189,7 @@ rc::Gen<TaskOp> GenTaskOp(const GenState& state) {
     op.type =
         PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
                                   {5, TaskOpType::kProcess},
-                                  {1, TaskOpType::kAdvanceClock},
+                                  {2, TaskOpType::kAdvanceClock},  // C5's time interval.
                                   {2, TaskOpType::kCommit},
                                   {2 * crashes, TaskOpType::kCrash},
                                   {2, TaskOpType::kRestart},
