@@ -69,27 +69,37 @@ void TaskModel::LegacyFilesWritten() {
 }
 
 bool TaskModel::ExpectWipe(const std::string& name, std::optional<StateFormat> found, bool clean,
-                           std::string* rule) const {
+                           std::string* rule, std::string* why) const {
   const bool legacy = config_.format == StateFormat::kLegacy;
   if (!found) {
     *rule = "U4";
+    *why = "a new store";
     return false;
   }
   if (*found == StateFormat::kCurrent) {
     if (legacy) {
-      *rule = "U3 (a current-format store opened in the legacy format)";
+      *rule = "U3";
+      *why = "a current-format store opened in the legacy format";
       return true;
     }
     *rule = "T10";
+    *why = config_.wipe_on_unclean_shutdown ? "T1's row wipes after an unclean shutdown"
+                                            : "T1's row never wipes";
     return !clean && config_.wipe_on_unclean_shutdown;
   }
   if (legacy_files_damaged_.count(name)) {
-    *rule = "U5 (its legacy file was damaged)";
+    *rule = "U5";
+    *why = "its legacy file was damaged";
     return true;
   }
-  *rule = legacy_files_ ? "U1/U2 (the legacy files hold its offset)"
-                        : "U4 (a legacy store whose offset is in no .checkpoint)";
-  return !legacy_files_;
+  if (legacy_files_) {
+    *rule = "U1";
+    *why = "the legacy files hold its offset";
+    return false;
+  }
+  *rule = "U4";
+  *why = "a legacy store whose offset is in no .checkpoint";
+  return true;
 }
 
 void TaskModel::AppendInput(std::string key, std::optional<std::string> value) {
@@ -161,9 +171,11 @@ int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commi
     ++next_;
     ++since_commit_;
     ++processed;
-    if ((config_.commit_interval_records > 0 && since_commit_ >= config_.commit_interval_records) ||
-        now_ms - last_commit_ms_ >= config_.commit_interval_ms) {
+    const bool by_records =
+        config_.commit_interval_records > 0 && since_commit_ >= config_.commit_interval_records;
+    if (by_records || now_ms - last_commit_ms_ >= config_.commit_interval_ms) {
       if (fail_last_commit && processed == max_records) break;
+      ++(by_records ? records_interval_commits_ : time_interval_commits_);
       DoCommit(0, now_ms);
     }
   }
@@ -201,52 +213,64 @@ void TaskModel::DoCommit(int reason, int64_t now_ms) {
   committed_input_ = next_;
   since_commit_ = 0;
   last_commit_ms_ = now_ms;
-  if (reason >= 0) ++commits_by_reason_[reason];
+  if (reason >= 0) {
+    ++commits_by_reason_[reason];
+    ++total_commits_[reason];
+  }
   if (config_.format == StateFormat::kLegacy &&
       config_.guarantee == ProcessingGuarantee::kAtLeastOnce) {
     LegacyFilesWritten();
   }
 }
 
-std::string TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& observed) const {
+CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& observed) const {
   if (config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
-    if (observed == committed_output_) return "";
-    return "C3: committed output " + Show(observed) + ", expected " + Show(committed_output_);
+    if (observed == committed_output_) return std::nullopt;
+    return Finding("C3", "committed output " + Show(observed) + ", expected " +
+                             Show(committed_output_));
   }
   const size_t base = committed_output_.size();
   bool ok = observed.size() >= base && observed.size() <= base + pending_output_.size();
   for (size_t i = 0; ok && i < observed.size(); ++i) {
     ok = observed[i] == (i < base ? committed_output_[i] : pending_output_[i - base]);
   }
-  if (ok) return "";
-  return "C4: committed output " + Show(observed) + " is not the last commit's " +
-         Show(committed_output_) + " followed by a prefix of the records produced since " +
-         Show(pending_output_);
+  if (ok) return std::nullopt;
+  return Finding("C4", "committed output " + Show(observed) + " is not the last commit's " +
+                           Show(committed_output_) +
+                           " followed by a prefix of the records produced since " +
+                           Show(pending_output_));
 }
 
 void TaskModel::CommitFailed() {
   if (since_commit_ > 0) commit_uncertain_ = true;
 }
 
-std::string TaskModel::Restart(bool clean, const RestartObservation& o, int64_t now_ms) {
-  if (clean && since_commit_ != 0) return "model: a clean restart needs Close() first";
-  if (!commit_uncertain_) return CheckAndAdopt(clean, o, Slack::kNone, now_ms);
+CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t now_ms) {
+  if (clean && since_commit_ != 0) return Finding("C1", "model: a clean restart needs Close() first");
+  if (!commit_uncertain_) {
+    CheckResult r = CheckAndAdopt(clean, o, Slack::kNone, now_ms);
+    if (!r) last_failed_commit_ = FailedCommitOutcome::kNone;
+    return r;
+  }
   // The failed commit happened or it did not (C6, F1); nothing in between.
   const bool eos = config_.guarantee == ProcessingGuarantee::kExactlyOnceV2;
   TaskModel after = *this;
   after.commit_uncertain_ = false;
   after.DoCommit(-1, now_ms);
-  const std::string why_after =
+  const CheckResult why_after =
       after.CheckAndAdopt(false, o, eos ? Slack::kStoresMayLag : Slack::kNone, now_ms);
-  if (why_after.empty()) {
+  if (!why_after) {
     *this = std::move(after);
-    return "";
+    last_failed_commit_ = FailedCommitOutcome::kTookEffect;
+    return std::nullopt;
   }
-  const std::string why_before =
+  const int64_t offset_after = after.committed_input_;
+  const CheckResult why_before =
       CheckAndAdopt(false, o, eos ? Slack::kNone : Slack::kStoresMayLead, now_ms);
-  if (why_before.empty()) {
+  if (!why_before) {
     commit_uncertain_ = false;
-    return "";
+    last_failed_commit_ = FailedCommitOutcome::kNoEffect;
+    return std::nullopt;
   }
   if (!eos && config_.format == StateFormat::kLegacy) {
     // A legacy at-least-once commit writes the legacy files after the stores and before the
@@ -254,24 +278,53 @@ std::string TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
     TaskModel written = *this;
     written.commit_uncertain_ = false;
     written.LegacyFilesWritten();
-    if (written.CheckAndAdopt(false, o, Slack::kStoresMayLead, now_ms).empty()) {
+    if (!written.CheckAndAdopt(false, o, Slack::kStoresMayLead, now_ms)) {
       *this = std::move(written);
-      return "";
+      last_failed_commit_ = FailedCommitOutcome::kNoEffect;
+      return std::nullopt;
     }
   }
-  return "F1: after a failed commit the task restarted in neither outcome: had it committed, " +
-         why_after + "; had it not, " + why_before;
+  // The committed input offset tells the outcome the commit had (it is written last, or with
+  // everything else): the rest must match that outcome, and the finding is that outcome's.
+  const bool offset_committed = o.committed_input == offset_after;
+  std::string rule = offset_committed ? why_after->rule : why_before->rule;
+  // At-least-once writes the input offset last (C1's order): a store that must still restore
+  // records of a commit whose input offset is committed was committed after it, or never.
+  if (offset_committed && !eos && rule == "C2") rule = "C1";
+  return Finding(rule, "after a failed commit the task restarted in neither outcome: had it "
+                       "committed, " +
+                           why_after->ToString() + "; had it not, " + why_before->ToString() +
+                           " (its committed input offset says it " +
+                           (offset_committed ? "had" : "had not") + ")");
 }
 
-std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Slack slack,
+CheckResult TaskModel::KeptBufferedWrites(const std::string& name, const Store& s,
+                                          const StoreState& observed, int64_t restored,
+                                          bool clean) const {
+  if (clean || !IsReadCommitted(config_)) return std::nullopt;
+  for (size_t j = static_cast<size_t>(std::max<int64_t>(restored, 0)) + 1; j <= s.pending.size();
+       ++j) {
+    if (Apply(s.committed, s.pending, j) == observed) {
+      return Finding("T9", "store " + name + " after a crash under READ_COMMITTED is " +
+                               Show(observed) + ": its last commit " + Show(s.committed) +
+                               " with " + std::to_string(j) +
+                               " of the aborted task's buffered writes kept (" +
+                               std::to_string(restored) + " restored from the changelog)");
+    }
+  }
+  return std::nullopt;
+}
+
+CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Slack slack,
                                      int64_t now_ms) {
   const bool eos = config_.guarantee == ProcessingGuarantee::kExactlyOnceV2;
   if (o.committed_input != committed_input_) {
-    return "C1: committed input offset is " + std::to_string(o.committed_input) +
-           ", the last commit wrote " + std::to_string(committed_input_);
+    return Finding("C1", "committed input offset is " + std::to_string(o.committed_input) +
+                             ", the last commit wrote " + std::to_string(committed_input_));
   }
   // Output (C3 / C4).
-  if (std::string why = CheckCommittedOutput(o.committed_output); !why.empty()) return why;
+  if (CheckResult why = CheckCommittedOutput(o.committed_output)) return why;
+  std::map<std::string, StoreRestartVerdict> verdicts;
   // Stores (C2, C3, C4, T9, T10), checked on a copy: a rejected observation changes nothing.
   std::map<std::string, Store> stores = stores_;
   for (auto& [name, s] : stores) {
@@ -283,21 +336,27 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     const bool missing_allowed = start_interrupted_;
     if (found ? std::find(s.disk.begin(), s.disk.end(), *found) == s.disk.end()
               : !missing_allowed) {
-      return std::string(s.disk.size() > 1 ? "U2" : "U4") + ": store " + name + " was " +
-             (found ? std::string(StateFormatName(*found)) : std::string("missing")) +
-             " on disk, where it can only be " + FormatNames(s.disk);
+      return Finding(s.disk.size() > 1 ? "U2" : "U4",
+                     "store " + name + " was " +
+                         (found ? std::string(StateFormatName(*found)) : std::string("missing")) +
+                         " on disk, where it can only be " + FormatNames(s.disk));
     }
-    std::string rule;
-    const bool expect_wipe = ExpectWipe(name, found, clean, &rule);
+    std::string rule, reason;
+    const bool expect_wipe = ExpectWipe(name, found, clean, &rule, &reason);
+    // An interrupted upgrade (U2) decides about the stores it left legacy.
+    if (rule == "U1" && s.disk.size() > 1) rule = "U2";
     // A store found missing was wiped by the failed start, or is being wiped now.
     if (wiped != expect_wipe && found) {
-      return rule + ": store " + name + " (" + std::string(StateFormatName(*found)) +
-             " on disk) was " + (wiped ? "wiped" : "not wiped") + " when the " +
-             std::string(StateFormatName(config_.format)) + " format started after a" +
-             (clean ? " clean" : "n unclean") + " shutdown under " +
-             (eos ? "exactly_once_v2" : "at_least_once") + " with " +
-             (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED");
+      return Finding(rule, "store " + name + " (" + std::string(StateFormatName(*found)) +
+                               " on disk) was " + (wiped ? "wiped" : "not wiped") + " when the " +
+                               std::string(StateFormatName(config_.format)) +
+                               " format started after a" + (clean ? " clean" : "n unclean") +
+                               " shutdown under " + (eos ? "exactly_once_v2" : "at_least_once") +
+                               " with " +
+                               (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED") +
+                               " (" + reason + ")");
     }
+    verdicts[name] = StoreRestartVerdict{wiped, rule, found, restored};
     auto it = o.stores.find(name);
     const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
     // Restored from nothing: after a wipe, or into a store a failed start's wipe left missing.
@@ -314,11 +373,14 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
         }
       }
       if (!found_prefix) {
-        return "C4: store " + name + " after its wipe and restore is " + Show(observed) +
-               ", not what its changelog held at the last commit " + Show(s.logged.front()) +
-               (s.logged.size() > 1 ? " (or " + std::to_string(s.logged.size() - 1) + " more)"
-                                    : std::string()) +
-               " followed by a prefix of its " + std::to_string(s.pending.size()) + " later writes";
+        return Finding("C4", "store " + name + " after its wipe and restore is " + Show(observed) +
+                                 ", not what its changelog held at the last commit " +
+                                 Show(s.logged.front()) +
+                                 (s.logged.size() > 1
+                                      ? " (or " + std::to_string(s.logged.size() - 1) + " more)"
+                                      : std::string()) +
+                                 " followed by a prefix of its " +
+                                 std::to_string(s.pending.size()) + " later writes");
       }
       s.changelog_committed = restored;
     } else if (eos || clean) {
@@ -329,20 +391,27 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
           !from_scratch && ((slack == Slack::kStoresMayLag && restored == s.last_commit_writes) ||
                             (start_interrupted_ && restored <= s.changelog_committed));
       if (restored != expect_restored && !lagged) {
-        return "C2: store " + name + " restored " + std::to_string(restored) +
-               " changelog records, expected " + std::to_string(expect_restored) +
-               (wiped ? " (every committed one, after the wipe)"
-                      : " (its stored offset is the changelog's committed end)");
+        // More than the commits wrote, under exactly-once: records of aborted or open
+        // transactions were restored (C1). Fewer: the restore stopped short (C2).
+        return Finding(eos && restored > expect_restored ? "C1" : "C2",
+                       "store " + name + " restored " + std::to_string(restored) +
+                                 " changelog records, expected " +
+                                 std::to_string(expect_restored) +
+                                 (wiped ? " (every committed one, after the wipe)"
+                                        : " (its stored offset is the changelog's committed end)"));
       }
       if (observed != s.committed) {
-        return std::string(eos ? "C3" : "C4") + ": store " + name + " after restart is " +
-               Show(observed) + ", the last commit left " + Show(s.committed);
+        // The store must be the last commit's (C3 under exactly-once, C4 for a clean close).
+        return Finding(eos ? "C3" : "C4", "store " + name + " after restart is " +
+                                              Show(observed) + ", the last commit left " +
+                                              Show(s.committed));
       }
     } else {
       if (restored < 0 || restored > static_cast<int64_t>(s.pending.size())) {
-        return "C2: store " + name + " restored " + std::to_string(restored) +
-               " changelog records, but only " + std::to_string(s.pending.size()) +
-               " were written after its last commit";
+        return Finding("C2", "store " + name + " restored " + std::to_string(restored) +
+                                 " changelog records, but only " +
+                                 std::to_string(s.pending.size()) +
+                                 " were written after its last commit");
       }
       // The store held its last commit with the first j later writes (j = 0 under
       // READ_COMMITTED, where writes wait in the buffer — or j = all of them when a failed
@@ -362,11 +431,13 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
         found_state = Apply(s.committed, s.pending, x) == observed;
       }
       if (!found_state) {
-        return "C4: store " + name + " after restart is " + Show(observed) +
-               ", not its last commit " + Show(s.committed) + " with the first " +
-               std::to_string(restored) + " of its " + std::to_string(k) +
-               " later writes re-applied (on top of any prefix of them, under "
-               "READ_UNCOMMITTED)";
+        if (CheckResult kept = KeptBufferedWrites(name, s, observed, restored, clean)) return kept;
+        return Finding("C4", "store " + name + " after restart is " + Show(observed) +
+                                 ", not its last commit " + Show(s.committed) +
+                                 " with the first " + std::to_string(restored) + " of its " +
+                                 std::to_string(k) +
+                                 " later writes re-applied (on top of any prefix of them, under "
+                                 "READ_UNCOMMITTED)");
       }
       s.changelog_committed += restored;
       // The store may now hold writes its changelog lost (j > r), or the changelog writes the
@@ -389,6 +460,7 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     s.disk = {config_.format};
   }
   stores_ = std::move(stores);
+  last_restart_ = std::move(verdicts);
   start_interrupted_ = false;
   // A legacy exactly-once start deletes the legacy files; so does every current-format start,
   // once the stores hold what they said (U1).
@@ -402,7 +474,7 @@ std::string TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
   committed_output_ = o.committed_output;
   pending_output_.clear();
   ResetAfterRestart(now_ms);
-  return "";
+  return std::nullopt;
 }
 
 void TaskModel::ResetAfterRestart(int64_t now_ms) {

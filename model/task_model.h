@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/finding.h"
 #include "statecheck/state_config.h"
 
 namespace statecheck::model {
@@ -81,6 +82,21 @@ struct RestartObservation {
   // A store missing here is taken to have the one format the model expects.
   std::map<std::string, std::optional<StateFormat>> found_format;
 };
+
+// What the last successful Restart() decided for one store (for the harness's evidence).
+struct StoreRestartVerdict {
+  bool wiped = false;
+  // The rule the wipe decision came from: "T10" (a current-format store in the current format),
+  // "U3" (a current-format store opened legacy), "U5" (a damaged legacy file), "U1" (a legacy
+  // store with a trustworthy offset), "U4" (a legacy store whose offset is in no file; or a new
+  // store).
+  std::string rule;
+  std::optional<StateFormat> found;  // The format it had on disk.
+  int64_t restored = 0;              // Changelog records restored.
+};
+
+// What became of a failed commit at the restart that followed it.
+enum class FailedCommitOutcome { kNone, kTookEffect, kNoEffect };
 
 class TaskModel {
  public:
@@ -125,14 +141,31 @@ class TaskModel {
   void StartInterrupted();
 
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
-  // crashed). Returns "" when the observation is allowed — and adopts it — or else why not,
-  // naming the rule.
-  std::string Restart(bool clean, const RestartObservation& observed, int64_t now_ms);
+  // crashed). Holds (nullopt) when the observation is allowed — and adopts it — or else a
+  // finding of the rule the difference breaks. After a failed commit (commit_uncertain()) the
+  // observed committed input offset says which outcome the commit had (C1: it is written last,
+  // or atomically with the rest), and the finding is that outcome's.
+  [[nodiscard]] CheckResult Restart(bool clean, const RestartObservation& observed,
+                                    int64_t now_ms);
 
   // Checks the output partition as committed readers see it: exactly the last commit's output
   // under exactly_once_v2 (C3); under at_least_once, where output is visible once the log syncs
-  // it, the last commit's followed by a prefix of the records produced since (C4). "" or why not.
-  std::string CheckCommittedOutput(const std::vector<OutputRecord>& observed) const;
+  // it, the last commit's followed by a prefix of the records produced since (C4).
+  [[nodiscard]] CheckResult CheckCommittedOutput(const std::vector<OutputRecord>& observed) const;
+
+  // What the last successful Restart() decided, per store.
+  const std::map<std::string, StoreRestartVerdict>& last_restart() const { return last_restart_; }
+  // What the last successful Restart() found of a failed commit before it (kNone: there was none).
+  FailedCommitOutcome last_failed_commit() const { return last_failed_commit_; }
+  // The last commit's state of `store`.
+  const StoreState& Committed(const std::string& store) const {
+    return stores_.at(store).committed;
+  }
+  // Output records produced since the last commit.
+  size_t pending_output() const { return pending_output_.size(); }
+  // Whether the legacy files hold a trustworthy offset (for some store).
+  bool legacy_files() const { return legacy_files_; }
+  bool start_interrupted() const { return start_interrupted_; }
 
   // What an IQ reader sees of `store`: the last commit under READ_COMMITTED (T4), every write
   // under READ_UNCOMMITTED (T3).
@@ -142,12 +175,18 @@ class TaskModel {
   // The sum of the stores' uncommitted bytes (T6), as the engine reports it.
   int64_t UncommittedBytes() const;
 
+  int64_t input_size() const { return static_cast<int64_t>(input_.size()); }
   int64_t next_input_offset() const { return next_; }
   int64_t committed_input_offset() const { return committed_input_; }
   const std::vector<OutputRecord>& committed_output() const { return committed_output_; }
   bool commit_uncertain() const { return commit_uncertain_; }
   // Commits since the last restart, by reason.
   const int64_t* commits_by_reason() const { return commits_by_reason_; }
+  // Commits since the model was made, by reason (never reset), and of the interval commits
+  // those the records interval triggered and those the time interval did (C5).
+  int64_t total_commits(int reason) const { return total_commits_[reason]; }
+  int64_t records_interval_commits() const { return records_interval_commits_; }
+  int64_t time_interval_commits() const { return time_interval_commits_; }
   static std::vector<std::string> StoreNames() { return {"kv", "counts"}; }
 
  private:
@@ -164,8 +203,13 @@ class TaskModel {
   };
   // What a failed commit may have left besides exactly one of its two outcomes.
   enum class Slack { kNone, kStoresMayLag, kStoresMayLead };
-  std::string CheckAndAdopt(bool clean, const RestartObservation& observed, Slack slack,
+  CheckResult CheckAndAdopt(bool clean, const RestartObservation& observed, Slack slack,
                             int64_t now_ms);
+  // T9, at-least-once (exactly-once calls any other state C3): under READ_COMMITTED, after a
+  // crash, `observed` is the last commit with more of the buffered writes since than the
+  // `restored` ones the changelog gave back.
+  CheckResult KeptBufferedWrites(const std::string& name, const Store& s,
+                                 const StoreState& observed, int64_t restored, bool clean) const;
   static StoreState Apply(
       StoreState state,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& writes, size_t n);
@@ -177,9 +221,10 @@ class TaskModel {
   void ApplyRecord(int64_t i);
   void DoCommit(int reason, int64_t now_ms);
   void ResetAfterRestart(int64_t now_ms);
-  // Whether a restart must wipe store `name`, found in `found` on disk; `*rule` says why.
+  // Whether a restart must wipe store `name`, found in `found` on disk; `*rule` is the rule
+  // that decides it and `*why` says how.
   bool ExpectWipe(const std::string& name, std::optional<StateFormat> found, bool clean,
-                  std::string* rule) const;
+                  std::string* rule, std::string* why) const;
   // After a legacy at-least-once commit or a legacy clean close: the files hold every store.
   void LegacyFilesWritten();
 
@@ -193,11 +238,16 @@ class TaskModel {
   int64_t since_commit_ = 0;
   int64_t last_commit_ms_ = 0;
   int64_t commits_by_reason_[kReasons] = {0, 0, 0, 0};
+  int64_t total_commits_[kReasons] = {0, 0, 0, 0};
+  int64_t records_interval_commits_ = 0;
+  int64_t time_interval_commits_ = 0;
   bool commit_uncertain_ = false;
   // The legacy files hold a trustworthy offset for every store, except those damaged.
   bool legacy_files_ = false;
   bool start_interrupted_ = false;  // Since the last restart the model checked.
   std::set<std::string> legacy_files_damaged_;
+  std::map<std::string, StoreRestartVerdict> last_restart_;
+  FailedCommitOutcome last_failed_commit_ = FailedCommitOutcome::kNone;
 };
 
 }  // namespace statecheck::model

@@ -15,6 +15,9 @@ TaskModelConfig Config(ProcessingGuarantee g, IsolationLevel l) {
   return c;
 }
 
+// The rule a check's finding cites, or "held".
+std::string RuleOf(const CheckResult& r) { return r ? r->rule : "held"; }
+
 RestartObservation Observe(const TaskModel& m, std::map<std::string, StoreState> stores) {
   RestartObservation o;
   o.committed_input = m.committed_input_offset();
@@ -46,18 +49,18 @@ TEST(TaskModel, ExactlyOnceAllowsOnlyTheLastCommit) {
   m.AppendInput("a", "2");
   m.Process(1, 0);
   RestartObservation bad = Observe(m, {{"kv", {{"a", "2"}}}, {"counts", {{"a", "2"}}}});
-  EXPECT_NE(m.Restart(false, bad, 0).find("C3"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(false, bad, 0)), "C3");
   RestartObservation good = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
-  EXPECT_EQ(m.Restart(false, good, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, good, 0)), "held");
   EXPECT_EQ(m.next_input_offset(), 1);
 }
 
 TEST(TaskModel, ExactlyOnceReadUncommittedMustWipe) {
   TaskModel m(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadUncommitted), 0);
   RestartObservation o = Observe(m, {});
-  EXPECT_NE(m.Restart(false, o, 0).find("T10"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "T10");
   o.wiped = {{"kv", true}, {"counts", true}};
-  EXPECT_EQ(m.Restart(false, o, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "held");
 }
 
 TEST(TaskModel, AtLeastOnceAllowsAPrefixButNoHole) {
@@ -68,16 +71,16 @@ TEST(TaskModel, AtLeastOnceAllowsAPrefixButNoHole) {
   // Output: only the second record survived: a hole.
   RestartObservation o = Observe(m, {});
   o.committed_output = {{"b", "2#1"}};
-  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "C4");
   // Store: restored one changelog record, but holds the second write without the first.
   o = Observe(m, {{"kv", {{"b", "2"}}}, {"counts", {}}});
   o.restored = {{"kv", 1}, {"counts", 0}};
-  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "C4");
   // A prefix everywhere is allowed, and adopted.
   o = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
   o.committed_output = {{"a", "1#1"}};
   o.restored = {{"kv", 1}, {"counts", 1}};
-  EXPECT_EQ(m.Restart(false, o, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "held");
   EXPECT_EQ(m.next_input_offset(), 0);
   EXPECT_EQ(m.Process(2, 0), 2);  // Reprocessed on top of what was restored.
   EXPECT_EQ(m.Current("counts"), (StoreState{{"a", "2"}, {"b", "1"}}));
@@ -120,36 +123,33 @@ TEST(TaskModel, FormatSwitchesWipeWhereSpecUSays) {
   };
   // U1: the upgrade imports the files: no wipe.
   m.SwitchConfig(current);
-  EXPECT_NE(m.Restart(true, observe(true, StateFormat::kLegacy), 0).find("U1/U2"),
-            std::string::npos);
-  EXPECT_EQ(m.Restart(true, observe(false, StateFormat::kLegacy), 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(true, observe(true, StateFormat::kLegacy), 0)), "U1");
+  EXPECT_EQ(RuleOf(m.Restart(true, observe(false, StateFormat::kLegacy), 0)), "held");
   // The stores are current now: a store found legacy cannot be (U4).
   m.Close(0);
-  EXPECT_NE(m.Restart(true, observe(false, StateFormat::kLegacy), 0).find("U4"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(true, observe(false, StateFormat::kLegacy), 0)), "U4");
   // U3: the downgrade must wipe.
   m.SwitchConfig(legacy);
-  EXPECT_NE(m.Restart(true, observe(false, StateFormat::kCurrent), 0).find("U3"),
-            std::string::npos);
-  EXPECT_EQ(m.Restart(true, observe(true, StateFormat::kCurrent), 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(true, observe(false, StateFormat::kCurrent), 0)), "U3");
+  EXPECT_EQ(RuleOf(m.Restart(true, observe(true, StateFormat::kCurrent), 0)), "held");
   // Legacy exactly-once: the start deleted the files, so a crash now wipes; a damaged file
   // (U5) wipes even after a clean close.
-  EXPECT_NE(m.Restart(false, observe(false, StateFormat::kLegacy), 0).find("U4"),
-            std::string::npos);
-  EXPECT_EQ(m.Restart(false, observe(true, StateFormat::kLegacy), 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, observe(false, StateFormat::kLegacy), 0)), "U4");
+  EXPECT_EQ(RuleOf(m.Restart(false, observe(true, StateFormat::kLegacy), 0)), "held");
   m.Close(0);
   m.DamageLegacyFile("kv");
   RestartObservation o = observe(false, StateFormat::kLegacy);
-  EXPECT_NE(m.Restart(true, o, 0).find("U5"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(true, o, 0)), "U5");
   o.wiped["kv"] = true;
   o.restored["kv"] = 1;
-  EXPECT_EQ(m.Restart(true, o, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(true, o, 0)), "held");
   // U2: after an interrupted upgrade each store may be either format, and nothing else.
   m.Close(0);
   m.SwitchConfig(current);
   m.UpgradeInterrupted();
   o = observe(false, StateFormat::kLegacy);
   o.found_format["counts"] = StateFormat::kCurrent;
-  EXPECT_EQ(m.Restart(false, o, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "held");
 }
 
 // F1, F2: a start that failed part-way may have wiped a store (it is then missing: restored
@@ -159,13 +159,14 @@ TEST(TaskModel, AFailedStartMayLeaveAStoreMissingOrPartlyRestored) {
   m.AppendInput("a", "1");
   m.AppendInput("b", "2");
   m.Process(2, 0);
-  // Under READ_COMMITTED the store holds none of the two uncommitted writes after a crash ...
+  // Under READ_COMMITTED the store holds none of the two uncommitted writes after a crash: one
+  // kept is the aborted task's buffered write (T9) ...
   RestartObservation o = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {}}});
   o.restored = {{"kv", 0}, {"counts", 0}};
-  EXPECT_NE(m.Restart(false, o, 0).find("C4"), std::string::npos);
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "T9");
   // ... unless a failed start restored the first one.
   m.StartInterrupted();
-  EXPECT_EQ(m.Restart(false, o, 0), "");
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "held");
   // Missing only after a failed start; then restored from scratch: every committed record.
   TaskModel e(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadCommitted), 0);
   e.AppendInput("a", "1");
@@ -174,9 +175,33 @@ TEST(TaskModel, AFailedStartMayLeaveAStoreMissingOrPartlyRestored) {
   o = Observe(e, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
   o.found_format["kv"] = std::nullopt;
   o.restored = {{"kv", 1}, {"counts", 0}};
-  EXPECT_NE(e.Restart(false, o, 0).find("U4"), std::string::npos);
+  EXPECT_EQ(RuleOf(e.Restart(false, o, 0)), "U4");
   e.StartInterrupted();
-  EXPECT_EQ(e.Restart(false, o, 0), "");
+  EXPECT_EQ(RuleOf(e.Restart(false, o, 0)), "held");
+}
+
+// After a failed commit the observed committed input offset tells the outcome the commit had,
+// and a restart in neither outcome is credited to that outcome's check.
+TEST(TaskModel, AFailedCommitIsJudgedByTheOutcomeItsInputOffsetShows) {
+  TaskModel m(Config(ProcessingGuarantee::kExactlyOnceV2, IsolationLevel::kReadCommitted), 0);
+  m.AppendInput("a", "1");
+  m.Process(1, 0);
+  m.CommitFailed();
+  // The input offset says it committed, but its output is missing: exactly-once output (C3).
+  RestartObservation o = Observe(m, {{"kv", {{"a", "1"}}}, {"counts", {{"a", "1"}}}});
+  o.committed_input = 1;
+  o.committed_output = {};
+  const CheckResult took_effect = m.Restart(false, o, 0);
+  ASSERT_TRUE(took_effect.has_value());
+  EXPECT_EQ(took_effect->rule, "C3") << took_effect->message;
+  // An offset of neither outcome: the "not committed" outcome's check, C1's offset.
+  o.committed_input = 7;
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "C1");
+  // Both outcomes are allowed, and say which it was.
+  o.committed_input = 1;
+  o.committed_output = {{"a", "1#1"}};
+  EXPECT_EQ(RuleOf(m.Restart(false, o, 0)), "held");
+  EXPECT_EQ(m.last_failed_commit(), FailedCommitOutcome::kTookEffect);
 }
 
 }  // namespace

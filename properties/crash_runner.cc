@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -165,29 +167,32 @@ std::string Show(const model::StoreState& s) {
   return out.str() + "}";
 }
 
-// The recovering child's checks (see the header); "" or what failed.
-// A read that fails sets `*read_error` (the engine's error, not a failed check).
-std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
+// The recovering child's checks (see the header); held, or the finding of the rule the check
+// enforces. A read that fails sets `*read_error` (the engine's error, not a failed check).
+model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
                    const std::vector<Record>& input, int64_t previous_committed, int64_t* committed,
                    Status* read_error) {
   CommittedOffsets offsets;
   Status s = log->GetCommittedOffsets(task->OffsetsGroup(), &offsets);
   if (!s.ok() && s.code() != Status::Code::kNotFound) {
     *read_error = s;
-    return "reading committed offsets: " + s.ToString();
+    return model::Finding("F2", "reading committed offsets: " + s.ToString());
   }
   *committed = offsets.offsets.count(kInput) ? offsets.offsets[kInput] : 0;
   if (*committed < previous_committed) {
-    return "C1: the committed input offset went back from " + std::to_string(previous_committed) +
-           " to " + std::to_string(*committed);
+    return model::Finding("C1", "the committed input offset went back from " +
+                                    std::to_string(previous_committed) + " to " +
+                                    std::to_string(*committed));
   }
   if (*committed != task->next_input_offset()) {
-    return "C1: the task resumes at " + std::to_string(task->next_input_offset()) +
-           ", the committed input offset is " + std::to_string(*committed);
+    return model::Finding("C1", "the task resumes at " + std::to_string(task->next_input_offset()) +
+                                    ", the committed input offset is " +
+                                    std::to_string(*committed));
   }
   if (*committed > static_cast<int64_t>(input.size())) {
-    return "C1: committed input offset " + std::to_string(*committed) + " is past the input (" +
-           std::to_string(input.size()) + " records)";
+    return model::Finding("C1", "committed input offset " + std::to_string(*committed) +
+                                    " is past the input (" + std::to_string(input.size()) +
+                                    " records)");
   }
   // The exactly-once truth: input[0, c) processed once.
   model::TaskModelConfig mc;
@@ -204,23 +209,25 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
   if (s.ok()) s = ReadStoreState(*task->Store("counts"), &counts);
   if (!s.ok()) {
     *read_error = s;
-    return "reading the stores: " + s.ToString();
+    return model::Finding("F2", "reading the stores: " + s.ToString());
   }
   std::vector<LogRecord> out;
   s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);
   if (!s.ok()) {
     *read_error = s;
-    return "reading the output: " + s.ToString();
+    return model::Finding("F2", "reading the output: " + s.ToString());
   }
 
   if (config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
     if (kv != truth.Current("kv")) {
-      return "C3: store kv is " + Show(kv) + ", processing input[0, " + std::to_string(*committed) +
-             ") once gives " + Show(truth.Current("kv"));
+      return model::Finding("C3", "store kv is " + Show(kv) + ", processing input[0, " +
+                                      std::to_string(*committed) + ") once gives " +
+                                      Show(truth.Current("kv")));
     }
     if (counts != truth.Current("counts")) {
-      return "C3: store counts is " + Show(counts) + ", processing input[0, " +
-             std::to_string(*committed) + ") once gives " + Show(truth.Current("counts"));
+      return model::Finding("C3", "store counts is " + Show(counts) + ", processing input[0, " +
+                                      std::to_string(*committed) + ") once gives " +
+                                      Show(truth.Current("counts")));
     }
     const auto& expected = truth.committed_output();
     bool same = out.size() == expected.size();
@@ -228,11 +235,12 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
       same = out[i].key == expected[i].key && out[i].value == expected[i].value;
     }
     if (!same) {
-      return "C3: the committed output has " + std::to_string(out.size()) + " records, not the " +
-             std::to_string(expected.size()) + " of processing input[0, " +
-             std::to_string(*committed) + ") once";
+      return model::Finding("C3", "the committed output has " + std::to_string(out.size()) +
+                                      " records, not the " + std::to_string(expected.size()) +
+                                      " of processing input[0, " + std::to_string(*committed) +
+                                      ") once");
     }
-    return "";
+    return std::nullopt;
   }
   // at_least_once (C4). Per key, store kv holds the effect of its last record before c or of
   // a later one: re-processing after a crash may have applied later records (and re-applied
@@ -254,16 +262,19 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
                 (i >= *committed || (lb != last_before.end() && i == lb->second));
     }
     if (!allowed) {
-      return "C4: store kv holds " + key + "=" + held.value_or("<none>") +
-             ", the effect of no record of " + key + " from its last one before input offset " +
-             std::to_string(*committed) + " on";
+      return model::Finding("C4", "store kv holds " + key + "=" + held.value_or("<none>") +
+                                      ", the effect of no record of " + key +
+                                      " from its last one before input offset " +
+                                      std::to_string(*committed) + " on");
     }
   }
   for (const auto& [key, n] : truth.Current("counts")) {
     auto it = counts.find(key);
     if (it == counts.end() || std::stoll(it->second) < std::stoll(n)) {
-      return "C4: store counts has " + key + "=" + (it == counts.end() ? "none" : it->second) +
-             ", fewer than the " + n + " records of input[0, " + std::to_string(*committed) + ")";
+      return model::Finding("C4", "store counts has " + key + "=" +
+                                      (it == counts.end() ? "none" : it->second) +
+                                      ", fewer than the " + n + " records of input[0, " +
+                                      std::to_string(*committed) + ")");
     }
   }
   size_t matched = 0;
@@ -275,11 +286,26 @@ std::string Verify(const CrashRunOptions& o, const StateConfig& config, Log* log
     }
   }
   if (matched != expected.size()) {
-    return "C4: the committed output lacks record " + std::to_string(matched) + " (" +
-           expected[matched].key + "=" + StripCount(expected[matched].value) +
-           ") of processing input[0, " + std::to_string(*committed) + ")";
+    return model::Finding("C4", "the committed output lacks record " + std::to_string(matched) +
+                                    " (" + expected[matched].key + "=" +
+                                    StripCount(expected[matched].value) +
+                                    ") of processing input[0, " + std::to_string(*committed) +
+                                    ")");
   }
-  return "";
+  return std::nullopt;
+}
+
+// The verdict file of a child that did not verify: the finding, "<rule>: <message>"; read back
+// by FindingOfVerdict.
+model::Finding FindingOfVerdict(const std::string& verdict) {
+  const size_t colon = verdict.find(": ");
+  const std::string rule = verdict.substr(0, colon);
+  const bool is_rule = colon != std::string::npos && rule.size() >= 2 && rule.size() <= 3 &&
+                       std::isupper(static_cast<unsigned char>(rule[0])) &&
+                       std::all_of(rule.begin() + 1, rule.end(),
+                                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (is_rule) return model::Finding(rule, verdict.substr(colon + 2));
+  return model::Finding("F2", verdict);
 }
 
 // How a child ends besides 0 (verified, and finished without a kill); its message is in the
@@ -299,8 +325,9 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
   auto engine_exit = [](const Status& s) {
     return s.code() == Status::Code::kIOError ? kExitEngineIOError : kExitEngineError;
   };
+  // An engine call that fails: the child cannot recover from the kill (F2).
   auto engine_failed = [&](const std::string& what, const Status& s) {
-    finish(engine_exit(s), what + ": " + s.ToString());
+    finish(engine_exit(s), model::Finding("F2", what + ": " + s.ToString()).ToString());
   };
   // The final check reads the result without injected system-call failures (fiu-run -x).
   if (final_check && o.tolerate_io_errors) fiu_disable("posix/io/rw/*");
@@ -355,14 +382,17 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
   to.logger = NullLogger();
   std::unique_ptr<Task> task;
   if (plan.kill_point == kFailTaskRestoreBatch) arm();
-  s = OpenTask(to, std::make_unique<KillingProcessor>(NewKeyValueProcessor(), &kill), &task);
+  s = OpenTask(to,
+               std::make_unique<KillingProcessor>(
+                   o.processor ? o.processor() : NewKeyValueProcessor(), &kill),
+               &task);
   if (!s.ok()) engine_failed("opening the task", s);
   int64_t committed = 0;
   Status read_error;
-  const std::string why =
+  const model::CheckResult why =
       Verify(o, config, log.get(), task.get(), input, previous_committed, &committed, &read_error);
-  if (!read_error.ok()) finish(engine_exit(read_error), why);
-  if (!why.empty()) finish(kExitCheckFailed, why);
+  if (!read_error.ok()) finish(engine_exit(read_error), why->ToString());
+  if (why) finish(kExitCheckFailed, why->ToString());
   std::ofstream(verdict_path) << "verified " << committed;
   if (final_check) {
     task->Abandon();
@@ -465,7 +495,10 @@ Status RunCrashCycles(const CrashRunOptions& o,
                       ? "the child died of signal " + std::to_string(WTERMSIG(status))
                       : "the child exited with " + std::to_string(WEXITSTATUS(status));
       }
-      result->failure = verdict.empty() ? "the child died before its verdict" : verdict;
+      result->finding = verdict.empty()
+                            ? model::Finding("F2", "the child died before its verdict")
+                            : FindingOfVerdict(verdict);
+      result->failure = result->finding->ToString();
       break;
     }
     committed = std::stoll(verdict.substr(9));

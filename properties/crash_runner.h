@@ -32,9 +32,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "model/finding.h"
 #include "statecheck/status.h"
+#include "statecheck/task.h"
 
 namespace statecheck::properties {
 
@@ -59,6 +63,9 @@ struct CrashRunOptions {
   // A failed check is a failure still.
   bool tolerate_io_errors = false;
   int keys = 12;  // Distinct input keys.
+  // The processor the children run; null = NewKeyValueProcessor(), which the checks describe.
+  // (Tests plant a different one to see a check fail.)
+  std::function<std::unique_ptr<Processor>()> processor;
 };
 
 struct CrashCycleReport {
@@ -78,7 +85,10 @@ struct CrashRunResult {
   double seconds = 0;
   bool passed = false;
   int failed_cycle = -1;
-  std::string failure;  // What the failing check said.
+  std::string failure;  // What the failing check said: finding->ToString().
+  // The failing check's finding: C1, C3 or C4 for a check of the recovered state; F2 when a
+  // child could not recover at all (an engine error, or death before its verdict).
+  std::optional<model::Finding> finding;
 };
 
 // Runs the cycles, then one last recovery that checks the final state. `progress` (optional)

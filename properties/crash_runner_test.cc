@@ -55,6 +55,45 @@ TEST(CrashRunnerOptions, RejectsANonEmptyDirectory) {
   std::filesystem::remove_all(dir);
 }
 
+// A failing check is credited to its rule: a processor that forgets every third record's write
+// to store kv leaves, under exactly_once_v2, a store that processing the input once does not
+// give (C3); the message is the finding's.
+TEST(CrashRunnerAttribution, AWrongStoreUnderExactlyOnceIsC3) {
+  class ForgetsEveryThirdPut : public Processor {
+   public:
+    std::vector<std::string> StoreNames() const override { return inner_->StoreNames(); }
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      if (++records_ % 3 != 0) return inner_->Process(record, context);
+      // Only the count: the kv write and the output are lost.
+      std::optional<std::string> count;
+      STATECHECK_RETURN_IF_ERROR(context->Get("counts", record.key, &count));
+      const std::string next = std::to_string(count ? std::stoll(*count) + 1 : 1);
+      return context->Put("counts", record.key, next);
+    }
+
+   private:
+    std::unique_ptr<Processor> inner_ = NewKeyValueProcessor();
+    int64_t records_ = 0;
+  };
+  CrashRunOptions o;
+  o.seed = 7;
+  o.cycles = 3;
+  o.label = "eos_unset";
+  o.streams_config = {{"processing.guarantee", "exactly_once_v2"}};
+  o.processor = [] { return std::make_unique<ForgetsEveryThirdPut>(); };
+  o.directory = (std::filesystem::temp_directory_path() /
+                 ("statecheck-crash-attribution-" + std::to_string(::getpid())))
+                    .string();
+  std::filesystem::remove_all(o.directory);
+  CrashRunResult r;
+  ASSERT_TRUE(RunCrashCycles(o, nullptr, &r).ok());
+  ASSERT_FALSE(r.passed);
+  ASSERT_TRUE(r.finding.has_value());
+  EXPECT_EQ(r.finding->rule, "C3") << r.failure;
+  EXPECT_EQ(r.failure, r.finding->ToString());
+  std::filesystem::remove_all(o.directory);
+}
+
 INSTANTIATE_TEST_SUITE_P(Matrix, CrashRunner, ::testing::ValuesIn(TaskT1Rows()),
                          [](const auto& info) { return info.param.label; });
 

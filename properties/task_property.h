@@ -1,7 +1,8 @@
 // The task property (SPEC C1–C6, T6, T7, T9, T10): random sequences of input appends,
 // processing, clock advances, explicit commits, crashes and clean restarts run a task of the
-// key-value processor (statecheck/task.h) on a real log and real RocksDB stores, in lockstep
-// with the task model (model/task_model.h).
+// key-value processor (statecheck/task.h) on a real log and real RocksDB stores (on the
+// in-memory file system, see TaskConfig::real_disk), in lockstep with the task model
+// (model/task_model.h).
 //
 // After every step: the committed input offset and the committed output in the log equal the
 // model's last commit (C1), each store as an IQ reader sees it equals the model's view (T3, T4),
@@ -30,6 +31,24 @@
 // a legacy store restored after its .checkpoint offset with its .position (U1, U2), that no
 // legacy file outlives a current-format start (U1), and the model's wipes (U3, U5) and states
 // (C3, C4 across every switch: U4).
+//
+// Attribution. Every check returns a model::Finding carrying the one rule it enforces, and a
+// failing case fails with it (properties::Fail), so PropertyOutcome::rule names that rule; the
+// configuration check before the cases (T1's row in each format) sets it too. Where one
+// comparison can fail in several ways the rule is decided from what differs: the commit counts
+// by reason first (interval, explicit, close: C5; too few uncommitted-bytes commits: T11, too
+// many: T6), then the committed offset (C1) and output (C3/C4), the IQ and writer views
+// (T3/T4, T5), the uncommitted bytes (T6); after a restart the restore ranges (C2), the legacy
+// imports (U1, or U2 after an interrupted upgrade), the open markers (T7), a legacy file left
+// behind (U1; T10 for legacy exactly-once), committed data a power loss lost (F3), and then the
+// model's verdict: each store's wipe by the rule that decides it (T10, U3, U4, U5), its state
+// (C3, C4; T9 for buffered writes an at-least-once READ_COMMITTED crash kept), and after a
+// failed commit the outcome its committed input offset shows. An engine call that fails where
+// no fault was armed is C1 (commit, close, process, append) or C2 (a start); after a crash F2,
+// after a power loss F3, and F4 when the log is damaged by a torn tail.
+//
+// Evidence. Each step notes the situations it reaches (the names reports/rules.json declares
+// for T10, T11, C1–C6, U1–U5 and F1–F4) and counts them when every check of the step held.
 #ifndef STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 #define STATECHECK_PROPERTIES_TASK_PROPERTY_H_
 
@@ -53,12 +72,24 @@ struct TaskConfig {
   std::map<std::string, std::string> streams_config;  // The T1 keys.
   bool use_wal = false;                               // The stores' RocksDB WAL.
   bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
+  // Without power loss: run on the real disk (a temporary directory) rather than on the
+  // in-memory file system. A process crash loses nothing on either, so the property checks the
+  // same thing; in memory no fsync waits for the disk, which makes the process-crash
+  // configurations several times faster (they get a few seconds of a short campaign). The
+  // matrix runs in memory; the crash runner (crash_runner.h) kills real processes on the disk.
+  bool real_disk = false;
   // Starts in the legacy format and switches between the formats (SPEC U): the row's
   // configuration with state.format=legacy or current.
   bool format_switches = false;
   // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
   // plant a different one to see the property fail.)
   std::function<std::unique_ptr<Processor>()> processor;
+  // False: the generator makes no step that crashes or loses power — no "crash", no
+  // "faultyCommit", "faultyRestore" or "faultyUpgrade" (each ends in a power loss), and every
+  // "restartAs" and "damageFile" starts after a clean close. The situations that need a crash
+  // (C3's, C4's, F1–F4's, U2's, T10's after a crash ...) are then never reached; the others are.
+  // The matrix's configurations all have it true; replays of their traces too.
+  bool crashes = true;
 };
 
 // Every record `reader` (a store or a query view) holds, read with All().
@@ -69,7 +100,7 @@ std::vector<TaskConfig> TaskT1Rows();
 
 // The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes,
 // with power loss (label suffix "_powerloss"), and switching formats under power loss
-// ("_formats").
+// ("_formats"): 18 configurations, interleaved (kinds and rows taking turns).
 std::vector<TaskConfig> TaskOptionMatrix();
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as
@@ -91,7 +122,8 @@ struct TaskReplayOutcome {
   int step = 0;  // 1-based, of the failing step (0: opening the task failed).
   int line = 0;
   std::string op;
-  std::string message;  // What the checks said.
+  std::string rule;     // The rule of the failing check's finding.
+  std::string message;  // What the checks said ("<rule>: ...").
 };
 
 // Runs the trace's operations on the engine and the task model, checking as the property

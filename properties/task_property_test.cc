@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "faults/fault_fs.h"
+#include "properties/fault_tally.h"
+#include "reports/rule_catalogue.h"
 #include "statecheck/fail_points.h"
 
 namespace statecheck::properties {
@@ -15,6 +17,11 @@ namespace statecheck::properties {
 void PrintTo(const TaskConfig& config, std::ostream* os) { *os << config.label; }
 
 namespace {
+
+// The rules whose situations the task family declares (T1, T6, T7 and T9 are the kv_store
+// family's to declare).
+constexpr const char* kTaskRules[] = {"T10", "T11", "C1", "C2", "C3", "C4", "C5", "C6",
+                                      "U1",  "U2",  "U3", "U4", "U5", "F1", "F2", "F3", "F4"};
 
 class TaskProperty : public ::testing::TestWithParam<TaskConfig> {};
 
@@ -108,7 +115,10 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
 // operations; a failure found with power loss and faults re-runs from its reproduce string with
 // the same message.
 TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
-  TaskConfig config = TaskOptionMatrix()[7];  // alos_ru_powerloss: WAL, READ_UNCOMMITTED.
+  TaskConfig config;
+  for (const TaskConfig& c : TaskOptionMatrix()) {
+    if (c.label == "alos_ru_powerloss") config = c;  // WAL, READ_UNCOMMITTED.
+  }
   ASSERT_TRUE(config.power_loss);
   PropertyParams p;
   p.seed = 77;
@@ -160,6 +170,146 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
   ASSERT_TRUE(ReplayTaskTrace(trace, &replay).ok());  // The real processor passes it.
   EXPECT_FALSE(replay.diverged) << replay.message;
   std::filesystem::remove_all(p.trace_dir);
+}
+
+// Evidence: a few cases of each configuration of the matrix — about what a short campaign
+// gives the family — count every situation the task family's rules declare, and count no name
+// the catalogue does not declare.
+TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
+  PropertyParams p;
+  p.seed = 42;
+  p.max_success = 5;
+  p.max_size = 80;
+  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
+  if (const char* cases = std::getenv("STATECHECK_TASK_EVIDENCE_CASES")) {
+    p.max_success = std::atoi(cases);
+  }
+  // The first N configurations only (what a campaign on a busy machine may get to).
+  size_t configs = TaskOptionMatrix().size();
+  if (const char* n = std::getenv("STATECHECK_TASK_EVIDENCE_CONFIGS")) configs = std::atoi(n);
+  Evidence evidence;
+  for (const TaskConfig& config : TaskOptionMatrix()) {
+    if (configs-- == 0) break;
+    p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
+    evidence += out.evidence;
+  }
+  const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  for (const auto& [name, cases] : evidence.situations) {
+    EXPECT_NE(catalogue.FindSituation(name), nullptr) << name << " is not in the catalogue";
+    if (std::getenv("STATECHECK_PRINT_EVIDENCE")) std::cout << name << " " << cases << "\n";
+  }
+  for (const char* rule : kTaskRules) {
+    const reports::Rule* r = catalogue.Find(rule);
+    ASSERT_NE(r, nullptr) << rule;
+    EXPECT_GE(r->situations.size(), reports::kMinSituations) << rule;
+    for (const reports::Situation& s : r->situations) {
+      EXPECT_GT(evidence.situations[s.name], 0) << s.name << " (" << s.text << ") never counted";
+    }
+  }
+}
+
+// The generator knob: with TaskConfig::crashes off no step crashes or loses power, so no
+// situation that needs a crash is counted, while those of clean runs still are.
+TEST(TaskPropertyEvidence, WithoutCrashesOnlyTheCleanSituationsAreCounted) {
+  PropertyParams p;
+  p.seed = 42;
+  p.max_success = 8;
+  p.max_size = 80;
+  Evidence evidence;
+  const FaultTally before = CurrentFaultTally();
+  for (TaskConfig config : TaskOptionMatrix()) {
+    if (!config.power_loss) continue;  // The in-memory configurations: fast.
+    config.crashes = false;
+    p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
+    evidence += out.evidence;
+  }
+  EXPECT_EQ(CurrentFaultTally().crashes, before.crashes);
+  if (std::getenv("STATECHECK_PRINT_EVIDENCE")) {
+    for (const auto& [name, cases] : evidence.situations) std::cout << name << " " << cases << "\n";
+  }
+  for (const auto& [name, cases] : evidence.situations) {
+    const std::string rule = name.substr(0, name.find('.'));
+    const bool needs_crash =
+        rule == "C3" || rule == "C4" || rule == "C6" || rule == "U2" || rule[0] == 'F' ||
+        name == "C1.failed_commit_all_or_none" || name == "C1.restart_resumes_at_commit" ||
+        name == "T10.eos_ru_crash_wiped" || name == "T10.eos_rc_crash_kept" ||
+        name == "T10.alos_crash_kept" || name == "U1.upgrade_after_crash" ||
+        name == "U3.after_crash" || name == "U4.crash_in_legacy" ||
+        name == "U4.legacy_eos_crash_wipes";
+    EXPECT_FALSE(needs_crash) << name << " counted in " << cases << " cases without a crash";
+  }
+  for (const char* name :
+       {"C1.commit_with_output", "C1.eos_open_txn_invisible", "C2.clean_restart_restores_nothing",
+        "C5.explicit_commit", "C5.close_commit", "C5.records_interval_commit",
+        "T10.eos_ru_clean_kept", "T11.direct_writes_unbuffered", "T11.commit_empties_buffer",
+        "U1.deletes_legacy_files", "U1.imports_checkpoint", "U3.after_clean_close",
+        "U4.round_trip", "U5.damaged_position"}) {
+    EXPECT_GT(evidence.situations[name], 0) << name << " not counted without crashes";
+  }
+}
+
+// A failing check is credited to the rule it enforces: a processor that forwards every output
+// record twice breaks exactly-once output (C3) under exactly_once_v2 and the prefix rule of
+// at-least-once output (C4) under at_least_once — never the family as a whole.
+TEST(TaskPropertyAttribution, DuplicatedOutputIsC3OrC4ByTheGuarantee) {
+  class ForwardsTwice : public Processor {
+   public:
+    class Twice : public ProcessorContext {
+     public:
+      explicit Twice(ProcessorContext* inner) : inner_(inner) {}
+      Status Get(std::string_view store, std::string_view key,
+                 std::optional<std::string>* value) override {
+        return inner_->Get(store, key, value);
+      }
+      Status Put(std::string_view store, std::string_view key,
+                 std::optional<std::string_view> value) override {
+        return inner_->Put(store, key, value);
+      }
+      Status Range(std::string_view store, std::optional<std::string_view> from,
+                   std::optional<std::string_view> to,
+                   std::unique_ptr<KeyValueIterator>* it) override {
+        return inner_->Range(store, from, to, it);
+      }
+      Status Forward(std::string_view key, std::optional<std::string_view> value,
+                     int64_t timestamp) override {
+        STATECHECK_RETURN_IF_ERROR(inner_->Forward(key, value, timestamp));
+        return inner_->Forward(key, value, timestamp);
+      }
+      int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
+      int64_t WallClockMs() const override { return inner_->WallClockMs(); }
+
+     private:
+      ProcessorContext* inner_;
+    };
+    std::vector<std::string> StoreNames() const override { return inner_->StoreNames(); }
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      Twice twice(context);
+      return inner_->Process(record, &twice);
+    }
+
+   private:
+    std::unique_ptr<Processor> inner_ = NewKeyValueProcessor();
+  };
+  PropertyParams p;
+  p.seed = 5;
+  p.max_success = 30;
+  p.max_size = 40;
+  for (const char* label : {"eos_rc_powerloss", "alos_ru_powerloss"}) {
+    TaskConfig config;
+    for (const TaskConfig& c : TaskOptionMatrix()) {
+      if (c.label == label) config = c;
+    }
+    config.processor = [] { return std::make_unique<ForwardsTwice>(); };
+    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    ASSERT_FALSE(out.passed) << label;
+    const std::string rule = std::string(label).starts_with("eos") ? "C3" : "C4";
+    EXPECT_EQ(out.rule, rule) << label << ": " << out.message;
+    EXPECT_EQ(out.message.rfind(rule + ": ", 0), 0u) << out.message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(TaskOptionMatrix()),
