@@ -56,7 +56,8 @@ class TaskSut {
       for (StateFormat f : {StateFormat::kLegacy, StateFormat::kCurrent}) {
         std::map<std::string, std::string> props = config.streams_config;
         props[std::string(kStateFormatConfig)] = StateFormatName(f);
-        ResolveStateConfig(props, &configs_[f]);
+        // The matrix's rows resolve (CheckT1Rows checked each in both formats before any case).
+        if (!ResolveStateConfig(props, &configs_[f]).ok()) std::abort();
         model::ExpectedT1Row(props, &rows_[f], &unused_);
       }
     }
