@@ -26,6 +26,14 @@ namespace {
 
 using internal::FromRocksDB;
 
+// The schema: statecheck/store_schema.h (shared with `statecheck inspect`).
+constexpr const auto& kMetaFamily = kStoreMetaFamily;
+constexpr const auto& kOffsetPrefix = kStoreOffsetPrefix;
+constexpr const auto& kPositionPrefix = kStorePositionPrefix;
+constexpr const auto& kFormatKey = kStoreFormatKey;
+constexpr const auto& kStatusKey = kStoreStatusKey;
+constexpr const auto& kFormatVersion = kStoreFormatCurrent;
+constexpr const auto& kLegacyFormatVersion = kStoreFormatLegacy;
 
 std::string EncodeInt(int64_t v) { return std::to_string(v); }
 
@@ -270,7 +278,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (!s.ok()) return FromRocksDB(s);
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options)},
-        {kStoreMetaFamily, rocksdb::ColumnFamilyOptions(db_options)}};
+        {kMetaFamily, rocksdb::ColumnFamilyOptions(db_options)}};
     auto db = std::make_shared<Db>();
     s = rocksdb::DB::Open(db_options, options.directory, families, &db->handles, &db->db);
     if (!s.ok()) return FromRocksDB(s);
@@ -288,16 +296,16 @@ class RocksDBStoreImpl final : public RocksDBStore,
       }
       committed_position_ = uncommitted_position_ = options.legacy_position;
       // The legacy mark, and no open-status marker (an interrupted upgrade may have left one).
-      batch.Put(db_->meta(), kStoreFormatKey, kStoreFormatLegacy);
-      batch.Delete(db_->meta(), kStoreStatusKey);
+      batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
+      batch.Delete(db_->meta(), kStatusKey);
     } else {
       // The open-status marker, durable before the first write (T7). A legacy store keeps its
       // legacy mark until its first commit (U1).
       if (!STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
-        batch.Put(db_->meta(), kStoreStatusKey, kStoreStatusOpen);
+        batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);
       }
       if (found_format_ != StateFormat::kLegacy || STATECHECK_PLANTED(UpgradeMarkBeforeImport)) {
-        batch.Put(db_->meta(), kStoreFormatKey, kStoreFormatCurrent);
+        batch.Put(db_->meta(), kFormatKey, kFormatVersion);
       }
     }
     STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
@@ -414,10 +422,10 @@ class RocksDBStoreImpl final : public RocksDBStore,
     rocksdb::WriteBatch batch;
     // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets.
     if (found_format_ == StateFormat::kLegacy && !imported_) {
-      batch.Put(db_->meta(), kStoreFormatKey, kStoreFormatCurrent);
+      batch.Put(db_->meta(), kFormatKey, kFormatVersion);
     }
     if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit) && !marker_written_) {
-      batch.Put(db_->meta(), kStoreStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
+      batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
     }
     for (const auto& [key, value] : buffer_) {
       value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
@@ -426,23 +434,23 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (offsets.empty()) {
       if (!STATECHECK_PLANTED(TxnEmptyOffsetsNotPersisted)) {
         for (const auto& [partition, offset] : committed_offsets_) {
-          batch.Delete(db_->meta(), kStoreOffsetPrefix + partition);
+          batch.Delete(db_->meta(), kOffsetPrefix + partition);
         }
       }
       new_offsets.clear();
     }
     for (const auto& [partition, offset] : offsets) {
       if (offset) {
-        batch.Put(db_->meta(), kStoreOffsetPrefix + partition, EncodeInt(*offset));
+        batch.Put(db_->meta(), kOffsetPrefix + partition, EncodeInt(*offset));
         new_offsets[partition] = *offset;
       } else {
-        batch.Delete(db_->meta(), kStoreOffsetPrefix + partition);
+        batch.Delete(db_->meta(), kOffsetPrefix + partition);
         new_offsets.erase(partition);
       }
     }
     const Position position = UncommittedPosition();
     for (const auto& [partition, offset] : position) {
-      batch.Put(db_->meta(), kStorePositionPrefix + partition, EncodeInt(offset));
+      batch.Put(db_->meta(), kPositionPrefix + partition, EncodeInt(offset));
     }
     {
       // Readers take their snapshot and the committed position together under this lock.
@@ -551,7 +559,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     // With the WAL, one synced write makes every earlier write durable too (it rewrites the
     // legacy mark); without it, a flush.
     rocksdb::WriteBatch batch;
-    batch.Put(db_->meta(), kStoreFormatKey, kStoreFormatLegacy);
+    batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
     const Status s = WriteDurably(&batch);
     if (!s.ok()) {
       std::unique_lock<std::shared_mutex> lock(commit_mu_);
@@ -577,7 +585,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     lock.unlock();
     if (clean && !legacy_) {
       rocksdb::WriteBatch batch;
-      batch.Delete(db_->meta(), kStoreStatusKey);
+      batch.Delete(db_->meta(), kStatusKey);
       const Status s = WriteDurably(&batch);
       if (!s.ok()) {
         logger_->Log(LogLevel::kError,
@@ -676,23 +684,23 @@ class RocksDBStoreImpl final : public RocksDBStore,
       const std::string key = it->key().ToString();
       const std::string value = it->value().ToString();
       int64_t number = 0;
-      if (key.rfind(kStoreOffsetPrefix, 0) == 0) {
+      if (key.rfind(kOffsetPrefix, 0) == 0) {
         STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
-        committed_offsets_[key.substr(sizeof(kStoreOffsetPrefix) - 1)] = number;
-      } else if (key.rfind(kStorePositionPrefix, 0) == 0) {
+        committed_offsets_[key.substr(sizeof(kOffsetPrefix) - 1)] = number;
+      } else if (key.rfind(kPositionPrefix, 0) == 0) {
         STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
-        committed_position_[key.substr(sizeof(kStorePositionPrefix) - 1)] = number;
-      } else if (key == kStoreStatusKey) {
+        committed_position_[key.substr(sizeof(kPositionPrefix) - 1)] = number;
+      } else if (key == kStatusKey) {
         marker = true;
-      } else if (key == kStoreFormatKey) {
-        if (value == kStoreFormatCurrent) {
+      } else if (key == kFormatKey) {
+        if (value == kFormatVersion) {
           found_format_ = StateFormat::kCurrent;
-        } else if (value == kStoreFormatLegacy) {
+        } else if (value == kLegacyFormatVersion) {
           found_format_ = StateFormat::kLegacy;
         } else {
           return Status::Corruption("store " + name_ + " has on-disk format " + value +
-                                    "; this engine reads formats " + kStoreFormatLegacy +
-                                    " (legacy) and " + kStoreFormatCurrent + " (current)");
+                                    "; this engine reads formats " + kLegacyFormatVersion +
+                                    " (legacy) and " + kFormatVersion + " (current)");
         }
       }
     }
@@ -872,7 +880,7 @@ Status DestroyRocksDBStore(const std::string& directory, rocksdb::Env* env) {
   if (options.env->FileExists(directory).IsNotFound()) return Status::Ok();
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options)},
-      {kStoreMetaFamily, rocksdb::ColumnFamilyOptions(options)}};
+      {kMetaFamily, rocksdb::ColumnFamilyOptions(options)}};
   rocksdb::Status s = rocksdb::DestroyDB(directory, options, families);
   if (!s.ok()) return FromRocksDB(s);
   // DestroyDB usually removes the directory too. Removing what is left is best-effort: an empty

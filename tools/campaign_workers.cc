@@ -154,47 +154,6 @@ BatchRun RunFromJson(const Json& j) {
   return r;
 }
 
-// Forks a child connected to this process by a socket: in the child, closes `siblings` (the
-// other children's sockets: holding them would keep those children from seeing their end) and
-// runs `child` on its end of the socket, which must not return; in this process returns the
-// child's pid and puts this end in `*fd`. Flushes stdout and stderr first, so that nothing
-// buffered is written twice.
-pid_t ForkConnected(const std::vector<int>& siblings, const std::function<void(int)>& child,
-                    int* fd) {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    std::perror("statecheck: socketpair");
-    std::abort();
-  }
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    std::perror("statecheck: fork");
-    std::abort();
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    for (int s : siblings) ::close(s);
-    child(fds[1]);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  *fd = fds[0];
-  return pid;
-}
-
-// "killed by signal 9 (SIGKILL)" or "exited with status N", from waitpid's status.
-std::string ExitText(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = sigabbrev_np(sig);
-    return "killed by signal " + std::to_string(sig) + (name ? " (SIG" + std::string(name) + ")" : "");
-  }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "ended";
-}
-
 // A worker's life: run each batch it is sent until its requests end.
 [[noreturn]] void WorkerMain(const std::vector<properties::PropertySpec>& specs, int fd) {
   for (;;) {
@@ -243,14 +202,29 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::Fork(Worker* w) {
-  std::vector<int> siblings;
-  for (const Worker& other : workers_) {
-    if (&other != w && other.requests >= 0) siblings.push_back(other.requests);
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    std::perror("statecheck: socketpair");
+    std::abort();
   }
-  int fd = -1;
-  w->pid = ForkConnected(
-      siblings, [this](int socket) { WorkerMain(*specs_, socket); }, &fd);
-  w->requests = w->replies = fd;
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::perror("statecheck: fork");
+    std::abort();
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // The other workers' sockets are theirs: holding them would keep them from seeing the end.
+    for (const Worker& other : workers_) {
+      if (&other != w && other.requests >= 0) ::close(other.requests);
+    }
+    WorkerMain(*specs_, fds[1]);
+  }
+  ::close(fds[1]);
+  w->pid = pid;
+  w->requests = w->replies = fds[0];
   w->busy = false;
   ++started_;
 }
@@ -272,7 +246,13 @@ std::string WorkerPool::Reap(Worker* w) {
   ::close(w->requests);
   w->pid = -1;
   w->requests = w->replies = -1;
-  return ExitText(status);
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = sigabbrev_np(sig);
+    return "killed by signal " + std::to_string(sig) + (name ? " (SIG" + std::string(name) + ")" : "");
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
 }
 
 int WorkerPool::busy() const {
@@ -361,25 +341,39 @@ std::vector<Json> ForkEach(size_t count, int jobs, const std::function<Json(size
     }
     if (got) {
       results[c.index] = std::move(j);
+    } else if (WIFSIGNALED(status)) {
+      const char* name = sigabbrev_np(WTERMSIG(status));
+      results[c.index] = Json{{"died", "killed by signal " + std::to_string(WTERMSIG(status)) +
+                                           (name ? " (SIG" + std::string(name) + ")" : "")}};
     } else {
-      results[c.index] = Json{{"died", ExitText(status) + " without a result"}};
+      results[c.index] =
+          Json{{"died", "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                            " without a result"}};
     }
   };
   while (next < count || !running.empty()) {
     while (next < count && running.size() < static_cast<size_t>(std::max(1, jobs))) {
-      std::vector<int> siblings;
-      for (const Child& c : running) siblings.push_back(c.fd);
-      const size_t i = next++;
-      int fd = -1;
-      const pid_t pid = ForkConnected(
-          siblings,
-          [&](int socket) {
-            const Json result = task(i);
-            std::cout.flush();
-            ::_exit(WriteFrame(socket, result) ? 0 : 1);
-          },
-          &fd);
-      running.push_back({pid, fd, i});
+      int fds[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        std::perror("statecheck: socketpair");
+        std::abort();
+      }
+      std::cout.flush();
+      std::cerr.flush();
+      const pid_t pid = ::fork();
+      if (pid < 0) {
+        std::perror("statecheck: fork");
+        std::abort();
+      }
+      if (pid == 0) {
+        ::close(fds[0]);
+        for (const Child& c : running) ::close(c.fd);
+        const Json result = task(next);
+        std::cout.flush();
+        ::_exit(WriteFrame(fds[1], result) ? 0 : 1);
+      }
+      ::close(fds[1]);
+      running.push_back({pid, fds[0], next++});
     }
     // The first to finish: poll them all.
     std::vector<pollfd> fds;

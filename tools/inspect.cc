@@ -20,6 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The store's schema is the engine's: statecheck/store_schema.h.
+constexpr const auto& kMetaFamily = kStoreMetaFamily;
+constexpr const auto& kOffsetPrefix = kStoreOffsetPrefix;
+constexpr const auto& kPositionPrefix = kStorePositionPrefix;
+constexpr const auto& kFormatKey = kStoreFormatKey;
+constexpr const auto& kCurrentFormat = kStoreFormatCurrent;
+constexpr const auto& kLegacyFormat = kStoreFormatLegacy;
+constexpr const auto& kStatusKey = kStoreStatusKey;
 
 // Discards RocksDB's info log, so that a read-only open writes no LOG file.
 class DiscardingInfoLog : public rocksdb::Logger {
@@ -64,14 +72,14 @@ bool IsLegacyFileName(const std::string& name) {
 
 std::string FormatKind(const StoreSummary& s) {
   if (!s.format) return s.data_keys > 0 ? "legacy" : "new";
-  if (*s.format == kStoreFormatCurrent) return "current";
-  if (*s.format == kStoreFormatLegacy) return "legacy";
+  if (*s.format == kCurrentFormat) return "current";
+  if (*s.format == kLegacyFormat) return "legacy";
   return "unknown";
 }
 
 // The store's format in words, for the text view.
 std::string DescribeFormat(const StoreSummary& s) {
-  if (s.format) return s.format_kind + " (\"" + kStoreFormatKey + "\" = " + *s.format + ")";
+  if (s.format) return s.format_kind + " (\"" + kFormatKey + "\" = " + *s.format + ")";
   return s.format_kind +
          (s.data_keys > 0 ? " (not recorded; the store has data)" : " (not recorded; no data yet)");
 }
@@ -107,7 +115,7 @@ StoreSummary InspectStore(const std::string& path) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   int meta_index = -1, data_index = -1;
   for (const std::string& name : out.column_families) {
-    if (name == kStoreMetaFamily) meta_index = static_cast<int>(families.size());
+    if (name == kMetaFamily) meta_index = static_cast<int>(families.size());
     if (name == rocksdb::kDefaultColumnFamilyName) data_index = static_cast<int>(families.size());
     families.emplace_back(name, rocksdb::ColumnFamilyOptions());
   }
@@ -130,13 +138,13 @@ StoreSummary InspectStore(const std::string& path) {
     scan(data_index, [&](const std::string&, const std::string&) { ++out.data_keys; });
   if (meta_index >= 0) {
     scan(meta_index, [&](const std::string& key, const std::string& value) {
-      if (StartsWith(key, kStoreOffsetPrefix)) {
-        out.changelog_offsets[key.substr(sizeof(kStoreOffsetPrefix) - 1)] = value;
-      } else if (StartsWith(key, kStorePositionPrefix)) {
-        out.positions[key.substr(sizeof(kStorePositionPrefix) - 1)] = value;
-      } else if (key == kStoreFormatKey) {
+      if (StartsWith(key, kOffsetPrefix)) {
+        out.changelog_offsets[key.substr(sizeof(kOffsetPrefix) - 1)] = value;
+      } else if (StartsWith(key, kPositionPrefix)) {
+        out.positions[key.substr(sizeof(kPositionPrefix) - 1)] = value;
+      } else if (key == kFormatKey) {
         out.format = value;
-      } else if (key == kStoreStatusKey) {
+      } else if (key == kStatusKey) {
         out.open_marker = true;
       } else {
         out.other_meta[key] = value;
@@ -236,7 +244,7 @@ std::string FormatInspectText(const InspectReport& report) {
       }
       o << "\n";
       if (!s.statecheck_store) {
-        o << "  not a statecheck store (no \"" << kStoreMetaFamily << "\" column family)\n";
+        o << "  not a statecheck store (no \"" << kMetaFamily << "\" column family)\n";
       }
       o << "  format: " << DescribeFormat(s) << "\n"
         << "  status: "
