@@ -139,7 +139,9 @@ class OffByOneDropStore final : public ForwardingStore {
  public:
   using ForwardingStore::ForwardingStore;
   Status Put(std::string_view key, std::optional<std::string_view> value, int64_t start) override {
-    const int64_t st = std::max(inner_->stream_time(), start);
+    // Wide: at the ends of int64, st - retention + 1 must not overflow.
+    __extension__ typedef __int128 Wide;
+    const Wide st = std::max(inner_->stream_time(), start);
     if (inner_->is_open() && st - retention_ms() + 1 == start && value) {
       return inner_->Put(key, std::nullopt, start);  // The bug: the put is lost.
     }
