@@ -78,14 +78,14 @@ void BM_Campaign(benchmark::State& state) {
     fs::remove_all(o.report_dir);
   }
   fs::remove_all(dir);
-  state.counters["cases/s"] = benchmark::Counter(static_cast<double>(cases),
-                                                 benchmark::Counter::kIsRate);
-  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(ops),
-                                               benchmark::Counter::kIsRate);
-  state.counters["cases"] = benchmark::Counter(static_cast<double>(cases),
-                                               benchmark::Counter::kAvgIterations);
-  state.counters["batches"] = benchmark::Counter(static_cast<double>(batches),
-                                                 benchmark::Counter::kAvgIterations);
+  state.counters["cases/s"] =
+      benchmark::Counter(static_cast<double>(cases), benchmark::Counter::kIsRate);
+  state.counters["ops/s"] =
+      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+  state.counters["cases"] =
+      benchmark::Counter(static_cast<double>(cases), benchmark::Counter::kAvgIterations);
+  state.counters["batches"] =
+      benchmark::Counter(static_cast<double>(batches), benchmark::Counter::kAvgIterations);
   state.SetLabel(family.name);
 }
 

@@ -10,8 +10,8 @@
 
 #include "engine/aggregation_internal.h"
 #include "engine/crc32c.h"
-#include "testing/test_util.h"
 #include "statecheck/log.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

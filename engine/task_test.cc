@@ -10,10 +10,10 @@
 #include <map>
 #include <sstream>
 
-#include "testing/test_util.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
+#include "testing/test_util.h"
 
 namespace statecheck {
 namespace {

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "testing/test_util.h"
 #include "faults/fail_points.h"
 #include "statecheck/log.h"
+#include "testing/test_util.h"
 
 namespace statecheck::faults {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "testing/test_util.h"
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
 #include "statecheck/offset_checkpoint.h"
+#include "testing/test_util.h"
 
 namespace statecheck::faults {
 namespace {

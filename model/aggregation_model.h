@@ -7,8 +7,8 @@
 #ifndef STATECHECK_MODEL_AGGREGATION_MODEL_H_
 #define STATECHECK_MODEL_AGGREGATION_MODEL_H_
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <optional>

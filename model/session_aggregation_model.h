@@ -48,8 +48,7 @@ struct SessionModelState {
 class SessionAggregationModel final : public AggregationModelBase<SessionModelState> {
  public:
   explicit SessionAggregationModel(SessionModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
-        config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
   // "<start>:<end>:<key>" → "<count>@<end>".
   std::map<std::string, std::string> CommittedWindows() const override;

@@ -115,8 +115,8 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     const int64_t end = window.first + d;
     if (end >= current_.last_emit_close && end < close) {
       const WindowedOutput o = Output(current_, window.first, window.second);
-      batch.push_back({window.first, end, window.second, static_cast<int64_t>(taken.size()),
-                       o.timestamp});
+      batch.push_back(
+          {window.first, end, window.second, static_cast<int64_t>(taken.size()), o.timestamp});
     } else if (end >= close) {
       NoteOpen(window.first, end);
     }
@@ -132,8 +132,8 @@ bool SlidingAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t strea
 bool SlidingAggregationModel::HasWindow(const std::string& window) const {
   int64_t start = 0, end = 0;
   std::string key;
-  return ParseWindowName(window, &start, &end, &key) &&
-         end == start + config_.time_difference_ms && current_.windows.count({start, key}) > 0;
+  return ParseWindowName(window, &start, &end, &key) && end == start + config_.time_difference_ms &&
+         current_.windows.count({start, key}) > 0;
 }
 
 std::map<std::string, std::string> SlidingAggregationModel::CommittedWindows() const {

@@ -63,8 +63,7 @@ struct SlidingModelState {
 class SlidingAggregationModel final : public AggregationModelBase<SlidingModelState> {
  public:
   explicit SlidingAggregationModel(SlidingModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
-        config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
   // "<start>:<start + D>:<key>" → "<count>@<largest record timestamp>".
   std::map<std::string, std::string> CommittedWindows() const override;

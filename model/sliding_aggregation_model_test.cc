@@ -123,7 +123,7 @@ TEST(SlidingAggregationModelTest, EmitInfoSaysWhichAttemptAndWhetherTheWindowClo
   EXPECT_TRUE(m.HeldBackAtLastRecord());
   EXPECT_TRUE(m.ClosedAtLastRecord(0, 10));
   EXPECT_FALSE(m.ClosedAtLastRecord(10, 20));
-  m.Restart();  // Stream time starts afresh; [0,10] closed before the restart, not emitted.
+  m.Restart();        // Stream time starts afresh; [0,10] closed before the restart, not emitted.
   m.Process(1, 100);  // Close time 30, the first attempt of this task instance.
   m.Commit();
   ASSERT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
