@@ -133,7 +133,8 @@ class TaskSut {
     m.committed_output = model_->committed_output().size();
     m.pending_output = model_->pending_output();
     m.uncommitted_bytes = model_->UncommittedBytes();
-    for (int r = 0; r < model::TaskModel::kReasons; ++r) m.total_commits[r] = model_->total_commits(r);
+    for (int r = 0; r < model::TaskModel::kReasons; ++r)
+      m.total_commits[r] = model_->total_commits(r);
     m.records_interval_commits = model_->records_interval_commits();
     m.time_interval_commits = model_->time_interval_commits();
     m.restarts = restarts_;
@@ -143,7 +144,7 @@ class TaskSut {
   enum class Shutdown { kClean, kCrash, kPowerLoss };
   struct ShutdownFacts {
     Shutdown kind = Shutdown::kClean;
-    faults::PowerLossStats lost;             // kPowerLoss: what it threw away.
+    faults::PowerLossStats lost;               // kPowerLoss: what it threw away.
     std::vector<std::string> torn_partitions;  // kPowerLoss: log partitions left with a torn tail.
     bool lost_anything() const {
       return lost.bytes_dropped + lost.files_deleted + lost.renames_reverted +
@@ -153,14 +154,14 @@ class TaskSut {
   };
   // What happened in the current step, beyond the model's state (for the situations).
   struct StepFacts {
-    bool commit_failed = false;        // A faulty commit failed with the injected error ...
+    bool commit_failed = false;         // A faulty commit failed with the injected error ...
     bool failed_in_processing = false;  // ... in a commit processing triggered.
     bool engine_point = false;          // The fault was one of the engine's named steps.
     faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;  // The failed commit's.
-    bool start_failed = false;          // A faulty restore failed the start.
-    bool upgrade_failed = false;        // A faulty upgrade failed the upgrade ...
-    std::string upgrade_point;          // ... at this point.
-    std::string damaged_file;           // damageFile: the file and how.
+    bool start_failed = false;    // A faulty restore failed the start.
+    bool upgrade_failed = false;  // A faulty upgrade failed the upgrade ...
+    std::string upgrade_point;    // ... at this point.
+    std::string damaged_file;     // damageFile: the file and how.
     std::string damage;
   };
 
@@ -211,8 +212,8 @@ class TaskSut {
         if (s.ok()) {
           const int64_t expected = model_->Process(op.k, clock_->NowMs());
           if (processed != expected) {
-            return Finding("C1", "processed " + std::to_string(processed) +
-                                     " records, the model " + std::to_string(expected));
+            return Finding("C1", "processed " + std::to_string(processed) + " records, the model " +
+                                     std::to_string(expected));
           }
           model_->Commit(clock_->NowMs());
           // The fsync failed in work the commit did not wait for: the machine dies there too.
@@ -446,8 +447,9 @@ class TaskSut {
   // said (U2).
   CheckResult FaultyUpgrade(const TaskOp& op) {
     if (options_.config.format != StateFormat::kLegacy) {
-      return Finding("U2", "faultyUpgrade: the task runs in the current format; the step needs "
-                           "the legacy one");
+      return Finding("U2",
+                     "faultyUpgrade: the task runs in the current format; the step needs "
+                     "the legacy one");
     }
     Status s = task_->Close();
     if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
@@ -540,9 +542,8 @@ class TaskSut {
       case Shutdown::kCrash:
         return "F2";
       case Shutdown::kPowerLoss:
-        return s.code() == Status::Code::kCorruption && !shutdown_.torn_partitions.empty()
-                   ? "F4"
-                   : "F3";
+        return s.code() == Status::Code::kCorruption && !shutdown_.torn_partitions.empty() ? "F4"
+                                                                                           : "F3";
     }
     return "F2";
   }
@@ -562,9 +563,8 @@ class TaskSut {
       // Damage in a log that tore a tail (now or earlier in the case): the tail was not dropped
       // as F4 says (the next append landed after it).
       const bool torn = torn_tail_recovered_ || !shutdown_.torn_partitions.empty();
-      const std::string rule = s.code() == Status::Code::kCorruption && torn
-                                   ? "F4"
-                                   : StartRule(s, clean_rule);
+      const std::string rule =
+          s.code() == Status::Code::kCorruption && torn ? "F4" : StartRule(s, clean_rule);
       return Finding(rule, "opening the log: " + s.ToString());
     }
     options_.log = log_.get();
@@ -697,15 +697,15 @@ class TaskSut {
       // The changelog must hold every record a store holds (C1's order: changelog first).
       {
         int64_t end = 0;
-        const Status s = eos_ ? log_->CommittedEndOffset(r.changelog, &end)
-                              : log_->EndOffset(r.changelog, &end);
+        const Status s =
+            eos_ ? log_->CommittedEndOffset(r.changelog, &end) : log_->EndOffset(r.changelog, &end);
         if (!s.ok()) {
           return Finding("C2", "reading the end of " + r.changelog + ": " + s.ToString());
         }
         if (r.stored_offset && *r.stored_offset >= end) {
           return Finding(lost_rule, "store " + r.store + " stores changelog offset " +
-                                        std::to_string(*r.stored_offset) + ", but " +
-                                        r.changelog + " ends at " + std::to_string(end) +
+                                        std::to_string(*r.stored_offset) + ", but " + r.changelog +
+                                        " ends at " + std::to_string(end) +
                                         (lost_rule == "F3" ? " (" + ShowLost() + ")" : "") +
                                         (r.wiped ? "; the store was wiped" : ""));
         }
@@ -731,11 +731,10 @@ class TaskSut {
         return why;
       }
       if (r.records_restored != records) {
-        return Finding("C2", "store " + r.store + " applied " +
-                                 std::to_string(r.records_restored) + " records restoring [" +
-                                 std::to_string(r.start_offset) + ", " + std::to_string(end) +
-                                 "), where the changelog holds " + std::to_string(records) +
-                                 (eos_ ? " committed ones" : ""));
+        return Finding("C2", "store " + r.store + " applied " + std::to_string(r.records_restored) +
+                                 " records restoring [" + std::to_string(r.start_offset) + ", " +
+                                 std::to_string(end) + "), where the changelog holds " +
+                                 std::to_string(records) + (eos_ ? " committed ones" : ""));
       }
       if (eos_) {
         if (CheckResult why = CountRecords(r.changelog, r.start_offset, end, false, &all_records)) {
@@ -798,8 +797,7 @@ class TaskSut {
       for (const std::string& file : ReadLegacyFiles().present) {
         return Finding(legacy ? "T10" : "U1",
                        file + " is still there after a " +
-                           std::string(StateFormatName(options_.config.format)) +
-                           "-format start");
+                           std::string(StateFormatName(options_.config.format)) + "-format start");
       }
     }
     // F3: a power loss must not lose what a commit made durable.
@@ -812,11 +810,10 @@ class TaskSut {
     }
     if (shutdown_.kind == Shutdown::kPowerLoss &&
         o.committed_output.size() < model_->committed_output().size()) {
-      return Finding("F3", "after a power loss the committed output has " +
-                               std::to_string(o.committed_output.size()) +
-                               " records, the last commit left " +
-                               std::to_string(model_->committed_output().size()) + " (" +
-                               ShowLost() + ")");
+      return Finding(
+          "F3", "after a power loss the committed output has " +
+                    std::to_string(o.committed_output.size()) + " records, the last commit left " +
+                    std::to_string(model_->committed_output().size()) + " (" + ShowLost() + ")");
     }
     // What the restart is about to be checked in (the situations it reaches).
     const bool interrupted_start = model_->start_interrupted();
@@ -896,8 +893,7 @@ class TaskSut {
       ReachedIf(o.committed_output.size() > committed_output, "C4.output_ahead_of_commit");
       for (const auto& [name, state] : o.stores) {
         auto it = committed_stores.find(name);
-        ReachedIf(it != committed_stores.end() && state != it->second,
-                  "C4.store_ahead_of_commit");
+        ReachedIf(it != committed_stores.end() && state != it->second, "C4.store_ahead_of_commit");
       }
     }
     // C6, C1, F1: a failed commit, a failed start, an absorbed fault.
@@ -956,8 +952,7 @@ class TaskSut {
       if (!switches_.empty() && switches_.back() != format_) Reached("U4.round_trip");
       switches_.push_back(format_);
     }
-    ReachedIf(crashed && previous_format_ == StateFormat::kLegacy && legacy,
-              "U4.crash_in_legacy");
+    ReachedIf(crashed && previous_format_ == StateFormat::kLegacy && legacy, "U4.crash_in_legacy");
   }
 
   static std::string ShowPosition(const Position& p) {
@@ -976,8 +971,7 @@ class TaskSut {
   CheckResult CheckLive(const TaskOp& op) {
     for (int r : {0, 2, 3}) {
       if (task_->stats().commits_by_reason[r] != model_->commits_by_reason()[r]) {
-        return Finding("C5", std::to_string(task_->stats().commits_by_reason[r]) +
-                                 " commits for " +
+        return Finding("C5", std::to_string(task_->stats().commits_by_reason[r]) + " commits for " +
                                  std::string(CommitReasonName(static_cast<CommitReason>(r))) +
                                  ", the model " + std::to_string(model_->commits_by_reason()[r]));
       }
@@ -1054,8 +1048,7 @@ class TaskSut {
     ReachedIf(eos_ && model_->pending_output() > 0, "C1.eos_open_txn_invisible");
     ReachedIf(model_->records_interval_commits() > b.records_interval_commits,
               "C5.records_interval_commit");
-    ReachedIf(model_->time_interval_commits() > b.time_interval_commits,
-              "C5.time_interval_commit");
+    ReachedIf(model_->time_interval_commits() > b.time_interval_commits, "C5.time_interval_commit");
     ReachedIf(model_->total_commits(2) > b.total_commits[2], "C5.explicit_commit");
     if (model_->total_commits(1) > b.total_commits[1]) {
       Reached("C5.bytes_commit");
@@ -1069,9 +1062,9 @@ class TaskSut {
       ReachedIf(op.type == TaskOpType::kCommit && b.uncommitted_bytes > 0 && bytes == 0,
                 "T11.commit_empties_buffer");
     } else {
-      ReachedIf(processed && bytes == 0 && model_->next_input_offset() >
-                                               model_->committed_input_offset(),
-                "T11.direct_writes_unbuffered");
+      ReachedIf(
+          processed && bytes == 0 && model_->next_input_offset() > model_->committed_input_offset(),
+          "T11.direct_writes_unbuffered");
     }
   }
 
@@ -1094,8 +1087,8 @@ class TaskSut {
 
   // Data records of `partition` in [from, end), as committed readers (`committed`) or every
   // reader sees them.
-  CheckResult CountRecords(const std::string& partition, int64_t from, int64_t end,
-                           bool committed, int64_t* count) {
+  CheckResult CountRecords(const std::string& partition, int64_t from, int64_t end, bool committed,
+                           int64_t* count) {
     *count = 0;
     if (from >= end) return std::nullopt;
     std::vector<LogRecord> records;
@@ -1141,22 +1134,22 @@ class TaskSut {
   std::unique_ptr<Task> task_;
   std::unique_ptr<model::TaskModel> model_;
   // For the situations (evidence.h).
-  ModelSnapshot before_;            // The model before the current step.
-  StepFacts step_;                  // What the current step did.
-  ShutdownFacts shutdown_;          // How the task last went down.
-  int restarts_ = 0;                // Restarts checked.
-  int crashes_since_commit_ = 0;    // Crashes since the last commit.
-  int64_t crash_processed_ = 0;     // The furthest input offset processed before a crash.
+  ModelSnapshot before_;              // The model before the current step.
+  StepFacts step_;                    // What the current step did.
+  ShutdownFacts shutdown_;            // How the task last went down.
+  int restarts_ = 0;                  // Restarts checked.
+  int crashes_since_commit_ = 0;      // Crashes since the last commit.
+  int64_t crash_processed_ = 0;       // The furthest input offset processed before a crash.
   bool torn_tail_recovered_ = false;  // A torn log tail was dropped earlier in the case (F4) ...
   bool appended_after_torn_tail_ = false;  // ... and input appended since.
-  std::vector<StateFormat> switches_;  // The formats each switch went to.
+  std::vector<StateFormat> switches_;      // The formats each switch went to.
 };
 
 struct GenState {
   bool power_loss = false;
   bool format_switches = false;
-  bool legacy = false;   // The format the task runs in now.
-  bool crashes = true;   // TaskConfig::crashes: crash and power-loss steps are generated.
+  bool legacy = false;  // The format the task runs in now.
+  bool crashes = true;  // TaskConfig::crashes: crash and power-loss steps are generated.
 };
 using Command = rc::state::Command<GenState, TaskSut>;
 
@@ -1187,20 +1180,19 @@ rc::Gen<TaskOp> GenTaskOp(const GenState& state) {
     const int formats = state.format_switches ? 1 : 0;
     const int crashes = state.crashes ? 1 : 0;
     TaskOp op;
-    op.type =
-        PickWeighted<TaskOpType>({{4, TaskOpType::kAppend},
-                                  {5, TaskOpType::kProcess},
-                                  {2, TaskOpType::kAdvanceClock},  // C5's time interval.
-                                  {2, TaskOpType::kCommit},
-                                  {2 * crashes, TaskOpType::kCrash},
-                                  {2, TaskOpType::kRestart},
-                                  {power_loss ? 3 * crashes : 0, TaskOpType::kFaultyCommit},
-                                  {power_loss ? crashes : 0, TaskOpType::kFaultyRestore},
-                                  {3 * formats, TaskOpType::kRestartAs},
-                                  // A damaged file matters most beside legacy stores (U5).
-                                  {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
-                                  {state.legacy ? 4 * formats * crashes : 0,
-                                   TaskOpType::kFaultyUpgrade}});
+    op.type = PickWeighted<TaskOpType>(
+        {{4, TaskOpType::kAppend},
+         {5, TaskOpType::kProcess},
+         {2, TaskOpType::kAdvanceClock},  // C5's time interval.
+         {2, TaskOpType::kCommit},
+         {2 * crashes, TaskOpType::kCrash},
+         {2, TaskOpType::kRestart},
+         {power_loss ? 3 * crashes : 0, TaskOpType::kFaultyCommit},
+         {power_loss ? crashes : 0, TaskOpType::kFaultyRestore},
+         {3 * formats, TaskOpType::kRestartAs},
+         // A damaged file matters most beside legacy stores (U5).
+         {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
+         {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -1361,12 +1353,12 @@ std::vector<TaskConfig> TaskOptionMatrix() {
   // Interleaved — the kinds (formats, power loss, process crashes), the guarantees and the
   // isolation levels taking turns — so that a short campaign, which runs the configurations in
   // this order and may end before the last ones, reaches every kind of situation early.
-  constexpr const char* kOrder[] = {
-      "eos_ru_formats",   "alos_unset_powerloss", "eos_rc",         "alos_rc_formats",
-      "eos_ru_powerloss", "alos_unset",           "eos_unset_formats", "alos_rc_powerloss",
-      "eos_ru",           "alos_unset_formats",   "eos_rc_powerloss",  "alos_rc",
-      "eos_rc_formats",   "alos_ru_powerloss",    "eos_unset",         "alos_ru_formats",
-      "eos_unset_powerloss", "alos_ru"};
+  constexpr const char* kOrder[] = {"eos_ru_formats",     "alos_unset_powerloss", "eos_rc",
+                                    "alos_rc_formats",    "eos_ru_powerloss",     "alos_unset",
+                                    "eos_unset_formats",  "alos_rc_powerloss",    "eos_ru",
+                                    "alos_unset_formats", "eos_rc_powerloss",     "alos_rc",
+                                    "eos_rc_formats",     "alos_ru_powerloss",    "eos_unset",
+                                    "alos_ru_formats",    "eos_unset_powerloss",  "alos_ru"};
   std::vector<TaskConfig> ordered;
   for (const char* label : kOrder) {
     for (TaskConfig& c : out) {
@@ -1526,16 +1518,23 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
   return Status::Ok();
 }
 
-FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points) {
+const std::vector<std::string>& FaultSweepConfigs() {
+  static const std::vector<std::string> configs = {"alos_ru_powerloss", "eos_rc_powerloss",
+                                                   "eos_ru_powerloss", "alos_unset_formats",
+                                                   "eos_unset_formats"};
+  return configs;
+}
+
+FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
+                                const std::vector<std::string>& configs) {
   FaultSweepOutcome out;
   auto records = [](std::vector<std::pair<std::string, Json>> kvs) {
     Json a = Json::array();
     for (auto& [k, v] : kvs) a.push_back(Json::array({k, v}));
     return a;
   };
-  for (const char* config : {"alos_ru_powerloss", "eos_rc_powerloss", "eos_ru_powerloss",
-                             "alos_unset_formats", "eos_unset_formats"}) {
-    const bool formats = std::string_view(config).ends_with("_formats");
+  for (const std::string& config : configs.empty() ? FaultSweepConfigs() : configs) {
+    const bool formats = config.ends_with("_formats");
     for (const std::string& point : points) {
       TaskTrace trace;
       trace.config = config;
@@ -1570,11 +1569,10 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points) {
       TaskReplayOutcome replay;
       const Status s = ReplayTaskTrace(trace, &replay);
       if (!s.ok()) {
-        out.failures.push_back(std::string(config) + ", " + point + ": " + s.ToString());
+        out.failures.push_back(config + ", " + point + ": " + s.ToString());
       } else if (replay.diverged) {
-        out.failures.push_back(std::string(config) + ", " + point + ": step " +
-                               std::to_string(replay.step) + " " + replay.op + ": " +
-                               replay.message);
+        out.failures.push_back(config + ", " + point + ": step " + std::to_string(replay.step) +
+                               " " + replay.op + ": " + replay.message);
       }
     }
   }

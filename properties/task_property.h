@@ -137,11 +137,14 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
 // it at its first reach in a commit (faultyCommit), in a start (faultyRestore) and, switching
 // formats, in an upgrade (faultyUpgrade) — each step checked as the property checks it. The
 // fail-point counters (EngineFailPointCounts, faults::FsFailPointCounts) say what fired.
+// `configs` chooses some of FaultSweepConfigs() (empty: all of them).
 struct FaultSweepOutcome {
   int runs = 0;                       // Scenarios run (configurations x points).
   std::vector<std::string> failures;  // "<config>, <point>: step N <op>: <what the check said>".
 };
-FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points);
+const std::vector<std::string>& FaultSweepConfigs();
+FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
+                                const std::vector<std::string>& configs = {});
 
 }  // namespace statecheck::properties
 
