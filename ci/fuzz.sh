@@ -22,15 +22,18 @@ if ! ./ci/build.sh fuzz >"$build_log" 2>&1; then
 fi
 echo "fuzz build: $(($(date +%s) - start)) s ($dir)"
 
-status=0
-while IFS=$'\t' read -r target corpus; do
-  [ -n "$target" ] || continue
+# One target per core at a time: each runs for its $seconds alone, so the stage takes
+# ceil(targets / cores) * $seconds.
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Runs one target and prints its summary; exits non-zero on a finding.
+fuzz_one() {
+  local target=$1 corpus=$2 name work findings log code execs rate
   name=$(basename "$target")
   work=$dir/corpus/$name
   findings=$dir/findings/$name
   log=$dir/findings/$name.log
   mkdir -p "$work" "$findings"
-  echo "== fuzz $name for $seconds s (seeds: $corpus)"
   code=0
   "$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$findings/" "$work" "$corpus" >"$log" 2>&1 || code=$?
@@ -39,11 +42,25 @@ while IFS=$'\t' read -r target corpus; do
   if [ -z "$execs" ]; then  # A finding ends the run before the final stats.
     execs=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
   fi
-  echo "$name: ${execs:-?} executions (${rate:-?}/s), corpus of $(find "$work" -type f | wc -l) inputs"
+  echo "== fuzz $name for $seconds s (seeds: $corpus): ${execs:-?} executions (${rate:-?}/s)," \
+    "corpus of $(find "$work" -type f | wc -l) inputs"
   if [ "$code" -ne 0 ]; then
-    status=1
     tail -n 40 "$log"
     echo "ci/fuzz.sh: $name found a problem (exit $code); input kept in $findings/, log $log" >&2
+    return 1
   fi
+}
+
+status=0
+pids=()
+while IFS=$'\t' read -r target corpus; do
+  [ -n "$target" ] || continue
+  if [ "${#pids[@]}" -ge "$jobs" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
+  fuzz_one "$target" "$corpus" &
+  pids+=($!)
 done <"$dir/fuzz_targets.txt"
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 exit $status
