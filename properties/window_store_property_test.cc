@@ -224,8 +224,8 @@ class PrefixLeakStore final : public ForwardingStore {
                int64_t to, std::unique_ptr<WindowStoreIterator>* it) override {
     std::string wide_to;
     if (kt) wide_to = std::string(*kt) + std::string(8, '\xff');
-    return inner_->Fetch(kf, kt ? std::optional<std::string_view>(wide_to) : std::nullopt, from,
-                         to, it);
+    return inner_->Fetch(kf, kt ? std::optional<std::string_view>(wide_to) : std::nullopt, from, to,
+                         it);
   }
 };
 
@@ -342,18 +342,16 @@ TEST_P(WindowStoreAttribution, FailureIsCreditedToTheRuleTheStoreBreaks) {
 
 INSTANTIATE_TEST_SUITE_P(
     WrongStores, WindowStoreAttribution,
-    ::testing::Values(WrongStore{"StreamTimeSkipsDeletes",
-                                 NewWrapped<StreamTimeSkipsDeletesStore>, "W2"},
-                      WrongStore{"OffByOneDrop", NewOffByOneDropStore, "W3"},
-                      WrongStore{"DeleteIgnored", NewWrapped<DeleteIgnoredStore>, "W4"},
-                      WrongStore{"DuplicatesPointFetch", NewWrapped<DuplicatesPointFetchStore>,
-                                 "W5"},
-                      WrongStore{"FetchAllBoundOffByOne",
-                                 NewWrapped<FetchAllBoundOffByOneStore>, "W6"},
-                      WrongStore{"BackwardIsForward", NewWrapped<BackwardIsForwardStore>, "W7"},
-                      WrongStore{"PrefixLeak", NewWrapped<PrefixLeakStore>, "W7"},
-                      WrongStore{"LeakedIterator", NewWrapped<LeakedIteratorStore>, "W8"},
-                      WrongStore{"ReadAhead", NewWrapped<ReadAheadStore>, "W9"}),
+    ::testing::Values(
+        WrongStore{"StreamTimeSkipsDeletes", NewWrapped<StreamTimeSkipsDeletesStore>, "W2"},
+        WrongStore{"OffByOneDrop", NewOffByOneDropStore, "W3"},
+        WrongStore{"DeleteIgnored", NewWrapped<DeleteIgnoredStore>, "W4"},
+        WrongStore{"DuplicatesPointFetch", NewWrapped<DuplicatesPointFetchStore>, "W5"},
+        WrongStore{"FetchAllBoundOffByOne", NewWrapped<FetchAllBoundOffByOneStore>, "W6"},
+        WrongStore{"BackwardIsForward", NewWrapped<BackwardIsForwardStore>, "W7"},
+        WrongStore{"PrefixLeak", NewWrapped<PrefixLeakStore>, "W7"},
+        WrongStore{"LeakedIterator", NewWrapped<LeakedIteratorStore>, "W8"},
+        WrongStore{"ReadAhead", NewWrapped<ReadAheadStore>, "W9"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(WindowStoreProperty, ConstructionFailureIsCreditedToW1) {
