@@ -35,10 +35,10 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   # Under the sanitizers every test runs, with fewer cases per property configuration (each
   # configuration still runs, so every code path the release run reaches is reached here) and
   # the fault sweep over three of its five configurations (every reachable point still fires:
-  # the test checks it),
-  # except the tests whose assertion is only *how much* a long run reaches — every situation
-  # counted, every fail point fired; they need their full case counts and check the harness's
-  # bookkeeping, which the release run above already checked on the same code.
+  # the test checks it), except the tests whose assertion is only *how much* a long run
+  # reaches — every situation counted, every fail point fired; they need their full case counts
+  # and check the harness's bookkeeping, which the release run above already checked on the
+  # same code.
   coverage_only='Evidence\.|^TaskPropertyCoverage\.EveryEngineFailPointFires$|^WindowStoreProperty\.EveryDeclaredSituationIsReached$'
   (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STATECHECK_PROPERTY_CASES=500 \
