@@ -4,7 +4,8 @@
 # only the libFuzzer targets, with clang-14 (ci/fuzz.sh runs them); the planted flavour is the
 # release build with the planted-bug catalogue compiled in (ci/selftest.sh runs it); the asan
 # flavour holds the catalogue too (none active unless chosen), so that CI runs the self-test
-# under the sanitizers without a third build of the harness. The product
+# under the sanitizers without a third build of the harness; it has UBSan on engine/, model/
+# and faults/, or everywhere with STATECHECK_UBSAN_ALL=ON (the nightly). The product
 # flavour is the engine as users link it — no fail point, no planted bug, no libfiu — and the
 # example that uses it: the build then checks with nm that the library holds none of them, and
 # runs the example.
@@ -16,7 +17,8 @@ shift || true
 case "$flavour" in
   release) dir=build/release; args=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) dir=build/asan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_SANITIZE=ON
-                               -DSTATECHECK_PLANTED_BUGS=ON -DSTATECHECK_BUILD_BENCH=OFF) ;;
+                               -DSTATECHECK_PLANTED_BUGS=ON -DSTATECHECK_BUILD_BENCH=OFF
+                               -DSTATECHECK_UBSAN_ALL="${STATECHECK_UBSAN_ALL:-OFF}") ;;
   tsan) dir=build/tsan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_TSAN=ON
                                -DSTATECHECK_BUILD_BENCH=OFF) ;;
   fuzz) dir=build/fuzz; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTATECHECK_FUZZ=ON

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The test suite: installs what is missing, builds, runs every unit and property test, fuzzes
-# each libFuzzer target for STATECHECK_FUZZ_SECONDS (default 15 here, to keep the suite short
-# with six targets; ci/fuzz.sh alone defaults to 60 and the nightly runs 600), then runs the
-# suite under AddressSanitizer + UndefinedBehaviorSanitizer in a build that also holds the
-# planted-bug catalogue, and in it the catalogue's checks and the self-test of the window-store
-# bugs (ci/selftest.sh; the nightly runs every bug in the release-planted build), then the
-# multi-threaded tests under ThreadSanitizer (RocksDB itself is not instrumented: ci/tsan.supp
-# says why and what it suppresses).
-# STATECHECK_SKIP_FUZZ=1 skips the fuzzing, STATECHECK_SKIP_SELFTEST=1 the self-test,
-# STATECHECK_SKIP_SANITIZERS=1 the sanitizer builds (and with them the self-test).
+# The test suite: installs what is missing, builds, runs every unit and property test (with
+# each fuzz target's seed corpus replayed through its checks: FuzzSeeds.*), then runs the suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer (UBSan on engine/, model/ and faults/) in
+# a build that also holds the planted-bug catalogue, and in it the catalogue's checks and the
+# self-test of the window-store bugs (ci/selftest.sh; the nightly runs every bug in the
+# release-planted build), then the multi-threaded tests under ThreadSanitizer (RocksDB itself is
+# not instrumented: ci/tsan.supp says why and what it suppresses).
+# Fuzzing (ci/fuzz.sh, clang and libFuzzer) runs in the nightly, 600 s per target; here only
+# with STATECHECK_FUZZ_SECONDS=N (N s per target).
+# STATECHECK_SKIP_SELFTEST=1 skips the self-test, STATECHECK_SKIP_SANITIZERS=1 the sanitizer
+# builds (and with them the self-test).
 # Long-running checks (label "long") are left to ci/nightly.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,12 +24,16 @@ echo "== release tests"
 echo "== product build: the engine as users link it, checked to hold no test hook"
 ./ci/build.sh product | tail -n 2
 
-if [ "${STATECHECK_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzz (${STATECHECK_FUZZ_SECONDS:-15} s per target)"
-  STATECHECK_FUZZ_SECONDS=${STATECHECK_FUZZ_SECONDS:-15} ./ci/fuzz.sh
+if [ "${STATECHECK_FUZZ_SECONDS:-0}" -gt 0 ]; then
+  echo "== fuzz ($STATECHECK_FUZZ_SECONDS s per target)"
+  ./ci/fuzz.sh
 fi
 
 if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
+  # Eight frames of each allocation's and free's stack in a report (ASan's default, 30, costs a
+  # sixth of the fault sweep's time: RocksDB allocates thousands of strings on every open).
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:malloc_context_size=8}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   echo "== ASan+UBSan build (with the planted-bug catalogue, none active)"
   ./ci/build.sh asan | tail -n 3
   echo "== ASan+UBSan tests"
@@ -40,8 +45,7 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   # and check the harness's bookkeeping, which the release run above already checked on the
   # same code.
   coverage_only='Evidence\.|^TaskPropertyCoverage\.EveryEngineFailPointFires$|^WindowStoreProperty\.EveryDeclaredSituationIsReached$'
-  (cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STATECHECK_PROPERTY_CASES=500 \
+  (cd build/asan && STATECHECK_PROPERTY_CASES=500 \
      STATECHECK_KV_PROPERTY_CASES=20 STATECHECK_TASK_PROPERTY_CASES=12 \
      STATECHECK_WINDOWED_PROPERTY_CASES=20 STATECHECK_CRASH_CYCLES=10 \
      STATECHECK_FAULT_SWEEP_CONFIGS=alos_ru_powerloss,alos_unset_formats,eos_unset_formats \
@@ -50,8 +54,7 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   if [ "${STATECHECK_SKIP_SELFTEST:-0}" != 1 ]; then
     echo "== self-test (in the ASan build): the catalogue's checks, then the W bugs"
     # The window-store bugs are each caught within a second; all of them must be.
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      STATECHECK_SELFTEST_FLAVOUR=asan STATECHECK_SELFTEST_SELECT=W STATECHECK_SELFTEST_BUDGET=20 \
+    STATECHECK_SELFTEST_FLAVOUR=asan STATECHECK_SELFTEST_SELECT=W STATECHECK_SELFTEST_BUDGET=20 \
       STATECHECK_SELFTEST_MIN_SCORE=100 STATECHECK_SELFTEST_CONTROL_BUDGET=5 ./ci/selftest.sh
   fi
 

@@ -13,8 +13,10 @@
 #   CTest has no timings of its own yet, as on a fresh clone: give it to the binaries whose tests
 #   take minutes, so that `ctest -j` does not end with one of them running alone.
 # statecheck_fuzz_target(NAME SRCS ... DEPS ... CORPUS dir)
-#   A libFuzzer binary (STATECHECK_FUZZ builds only) with its seed corpus. CTest runs it once
-#   over the seeds (FuzzSeeds.NAME); ci/fuzz.sh runs it for a time budget.
+#   A fuzz target with its seed corpus. In the fuzz build (STATECHECK_FUZZ) a libFuzzer binary,
+#   which ci/fuzz.sh runs for a time budget; in the others the same entry point behind
+#   testing/fuzz_replay_main.cc. Either way CTest runs it once over the seeds (FuzzSeeds.NAME),
+#   so the release and sanitizer builds check every seed with the target's own invariants.
 
 include(GoogleTest)
 
@@ -39,6 +41,15 @@ endfunction()
 macro(statecheck_light_under_sanitizers)
   if(STATECHECK_SANITIZE OR STATECHECK_TSAN)
     add_compile_options(-O0)
+  endif()
+endmacro()
+
+# statecheck_ubsan_here(): in a sanitizer build, the calling folder compiles with
+# UndefinedBehaviorSanitizer too (engine/, model/, faults/; every folder with
+# STATECHECK_UBSAN_ALL, which the top-level CMakeLists.txt then sets for all).
+macro(statecheck_ubsan_here)
+  if(STATECHECK_SANITIZE AND NOT STATECHECK_UBSAN_ALL)
+    add_compile_options(-fsanitize=undefined -fno-sanitize-recover=undefined)
   endif()
 endmacro()
 
@@ -75,15 +86,20 @@ function(statecheck_fuzz_target name)
     message(FATAL_ERROR "statecheck_fuzz_target(${name}): CORPUS '${ARG_CORPUS}' is not a "
                         "directory")
   endif()
-  add_executable(${name} ${ARG_SRCS})
+  if(STATECHECK_FUZZ)
+    add_executable(${name} ${ARG_SRCS})
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+    add_test(NAME FuzzSeeds.${name} COMMAND ${name} -runs=0 ${ARG_CORPUS})
+    set_property(GLOBAL APPEND PROPERTY STATECHECK_FUZZ_TARGETS "${name}")
+    set_property(GLOBAL PROPERTY STATECHECK_FUZZ_CORPUS_${name} "${ARG_CORPUS}")
+  else()
+    add_executable(${name} ${ARG_SRCS} ${PROJECT_SOURCE_DIR}/testing/fuzz_replay_main.cc)
+    add_test(NAME FuzzSeeds.${name} COMMAND ${name} ${ARG_CORPUS})
+  endif()
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
-  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
-  add_test(NAME FuzzSeeds.${name} COMMAND ${name} -runs=0 ${ARG_CORPUS})
   set_tests_properties(FuzzSeeds.${name} PROPERTIES LABELS unit)
-  set_property(GLOBAL APPEND PROPERTY STATECHECK_FUZZ_TARGETS "${name}")
-  set_property(GLOBAL PROPERTY STATECHECK_FUZZ_CORPUS_${name} "${ARG_CORPUS}")
 endfunction()
 
 # Writes `path`: one line per fuzz target, "<binary>\t<seed corpus directory>" (for ci/fuzz.sh).

@@ -36,13 +36,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   WindowedTrace trace;
   trace.config.label = "sentinel";
+  const WindowedAggregationConfig sentinel = trace.config;
   trace.steps.push_back({42, Json::object()});
   const Status s = statecheck::properties::ParseWindowedTrace(text, kSource, &trace);
   if (!s.ok()) {
     statecheck::properties::fuzz::CheckTraceError(kTarget, s, text,
                                                   std::string(kSource) + " is empty");
-    Check(trace.config == WindowedAggregationConfig{.label = "sentinel"} &&
-              trace.steps.size() == 1 && trace.steps[0].first == 42,
+    Check(trace.config == sentinel && trace.steps.size() == 1 && trace.steps[0].first == 42,
           kTarget, "an error changed the trace");
     return 0;
   }
