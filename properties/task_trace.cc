@@ -103,6 +103,8 @@ Json SetupJson(const TaskSetup& setup) {
 
 Status SetupFromJson(const Json& j, TaskSetup* setup) {
   if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(
+      j, {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}, "setup"));
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
     if (!j.contains(field) || !IsInt64(j[field])) {
@@ -220,7 +222,11 @@ Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrac
         return LineError(line, "not a task trace header (kind \"task\", config, setup)");
       }
       TaskSetup setup;
-      const Status s = SetupFromJson(j["setup"], &setup);
+      Status s = CheckKeys(j,
+                           {"statecheck_trace", "kind", "config", "setup", "note", "property",
+                            "seed", "reproduce", "failure"},
+                           "the header");
+      if (s.ok()) s = SetupFromJson(j["setup"], &setup);
       if (!s.ok()) return LineError(line, s.message());
       trace.config = j["config"].get<std::string>();
       trace.setup = j["setup"];
@@ -229,7 +235,12 @@ Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrac
       return Status::Ok();
     }
     TaskOp op;
-    const Status s = TaskOpFromJson(j, &op);
+    Status s = TaskOpFromJson(j, &op);
+    if (s.ok()) {
+      // The keys TaskOpToString writes for the op: every field it takes, optional ones included.
+      s = CheckKeys(j, KeysOf(Json::parse(TaskOpToString(op))),
+                    "a " + std::string(kTaskOpNames[static_cast<int>(op.type)]) + " step");
+    }
     if (!s.ok()) return LineError(line, s.message());
     trace.steps.push_back({line, std::move(j)});
     return Status::Ok();

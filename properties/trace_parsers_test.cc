@@ -1,11 +1,14 @@
 // The trace parsers (window_store_trace.h, task_trace.h, windowed_trace.h) on malformed input:
-// regressions of what the trace fuzz targets found.
+// regressions of what the trace fuzz targets found, and of traces the readers accepted although
+// they checked nothing (a misspelled key, a config that builds nothing).
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "properties/json_lines.h"
 #include "properties/task_trace.h"
 #include "properties/window_store_trace.h"
+#include "properties/windowed_aggregation_property.h"
 #include "properties/windowed_trace.h"
 
 namespace statecheck::properties {
@@ -118,6 +121,147 @@ TEST(TraceParsers, WindowStoreIteratorIdAboveIntIsAnError) {
       "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
   EXPECT_TRUE(
       ParseTrace(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n", &trace).ok());
+}
+
+constexpr char kWindowStoreHeader[] =
+    "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
+    "\"retention_ms\":10,\"window_size_ms\":5,\"retain_duplicates\":false}}\n";
+
+// A misspelled key used to be ignored — "expcet" left a step unchecked and the trace passed.
+// Every object of every kind of trace now takes only its own keys.
+TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
+  Trace w;
+  const std::string put = "{\"op\":\"put\",\"key\":\"a\",\"value\":\"1\",\"start\":0";
+  ExpectError(ParseTrace(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n", &w),
+              "line 2: unknown key \"expcet\" in a put step (it takes: op, key, value, start, "
+              "expect)");
+  EXPECT_TRUE(ParseTrace(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n", &w).ok());
+  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n", &w),
+              "line 1: unknown key \"confg\" in the header");
+  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                         "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
+                         "\"window_size_ms\":5,\"retain_duplicates\":false}}\n",
+                         &w),
+              "line 1: unknown key \"retention\" in \"config\"");
+  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                         "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
+                         "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
+                         "\"mesage\":\"\"}}\n",
+                         &w),
+              "line 1: unknown key \"mesage\" in \"construction\"");
+
+  WindowedTrace windowed;
+  ExpectError(ParseWindowedTrace(
+                  std::string(kWindowedHeader) + "{\"op\":\"commit\",\"expect\":{\"emited\":[]}}\n",
+                  "w", &windowed),
+              "line 2: unknown key \"emited\" in \"expect\"");
+  ExpectError(ParseWindowedTrace(std::string(kWindowedHeader) +
+                                     "{\"op\":\"commit\",\"expect\":{\"emitted\":[{\"key\":\"a\","
+                                     "\"valeu\":\"1\"}]}}\n",
+                                 "w", &windowed),
+              "line 2: unknown key \"valeu\" in an emitted record");
+  ExpectError(ParseWindowedTrace(std::string(kWindowedHeader) +
+                                     "{\"op\":\"process\",\"max_records\":1,\"expcet\":{}}\n",
+                                 "w", &windowed),
+              "line 2: unknown key \"expcet\" in a process step");
+  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                                 "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance\":5,"
+                                 "\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}",
+                                 "w", &windowed),
+              "line 1: unknown key \"advance\" in a time window");
+  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                                 "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
+                                 "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"emitt\":1}}",
+                                 "w", &windowed),
+              "line 1: unknown key \"emitt\" in config");
+
+  TaskTrace task;
+  ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
+              "line 2: unknown key \"tear_sed\" in a crash step");
+  ExpectError(ParseTask("{\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
+                        "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
+                        "\"uncommitted_max_bytes\":1,\"commit_interval\":5}}\n",
+                        &task),
+              "line 1: unknown key \"commit_interval\" in setup");
+  ExpectError(ParseTask("{\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
+                        "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
+                        "\"uncommitted_max_bytes\":1},\"seeds\":5}\n",
+                        &task),
+              "line 1: unknown key \"seeds\" in the header");
+  // Optional fields written out are still fields of the op.
+  EXPECT_TRUE(
+      ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_seed\":1}\n", &task).ok());
+}
+
+// The CLI told a trace's kind from its first line, so a leading blank line made a task trace
+// read as a window-store trace.
+TEST(TraceParsers, TheKindIsTheFirstNonBlankLines) {
+  EXPECT_EQ(TraceKind(std::string("\n  \r\n") + kTaskHeader), "task");
+  EXPECT_EQ(TraceKind(std::string("\n") + kWindowedHeader), "windowed");
+  EXPECT_EQ(TraceKind("\n[1]\n{\"kind\":\"task\"}\n"), "");
+  EXPECT_EQ(TraceKind(""), "");
+}
+
+// A window-store trace whose config builds no store, with no "construction" expectation,
+// replayed "OK: all 0 steps": it is bad input, with the store's reason.
+TEST(TraceParsers, AWindowStoreConfigThatBuildsNoStoreIsBadInput) {
+  Trace trace;
+  ASSERT_TRUE(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                         "\"name\":\"s\",\"retention_ms\":-1,\"window_size_ms\":5,"
+                         "\"retain_duplicates\":false}}\n{\"op\":\"metrics\"}\n",
+                         &trace)
+                  .ok());
+  const ReplayOutcome out = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
+                                        ModelWindowStoreFactory());
+  ExpectError(out.error, "line 1: the engine cannot build a store from this config:");
+  EXPECT_NE(out.error.message().find("\"construction\": {\"status\": \"InvalidArgument\"}"),
+            std::string::npos)
+      << out.error;
+  // Expected, the same failure is the trace's check, and it passes.
+  trace.construction = Json{{"status", "InvalidArgument"}};
+  trace.steps.clear();
+  const ReplayOutcome expected = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
+                                             ModelWindowStoreFactory());
+  EXPECT_TRUE(expected.error.ok()) << expected.error;
+  EXPECT_FALSE(expected.diverged) << expected.what;
+}
+
+// Byte strings compare as bytes: an expectation's "\xFF" is the output's "\xff".
+TEST(TraceParsers, ExpectationsCompareBytesNotTheirSpelling) {
+  EXPECT_TRUE(MatchesExpectation(Json{{"value", "a\\xFF"}}, Json{{"value", "a\\xff"}}));
+  EXPECT_TRUE(MatchesExpectation(Json{{"records", Json::array({Json::array({"\\xAB", 1})})}},
+                                 Json{{"records", Json::array({Json::array({"\\xab", 1})})}}));
+  EXPECT_FALSE(MatchesExpectation(Json{{"value", "a\\xFE"}}, Json{{"value", "a\\xff"}}));
+  EXPECT_FALSE(MatchesExpectation(Json{{"status", "ok"}}, Json{{"status", "OK"}}));
+}
+
+// Windowed records compared as ordered JSON objects (field order significant) and a count
+// only as the string "1".
+TEST(TraceParsers, WindowedRecordsCompareAsObjectsAndCountsAsNumbersToo) {
+  const Json actual = Json::parse(R"({"window":[0,10],"key":"a","value":"2","timestamp":5})");
+  EXPECT_TRUE(SameEmittedRecord(
+      Json::parse(R"({"timestamp":5,"value":"2","key":"a","window":[0,10]})"), actual));
+  EXPECT_TRUE(SameEmittedRecord(
+      Json::parse(R"({"window":[0,10],"key":"a","value":2,"timestamp":5})"), actual));
+  EXPECT_FALSE(SameEmittedRecord(
+      Json::parse(R"({"window":[0,10],"key":"a","value":3,"timestamp":5})"), actual));
+  EXPECT_FALSE(
+      SameEmittedRecord(Json::parse(R"({"window":[0,10],"key":"a","value":"2"})"), actual));
+}
+
+// A windowed config the engine cannot run was a divergence at step 0 (exit 1): bad input.
+TEST(TraceParsers, AWindowedConfigThatCannotRunIsBadInput) {
+  WindowedTrace trace;
+  ASSERT_TRUE(
+      ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                         "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
+                         "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"streams_config\":{"
+                         "\"processing.guarantee\":\"exactly_twice\"}}}\n{\"op\":\"commit\"}\n",
+                         "w", &trace)
+          .ok());
+  WindowedReplayOutcome out;
+  ExpectError(ReplayWindowedTrace(trace, &out), "line 1: the trace's config cannot run:");
+  EXPECT_FALSE(out.diverged);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "properties/json_lines.h"
+
 namespace statecheck::properties {
 namespace {
 
@@ -281,6 +283,8 @@ Json OptionsToJson(const WindowStoreOptions& options) {
 
 Status OptionsFromJson(const Json& j, WindowStoreOptions* options) {
   if (!j.is_object()) return Status::InvalidArgument("\"config\" must be a JSON object");
+  STATECHECK_RETURN_IF_ERROR(
+      CheckKeys(j, {"name", "retention_ms", "window_size_ms", "retain_duplicates"}, "\"config\""));
   WindowStoreOptions o;
   auto name = j.find("name");
   if (name == j.end() || !name->is_string()) {
@@ -328,7 +332,13 @@ Status OpRunner::OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it
 
 void RecordingLogger::Log(LogLevel level, std::string_view message) {
   std::lock_guard<std::mutex> lock(mu_);
-  lines_.push_back("[" + std::string(LogLevelName(level)) + "] " + std::string(message));
+  // Appended piece by piece: "[" + std::string(...) trips gcc 12's -Wrestrict (a false
+  // positive, GCC bug 105329) at -O3.
+  std::string line = "[";
+  line += LogLevelName(level);
+  line += "] ";
+  line += message;
+  lines_.push_back(std::move(line));
 }
 
 std::vector<std::string> RecordingLogger::Take() {

@@ -10,6 +10,17 @@
 namespace statecheck::properties {
 namespace {
 
+// `s` as an error of line `line`: "line N: <message>".
+Status AtLine(int line, const Status& s) { return s.ok() ? s : LineError(line, s.message()); }
+
+// Two result strings that are the same bytes: equal, or both escaped byte strings (EscapeBytes)
+// that unescape to the same bytes, so that an expectation's "\xFF" matches the output's "\xff".
+bool SameBytes(const std::string& expected, const std::string& actual) {
+  if (expected == actual) return true;
+  std::string a, b;
+  return UnescapeBytes(expected, &a).ok() && UnescapeBytes(actual, &b).ok() && a == b;
+}
+
 Json ConstructionResult(const Status& s) {
   Json j{{"status", std::string(CodeName(s.code()))}};
   if (!s.ok()) j["message"] = s.message();
@@ -39,6 +50,11 @@ Status ParseTrace(std::string_view text, Trace* out) {
       if (kind == j.end() || *kind != "window_store") {
         return LineError(line_no, "header \"kind\" must be \"window_store\"");
       }
+      STATECHECK_RETURN_IF_ERROR(
+          AtLine(line_no, CheckKeys(j,
+                                    {"statecheck_trace", "kind", "config", "construction", "note",
+                                     "property", "seed", "reproduce", "failure"},
+                                    "the header")));
       auto config = j.find("config");
       if (config == j.end()) return LineError(line_no, "header needs a \"config\" object");
       Status s = OptionsFromJson(*config, &trace.config);
@@ -47,6 +63,8 @@ Status ParseTrace(std::string_view text, Trace* out) {
         if (!c->is_object() || !c->contains("status") || !(*c)["status"].is_string()) {
           return LineError(line_no, "\"construction\" must be an object with a \"status\"");
         }
+        STATECHECK_RETURN_IF_ERROR(
+            AtLine(line_no, CheckKeys(*c, {"status", "message"}, "\"construction\"")));
         trace.construction = *c;
       }
       for (auto& [k, v] : j.items()) {
@@ -61,6 +79,9 @@ Status ParseTrace(std::string_view text, Trace* out) {
     step.line = line_no;
     Status s = OpFromJson(j, &step.op);
     if (!s.ok()) return LineError(line_no, s.message());
+    STATECHECK_RETURN_IF_ERROR(
+        AtLine(line_no, CheckKeys(j, KeysOf(OpToJson(step.op), {"expect"}),
+                                  "a " + std::string(OpTypeName(step.op.type)) + " step")));
     if (auto e = j.find("expect"); e != j.end()) {
       if (!e->is_object()) return LineError(line_no, "\"expect\" must be a JSON object");
       step.expect = *e;
@@ -133,6 +154,16 @@ Json StepResult(OpRunner& runner, const Op& op) {
 }
 
 bool MatchesExpectation(const Json& expected, const Json& actual) {
+  if (expected.is_string() && actual.is_string()) {
+    return SameBytes(expected.get<std::string>(), actual.get<std::string>());
+  }
+  if (expected.is_array() && actual.is_array()) {
+    if (expected.size() != actual.size()) return false;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (!MatchesExpectation(expected[i], actual[i])) return false;
+    }
+    return true;
+  }
   if (!expected.is_object() || !actual.is_object()) return expected == actual;
   for (auto& [k, v] : expected.items()) {
     auto it = actual.find(k);
@@ -168,6 +199,16 @@ ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowS
   for (auto& [name, factory] : targets) {
     std::unique_ptr<OpRunner> runner;
     const Json result = ConstructionResult(OpRunner::Make(*factory, trace.config, &runner));
+    if (!trace.construction && result["status"] != "OK") {
+      // Nothing would be checked: a config error is bad input, unless the trace expects it.
+      out.error = Status::InvalidArgument(
+          "line 1: the " + name +
+          " cannot build a store from this config: " + result.value("message", std::string()) +
+          " (a trace that checks this failure says so in its header: \"construction\": "
+          "{\"status\": " +
+          result["status"].dump() + "})");
+      return out;
+    }
     if (trace.construction && !MatchesExpectation(*trace.construction, result)) {
       return diverge(0, 1, name + " vs trace", "construct", *trace.construction, result);
     }

@@ -30,13 +30,16 @@ struct Trace {
   WindowStoreOptions config;
   // {"status": "OK"} or {"status": "InvalidArgument", "message": "..."} (W1); absent = any.
   std::optional<Json> construction;
-  Json info = Json::object();  // seed, reproduce, property, failure: carried, not checked.
+  // seed, reproduce, property, failure (written by the harness), note (free text for a
+  // hand-written trace): carried, not checked.
+  Json info = Json::object();
   std::vector<TraceStep> steps;
 };
 
 // Parses a trace. InvalidArgument "line N: <what is wrong>" for malformed JSON, an unknown op,
-// a missing field, an iterator used before it was opened or after it was closed, or a reused
-// iterator id.
+// an unknown key (in the header, the config, construction or a step), a missing field, an
+// iterator used before it was opened or after it was closed, or a reused iterator id. Blank
+// lines are ignored anywhere.
 Status ParseTrace(std::string_view text, Trace* trace);
 Status ReadTraceFile(const std::string& path, Trace* trace);
 // The JSON Lines text of a trace (ParseTrace reads it back to an equal trace).
@@ -45,12 +48,16 @@ Status WriteTraceFile(const std::string& path, const Trace& trace);
 
 // A step's full result: OpRunner::Apply's, plus "after": the counters and stream time.
 Json StepResult(OpRunner& runner, const Op& op);
-// Whether `actual` has every field of `expected` with an equal value.
+// Whether `actual` has every field of `expected` with an equal value (arrays element by element,
+// strings as the bytes they escape: "\xFF" matches "\xff").
 bool MatchesExpectation(const Json& expected, const Json& actual);
 
 enum class ReplayTarget { kEngine, kModel, kBoth };
 
 struct ReplayOutcome {
+  // Not OK when the trace cannot be replayed to check anything (its config builds no store and
+  // the header does not expect that): bad input, not a divergence.
+  Status error;
   bool diverged = false;
   int steps_run = 0;
   // On divergence: where, and what was expected against what happened.

@@ -20,7 +20,49 @@ std::string StringField(const Json& json, const char* name, const std::string& f
   return json[name].is_string() ? json[name].get<std::string>() : std::string();
 }
 
+// A step's "expect": {"emitted": [record, ...], "dropped_records": N}, each record
+// {"window": [start, end], "key": K, "value": V, "timestamp": T} (docs/traces.md).
+Status CheckExpect(const Json& e) {
+  const Status shape =
+      Status::InvalidArgument("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+  if (!e.is_object()) return shape;
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(e, {"emitted", "dropped_records"}, "\"expect\""));
+  if ((e.contains("emitted") && !e["emitted"].is_array()) ||
+      (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
+    return shape;
+  }
+  if (!e.contains("emitted")) return Status::Ok();
+  for (const Json& r : e["emitted"]) {
+    if (!r.is_object()) {
+      return Status::InvalidArgument(
+          "an emitted record is an object {\"window\": [start, end], "
+          "\"key\": K, \"value\": V, \"timestamp\": T}, not " +
+          r.dump());
+    }
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(r, {"window", "key", "value", "timestamp"}, "an emitted record"));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool SameEmittedRecord(const Json& expected, const Json& actual) {
+  if (!expected.is_object() || !actual.is_object() || expected.size() != actual.size()) {
+    return false;
+  }
+  for (const auto& [k, v] : expected.items()) {
+    if (!actual.contains(k)) return false;
+    const Json& a = actual[k];
+    // A count may be written as the number it is: 2 and "2" are the same value.
+    if (k == "value" && v.is_number_integer() && a.is_string()) {
+      if (std::to_string(v.get<int64_t>()) != a.get<std::string>()) return false;
+    } else if (v != a) {
+      return false;
+    }
+  }
+  return true;
+}
 
 Json WOpToJson(const WOp& op) {
   Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
@@ -119,6 +161,8 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   WindowedAggregationConfig config;
   auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
   if (!json.is_object()) return bad("must be an object");
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(
+      json, {"label", "window", "emit", "emit_interval_ms", "store", "streams_config"}, "config"));
   if (json.contains("label")) {
     if (!json["label"].is_string()) return bad("\"label\" must be a string");
     config.label = json["label"].get<std::string>();
@@ -135,6 +179,15 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
     return Status::Ok();
   };
   const std::string kind = StringField(w, "kind", "");
+  if (kind == "time") {
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(w, {"kind", "size_ms", "advance_ms", "grace_ms"}, "a time window"));
+  } else if (kind == "sliding") {
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(w, {"kind", "time_difference_ms", "grace_ms"}, "a sliding window"));
+  } else if (kind == "session") {
+    STATECHECK_RETURN_IF_ERROR(CheckKeys(w, {"kind", "gap_ms", "grace_ms"}, "a session window"));
+  }
   if (kind == "time") {
     config.kind = WindowKind::kTime;
     STATECHECK_RETURN_IF_ERROR(field("size_ms", &config.size_ms));
@@ -190,22 +243,24 @@ Status ParseWindowedTrace(std::string_view text, const std::string& source, Wind
                          "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
                          "\"windowed\", \"config\": {...}})");
       }
-      const Status s = ConfigFromJson(j["config"], &trace.config);
+      Status s = CheckKeys(j,
+                           {"statecheck_trace", "kind", "config", "note", "property", "seed",
+                            "reproduce", "failure"},
+                           "the header");
+      if (s.ok()) s = ConfigFromJson(j["config"], &trace.config);
       if (!s.ok()) return LineError(line, s.message());
       trace.info = std::move(j);
       header = true;
       return Status::Ok();
     }
     WOp op;
-    const Status s = WOpFromJson(j, &op);
-    if (!s.ok()) return LineError(line, s.message());
-    if (j.contains("expect")) {
-      const Json& e = j["expect"];
-      if (!e.is_object() || (e.contains("emitted") && !e["emitted"].is_array()) ||
-          (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
-        return LineError(line, "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
-      }
+    Status s = WOpFromJson(j, &op);
+    if (s.ok()) {
+      s = CheckKeys(j, KeysOf(WOpToJson(op), {"expect"}),
+                    "a " + std::string(kWOpNames[static_cast<int>(op.type)]) + " step");
     }
+    if (s.ok() && j.contains("expect")) s = CheckExpect(j["expect"]);
+    if (!s.ok()) return LineError(line, s.message());
     trace.steps.push_back({line, std::move(j)});
     return Status::Ok();
   }));

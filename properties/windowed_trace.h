@@ -75,9 +75,15 @@ struct WindowedTrace {
   std::vector<std::pair<int, Json>> steps;  // (line, operation).
 };
 
+// Whether an emitted record of a trace's expectation is `actual` (OutputToJson's): the same
+// fields with the same values, in any order; a value may be written as a number ("value": 2 is
+// the count "2").
+bool SameEmittedRecord(const Json& expected, const Json& actual);
+
 // Parses a windowed trace read from `source` (a file name, for the message of an empty trace).
-// InvalidArgument "line N: <what is wrong>" for a malformed one, "<source> is empty" for one
-// without a header; `*trace` is left unchanged on any error.
+// InvalidArgument "line N: <what is wrong>" for a malformed one (an unknown key anywhere
+// included), "<source> is empty" for one without a header; `*trace` is left unchanged on any
+// error. Blank lines are ignored anywhere.
 Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* trace);
 
 }  // namespace statecheck::properties

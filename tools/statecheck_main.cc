@@ -28,12 +28,14 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "faults/fault_fs.h"
 #include "properties/crash_runner.h"
 #include "properties/generators.h"
+#include "properties/json_lines.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
 #include "properties/window_store_trace.h"
@@ -140,17 +142,12 @@ int ReplayWindowed(const std::string& path, const std::string& against) {
 
 int Replay(const std::string& path, const std::string& against) {
   {
-    std::ifstream file(path);
-    std::string first;
-    if (file && std::getline(file, first)) {
-      const auto header = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
-      if (header.is_object() && header.value("kind", std::string()) == "task") {
-        return ReplayTask(path, against);
-      }
-      if (header.is_object() && header.value("kind", std::string()) == "windowed") {
-        return ReplayWindowed(path, against);
-      }
-    }
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string kind = properties::TraceKind(text.str());
+    if (kind == "task") return ReplayTask(path, against);
+    if (kind == "windowed") return ReplayWindowed(path, against);
   }
   properties::ReplayTarget target;
   if (against == "engine") {
@@ -174,6 +171,7 @@ int Replay(const std::string& path, const std::string& against) {
   }
   const properties::ReplayOutcome out = properties::ReplayTrace(
       trace, target, properties::EngineWindowStoreFactory(), properties::ModelWindowStoreFactory());
+  if (!out.error.ok()) return UsageError(path + ": " + out.error.message());
   if (!out.diverged) {
     std::cout << "OK: all " << out.steps_run << " steps gave the expected results\n";
     return kExitOk;
