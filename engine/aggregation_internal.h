@@ -5,6 +5,7 @@
 #define STATECHECK_ENGINE_AGGREGATION_INTERNAL_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,23 @@
 namespace statecheck::internal {
 
 // 8 bytes, most significant first: for values >= 0 the bytes sort as the numbers do.
+// a + b and a - b clamped to int64_t: sizes, gaps and grace periods may be as large as int64_t
+// allows (Kafka's bounds saturate at Long.MAX_VALUE).
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return r;
+}
+inline int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) {
+    return b > 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
 std::string BigEndian(int64_t v);
 // The first 8 bytes of `s` (which must hold 8) as BigEndian wrote them.
 int64_t FromBigEndian(std::string_view s);

@@ -13,23 +13,12 @@ namespace {
 
 using internal::BigEndian;
 using internal::FromBigEndian;
+using internal::SaturatingAdd;
+using internal::SaturatingSub;
 
 constexpr char kTimeIndex = 'T';
 constexpr char kKeyIndex = 'K';
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-
-// a + b and a - b clamped to int64_t: gap and grace may be as large as int64_t allows.
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kMax : kMin;
-  return r;
-}
-int64_t SaturatingSub(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r)) return b > 0 ? kMin : kMax;
-  return r;
-}
 
 // 'T'[end][key]: sessions by end, then key bytes (E4's order).
 std::string TimeKey(int64_t end, std::string_view key) {

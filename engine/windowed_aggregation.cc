@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -268,11 +269,13 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     }
     last_emit_attempt_ms_ = now;
     // Closed since the last emission: end in (last close, close], i.e. start in
-    // (last close - size, close - size].
+    // (last close - size, close - size] — and, once close is INT64_MAX, every start up to it:
+    // the windows whose end saturates at INT64_MAX (TimeWindows::WindowsFor) close then.
     const int64_t size = windows.size_ms();
     const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
-    const int64_t last =
-        STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? close - size + 1 : close - size;
+    const int64_t last = close == std::numeric_limits<int64_t>::max()          ? close
+                         : STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? close - size + 1
+                                                                               : close - size;
     if (last >= first) {
       std::unique_ptr<AggregateIterator> it;
       STATECHECK_RETURN_IF_ERROR(store_->Scan(context, first, last, &it));
@@ -281,7 +284,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
         STATECHECK_RETURN_IF_ERROR(it->Next(&agg));
         ++stats_->windows_read;
         if (agg.start > last) break;
-        const Window window{agg.start, agg.start + size};
+        const Window window{agg.start, internal::SaturatingAdd(agg.start, size)};
         STATECHECK_RETURN_IF_ERROR(context->Forward(WindowedKey(window, agg.key),
                                                     agg.value.substr(8), FromBigEndian(agg.value)));
         ++stats_->emitted;
@@ -327,7 +330,8 @@ class BufferingContext final : public ProcessorContext {
       return Status::Corruption("suppress: \"" + std::string(key) + "\" is not a window update");
     }
     *stream_time_ = std::max(*stream_time_, timestamp);
-    return inner_->Put(buffer_, BigEndian(start + size_ms_) + std::string(key),
+    return inner_->Put(buffer_,
+                       BigEndian(internal::SaturatingAdd(start, size_ms_)) + std::string(key),
                        BigEndian(timestamp) + std::string(*value));
   }
   int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
@@ -453,9 +457,10 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
         std::to_string(options.emit_interval_ms));
   }
   STATECHECK_RETURN_IF_ERROR(internal::CheckAggregator(options.aggregator, "windowed aggregation"));
-  const int64_t retention = options.retention_ms >= 0
-                                ? options.retention_ms
-                                : options.windows.size_ms() + options.windows.grace_ms();
+  const int64_t retention =
+      options.retention_ms >= 0
+          ? options.retention_ms
+          : internal::SaturatingAdd(options.windows.size_ms(), options.windows.grace_ms());
   STATECHECK_RETURN_IF_ERROR(options.windows.CheckRetention(options.store, retention));
   std::unique_ptr<AggregateStore> store;
   if (options.store_type == AggregationStoreType::kInMemory) {

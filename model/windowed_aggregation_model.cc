@@ -1,6 +1,7 @@
 #include "model/windowed_aggregation_model.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace statecheck::model {
@@ -26,12 +27,9 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
   }
   const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
-  // The windows holding ts: every start (a multiple of the advance, from 0) with
-  // start <= ts < start + size.
   int updated = 0, skipped = 0;
-  for (int64_t start = 0; start <= ts; start += config_.advance_ms) {
-    if (ts >= start + config_.size_ms) continue;
-    const int64_t end = start + config_.size_ms;
+  for (const int64_t start : StartsFor(ts)) {
+    const int64_t end = End(start);
     const std::string name = WindowName(start, end, key);
     if (!(end > stream_time_ - config_.grace_ms)) {  // E1.
       if (end == stream_time_ - config_.grace_ms) Note("E1.first_dropped");
@@ -39,12 +37,16 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
       ++skipped;
       continue;
     }
-    const bool at_bound = end == stream_time_ - config_.grace_ms + 1;
+    const bool at_bound = end - 1 == stream_time_ - config_.grace_ms;
     if (at_bound) Note("E1.last_accepted");
     ++updated;
     current_.taken.emplace_back(start, key);
     current_.taken_ts.push_back(ts);
     if (!config_.emit_final) {  // E2.
+      if (ts >= 1'000'000'000'000 && end < std::numeric_limits<int64_t>::max()) {
+        Note("E2.epoch_timestamps");
+      }
+      if (end == std::numeric_limits<int64_t>::max()) Note("E2.end_at_int64_max");
       const auto [count, max_ts] = Aggregate(current_, start, key);
       if (count >= 2) Note("E2.updated_again");
       if (out_of_order && max_ts > ts) Note("E2.out_of_order");
@@ -55,11 +57,10 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
   if (updated >= 2 && !config_.emit_final) Note("E2.several_windows");
   if (config_.emit_final) EmitFinal(now_ms);
   // Retention: the windows past it are gone from the store (under emit-final, once emitted).
-  const int64_t retention =
-      config_.retention_ms >= 0 ? config_.retention_ms : config_.size_ms + config_.grace_ms;
+  const int64_t retention = Retention();
   auto expired = [&](int64_t start) {
     return start <= stream_time_ - retention &&
-           (!config_.emit_final || start + config_.size_ms <= current_.last_emit_close);
+           (!config_.emit_final || End(start) <= current_.last_emit_close);
   };
   for (size_t i = current_.taken.size(); i-- > 0;) {
     if (expired(current_.taken[i].first)) {
@@ -75,7 +76,7 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   if (!StartAttempt(close, now_ms)) return;
   std::set<std::pair<int64_t, std::string>> closing;  // By start, then key (E4).
   for (const auto& w : current_.taken) {
-    const int64_t end = w.first + config_.size_ms;
+    const int64_t end = End(w.first);
     if (end > current_.last_emit_close && end <= close) {
       closing.insert(w);
     } else if (end > close) {
@@ -85,20 +86,46 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   std::vector<Closing> batch;
   for (const auto& [start, k] : closing) {
     const auto [count, max_ts] = Aggregate(current_, start, k);
-    batch.push_back({start, start + config_.size_ms, k, count, max_ts});
+    batch.push_back({start, End(start), k, count, max_ts});
   }
   EmitAttempt(batch, close, /*sessions=*/false);
 }
 
 bool WindowedAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stream_time) const {
   (void)start;
-  return end + config_.grace_ms <= stream_time;
+  return end <= stream_time - config_.grace_ms;  // end + grace <= stream time, without overflow.
+}
+
+int64_t WindowedAggregationModel::End(int64_t start) const {
+  return start > std::numeric_limits<int64_t>::max() - config_.size_ms
+             ? std::numeric_limits<int64_t>::max()
+             : start + config_.size_ms;
+}
+
+int64_t WindowedAggregationModel::Retention() const {
+  if (config_.retention_ms >= 0) return config_.retention_ms;
+  return config_.size_ms > std::numeric_limits<int64_t>::max() - config_.grace_ms
+             ? std::numeric_limits<int64_t>::max()
+             : config_.size_ms + config_.grace_ms;
+}
+
+std::vector<int64_t> WindowedAggregationModel::StartsFor(int64_t ts) const {
+  // Every start that is a multiple of the advance, from 0, with start <= ts < start + size
+  // (Kafka's TimeWindows.windowsFor): from the last multiple at or below ts back, as long as the
+  // window still reaches ts. Neither step overflows: start >= 0 and ts - start >= 0.
+  std::vector<int64_t> starts;
+  for (int64_t start = ts - ts % config_.advance_ms; start >= 0 && ts - start < config_.size_ms;
+       start -= config_.advance_ms) {
+    starts.push_back(start);
+  }
+  std::reverse(starts.begin(), starts.end());
+  return starts;
 }
 
 bool WindowedAggregationModel::HasWindow(const std::string& window) const {
   int64_t start = 0, end = 0;
   std::string key;
-  if (!ParseWindowName(window, &start, &end, &key) || end != start + config_.size_ms) return false;
+  if (!ParseWindowName(window, &start, &end, &key) || end != End(start)) return false;
   return std::find(current_.taken.begin(), current_.taken.end(), std::make_pair(start, key)) !=
          current_.taken.end();
 }
@@ -107,8 +134,7 @@ std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() 
   std::map<std::string, std::string> out;
   for (const auto& [start, key] : committed_.taken) {
     const auto [count, max_ts] = Aggregate(committed_, start, key);
-    out[WindowName(start, start + config_.size_ms, key)] =
-        std::to_string(count) + "@" + std::to_string(max_ts);
+    out[WindowName(start, End(start), key)] = std::to_string(count) + "@" + std::to_string(max_ts);
   }
   return out;
 }

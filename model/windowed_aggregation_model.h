@@ -4,9 +4,10 @@
 //
 // How it differs from the engine: no store, no key encoding, no range scans. It keeps every
 // input record; a window's aggregate is recomputed from the records it took, and the windows of
-// a timestamp are found by walking the starts from 0. Commits happen only when told (the
-// harness commits explicitly). What a crash leaves is model::CrashTo's rule
-// (model/aggregation_model.h).
+// a timestamp are its multiples of the advance, walked down from the last one at or below it.
+// Window ends saturate at INT64_MAX (Kafka's Long.MAX_VALUE), as does the default retention.
+// Commits happen only when told (the harness commits explicitly). What a crash leaves is
+// model::CrashTo's rule (model/aggregation_model.h).
 #ifndef STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
 #define STATECHECK_MODEL_WINDOWED_AGGREGATION_MODEL_H_
 
@@ -54,6 +55,10 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
 
  private:
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
+  int64_t End(int64_t start) const;  // start + size, saturating at INT64_MAX.
+  int64_t Retention() const;         // retention_ms, or size + grace (saturating).
+  // The starts of the windows holding `ts` (>= 0), in increasing order.
+  std::vector<int64_t> StartsFor(int64_t ts) const;
   void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
   std::pair<int64_t, int64_t> Aggregate(const WindowedModelState& s, int64_t start,

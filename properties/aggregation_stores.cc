@@ -1,6 +1,7 @@
 #include "properties/aggregation_stores.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace statecheck::properties {
@@ -9,6 +10,11 @@ int64_t BigEndianAt(std::string_view b) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(b[i]);
   return static_cast<int64_t>(v);
+}
+
+int64_t WindowEnd(int64_t start, int64_t size_ms) {
+  int64_t end = 0;
+  return __builtin_add_overflow(start, size_ms, &end) ? std::numeric_limits<int64_t>::max() : end;
 }
 
 namespace {
@@ -39,8 +45,8 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
       return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
                                 " and count \"" + count + "\"");
     }
-    (*out)[std::to_string(start) + ":" + std::to_string(start + size_ms) + ":" + kv.key.substr(8)] =
-        count + "@" + std::to_string(BigEndianAt(kv.value));
+    (*out)[std::to_string(start) + ":" + std::to_string(WindowEnd(start, size_ms)) + ":" +
+           kv.key.substr(8)] = count + "@" + std::to_string(BigEndianAt(kv.value));
   }
   return Status::Ok();
 }
