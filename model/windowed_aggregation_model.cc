@@ -9,14 +9,10 @@ namespace statecheck::model {
 std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const WindowedModelState& s,
                                                                 int64_t start,
                                                                 const std::string& key) const {
-  int64_t count = 0, max_ts = -1;
-  for (size_t i = 0; i < s.taken.size(); ++i) {
-    if (s.taken[i] == std::make_pair(start, key)) {
-      ++count;
-      max_ts = std::max(max_ts, s.taken_ts[i]);
-    }
-  }
-  return {count, max_ts};
+  const auto it = s.taken.find({start, key});
+  if (it == s.taken.end()) return {0, -1};
+  return {static_cast<int64_t>(it->second.size()),
+          *std::max_element(it->second.begin(), it->second.end())};
 }
 
 void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
@@ -40,8 +36,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
     const bool at_bound = end - 1 == stream_time_ - config_.grace_ms;
     if (at_bound) Note("E1.last_accepted");
     ++updated;
-    current_.taken.emplace_back(start, key);
-    current_.taken_ts.push_back(ts);
+    current_.taken[{start, key}].push_back(ts);
     if (!config_.emit_final) {  // E2.
       if (ts >= 1'000'000'000'000 && end < std::numeric_limits<int64_t>::max()) {
         Note("E2.epoch_timestamps");
@@ -62,12 +57,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
     return start <= stream_time_ - retention &&
            (!config_.emit_final || End(start) <= current_.last_emit_close);
   };
-  for (size_t i = current_.taken.size(); i-- > 0;) {
-    if (expired(current_.taken[i].first)) {
-      current_.taken.erase(current_.taken.begin() + static_cast<std::ptrdiff_t>(i));
-      current_.taken_ts.erase(current_.taken_ts.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-  }
+  std::erase_if(current_.taken, [&](const auto& window) { return expired(window.first.first); });
 }
 
 void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
@@ -75,7 +65,7 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   const int64_t close = stream_time_ - config_.grace_ms;
   if (!StartAttempt(close, now_ms)) return;
   std::set<std::pair<int64_t, std::string>> closing;  // By start, then key (E4).
-  for (const auto& w : current_.taken) {
+  for (const auto& [w, records] : current_.taken) {
     const int64_t end = End(w.first);
     if (end > current_.last_emit_close && end <= close) {
       closing.insert(w);
@@ -126,13 +116,13 @@ bool WindowedAggregationModel::HasWindow(const std::string& window) const {
   int64_t start = 0, end = 0;
   std::string key;
   if (!ParseWindowName(window, &start, &end, &key) || end != End(start)) return false;
-  return std::find(current_.taken.begin(), current_.taken.end(), std::make_pair(start, key)) !=
-         current_.taken.end();
+  return current_.taken.count({start, key}) != 0;
 }
 
 std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() const {
   std::map<std::string, std::string> out;
-  for (const auto& [start, key] : committed_.taken) {
+  for (const auto& [window, records] : committed_.taken) {
+    const auto& [start, key] = window;
     const auto [count, max_ts] = Aggregate(committed_, start, key);
     out[WindowName(start, End(start), key)] = std::to_string(count) + "@" + std::to_string(max_ts);
   }

@@ -37,8 +37,8 @@ struct WindowedModelConfig {
 // WindowedAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
 struct WindowedModelState {
   int64_t next = 0;                                    // Input index.
-  std::vector<std::pair<int64_t, std::string>> taken;  // (window start, key), per record taken.
-  std::vector<int64_t> taken_ts;                       // ... and its timestamp.
+  // (window start, key) → the timestamps of the records the window took, in order.
+  std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> taken;
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
