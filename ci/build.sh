@@ -31,7 +31,8 @@ case "$flavour" in
      exit 2 ;;
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$dir" -G Ninja "${args[@]}" "$@" >/dev/null
+# Every flavour builds with warnings as errors (gcc 12, clang 14 for fuzz).
+cmake -S . -B "$dir" -G Ninja "${args[@]}" -DSTATECHECK_WERROR=ON "$@" >/dev/null
 targets=()
 if [ -n "${STATECHECK_TARGET:-}" ]; then
   read -ra names <<<"$STATECHECK_TARGET"

@@ -21,6 +21,11 @@
 include(GoogleTest)
 
 set(STATECHECK_WARNINGS -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+# Warnings are errors in every build ci/build.sh makes (STATECHECK_WERROR); a user's own build
+# with a newer compiler keeps them warnings.
+if(STATECHECK_WERROR)
+  list(APPEND STATECHECK_WARNINGS -Werror)
+endif()
 
 function(statecheck_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;PUBLIC_DEPS;PRIVATE_DEPS;INCLUDE" ${ARGN})
