@@ -84,15 +84,25 @@ class PersistentAggregates final : public AggregateStore {
   Status Scan(ProcessorContext* context, int64_t first, int64_t last,
               std::unique_ptr<AggregateIterator>* it) override {
     std::unique_ptr<KeyValueIterator> range;
+    // [first, last]: to last + 1, exclusive, or to the end when last is INT64_MAX.
+    const std::optional<std::string> to = last == std::numeric_limits<int64_t>::max()
+                                              ? std::nullopt
+                                              : std::optional<std::string>(BigEndian(last + 1));
     STATECHECK_RETURN_IF_ERROR(
-        context->Range(store_, BigEndian(first), BigEndian(last + 1), &range));
+        context->Range(store_, BigEndian(first),
+                       to ? std::optional<std::string_view>(*to) : std::nullopt, &range));
     *it = std::make_unique<Iterator>(store_, std::move(range));
     return Status::Ok();
   }
   Status Expire(ProcessorContext* context, int64_t first, int64_t last) override {
     std::unique_ptr<KeyValueIterator> range;
+    // [first, last]: to last + 1, exclusive, or to the end when last is INT64_MAX.
+    const std::optional<std::string> to = last == std::numeric_limits<int64_t>::max()
+                                              ? std::nullopt
+                                              : std::optional<std::string>(BigEndian(last + 1));
     STATECHECK_RETURN_IF_ERROR(
-        context->Range(store_, BigEndian(first), BigEndian(last + 1), &range));
+        context->Range(store_, BigEndian(first),
+                       to ? std::optional<std::string_view>(*to) : std::nullopt, &range));
     std::vector<std::string> expired;
     KeyValue kv;
     while (range->HasNext()) {

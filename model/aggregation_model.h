@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -273,7 +274,8 @@ class AggregationModelBase : public AggregationModel {
   }
   // An attempt left window [start, end] open: the note when it closes one ms later (E3).
   void NoteOpen(int64_t start, int64_t end) {
-    if (!ClosedAt(start, end, stream_time_) && ClosedAt(start, end, stream_time_ + 1)) {
+    if (stream_time_ < std::numeric_limits<int64_t>::max() && !ClosedAt(start, end, stream_time_) &&
+        ClosedAt(start, end, stream_time_ + 1)) {
       Note("E3.one_before_close");
     }
   }
