@@ -36,7 +36,7 @@ struct WindowedModelConfig {
 
 // WindowedAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
 struct WindowedModelState {
-  int64_t next = 0;                                    // Input index.
+  int64_t next = 0;  // Input index.
   // (window start, key) → the timestamps of the records the window took, in order.
   std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> taken;
   int64_t last_emit_close = -1;
@@ -47,8 +47,7 @@ struct WindowedModelState {
 class WindowedAggregationModel final : public AggregationModelBase<WindowedModelState> {
  public:
   explicit WindowedAggregationModel(WindowedModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms),
-        config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
   std::map<std::string, std::string> CommittedWindows() const override;
   bool HasWindow(const std::string& window) const override;

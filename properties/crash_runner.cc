@@ -173,8 +173,8 @@ std::string Show(const model::StoreState& s) {
 // The recovering child's checks (see the header); held, or the finding of the rule the check
 // enforces. A read that fails sets `*read_error` (the engine's error, not a failed check).
 model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, Log* log, Task* task,
-                   const std::vector<Record>& input, int64_t previous_committed, int64_t* committed,
-                   Status* read_error) {
+                          const std::vector<Record>& input, int64_t previous_committed,
+                          int64_t* committed, Status* read_error) {
   CommittedOffsets offsets;
   Status s = log->GetCommittedOffsets(task->OffsetsGroup(), &offsets);
   if (!s.ok() && s.code() != Status::Code::kNotFound) {
@@ -292,8 +292,7 @@ model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, L
     return model::Finding("C4", "the committed output lacks record " + std::to_string(matched) +
                                     " (" + expected[matched].key + "=" +
                                     StripCount(expected[matched].value) +
-                                    ") of processing input[0, " + std::to_string(*committed) +
-                                    ")");
+                                    ") of processing input[0, " + std::to_string(*committed) + ")");
   }
   return std::nullopt;
 }
@@ -305,8 +304,9 @@ model::Finding FindingOfVerdict(const std::string& verdict) {
   const std::string rule = verdict.substr(0, colon);
   const bool is_rule = colon != std::string::npos && rule.size() >= 2 && rule.size() <= 3 &&
                        std::isupper(static_cast<unsigned char>(rule[0])) &&
-                       std::all_of(rule.begin() + 1, rule.end(),
-                                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+                       std::all_of(rule.begin() + 1, rule.end(), [](char c) {
+                         return std::isdigit(static_cast<unsigned char>(c));
+                       });
   if (is_rule) return model::Finding(rule, verdict.substr(colon + 2));
   return model::Finding("F2", verdict);
 }
@@ -498,9 +498,8 @@ Status RunCrashCycles(const CrashRunOptions& o,
                       ? "the child died of signal " + std::to_string(WTERMSIG(status))
                       : "the child exited with " + std::to_string(WEXITSTATUS(status));
       }
-      result->finding = verdict.empty()
-                            ? model::Finding("F2", "the child died before its verdict")
-                            : FindingOfVerdict(verdict);
+      result->finding = verdict.empty() ? model::Finding("F2", "the child died before its verdict")
+                                        : FindingOfVerdict(verdict);
       result->failure = result->finding->ToString();
       break;
     }

@@ -47,13 +47,13 @@ struct GenState {
 // What the property keeps of one open iterator: enough to credit a difference in its steps to
 // the rule it breaks, and to tell W9's situations (a put or an expiry while it is open).
 struct IteratorInfo {
-  Op open;                    // The read it was opened with.
-  Wide lo = 0;                // The model's lower time bound at open: max(from, bound + 1) (W6).
+  Op open;      // The read it was opened with.
+  Wide lo = 0;  // The model's lower time bound at open: max(from, bound + 1) (W6).
   std::set<std::tuple<std::string, int64_t, std::string>> at_open;  // (key, start, value) held.
-  bool put_since = false;     // A put reached the open store since it was opened.
-  bool expiry_since = false;  // An expiry removed or kept (pinned) records since then.
-  bool store_closed = false;  // The store was closed since then.
-  bool saw_end = false;       // The model answered hasNext false, or OutOfRange.
+  bool put_since = false;             // A put reached the open store since it was opened.
+  bool expiry_since = false;          // An expiry removed or kept (pinned) records since then.
+  bool store_closed = false;          // The store was closed since then.
+  bool saw_end = false;               // The model answered hasNext false, or OutOfRange.
   std::optional<int64_t> last_start;  // The start of the last record it returned.
 };
 
@@ -301,16 +301,16 @@ ReadShape ShapeOf(const Op& op) {
 // Everything one step is judged by.
 struct Step {
   const Op& op;
-  int index;                 // 1-based.
+  int index;  // 1-based.
   int64_t stream_time_before;
-  bool closed_before;        // The model's store was closed before the step.
+  bool closed_before;                        // The model's store was closed before the step.
   model::WindowStoreModelCallReport report;  // For a put, point fetch, scan or open.
-  const Json& expected;      // The model's step result.
-  const Json& actual;        // The store's.
+  const Json& expected;                      // The model's step result.
+  const Json& actual;                        // The store's.
   int64_t retention;
   int64_t window_size;
   bool duplicates;
-  IteratorInfo* iterator;    // The iterator an iterator step names, if open in the model.
+  IteratorInfo* iterator;  // The iterator an iterator step names, if open in the model.
 
   // streamTime - retention, after the step (a put's own start counted, W2).
   Wide Bound() const { return static_cast<Wide>(StreamTimeAfter()) - retention; }
@@ -523,8 +523,8 @@ void NoteSituations(const Step& step, model::WindowStoreModel& model) {
     Reached("W2.starts_at_minus_one");
   }
   // Expiry (W8), at the start of every put and read.
-  const bool read = op.type == OpType::kFetch || op.type == OpType::kScan ||
-                    op.type == OpType::kOpen;
+  const bool read =
+      op.type == OpType::kFetch || op.type == OpType::kScan || op.type == OpType::kOpen;
   if (r.expired_segments > 0) Reached(read ? "W8.read_expires" : "W8.put_expires");
   ReachedIf(r.expired_boundary, "W8.boundary_segment");
   ReachedIf(r.pinned_records > 0, "W8.iterator_pins");
@@ -738,22 +738,22 @@ class OpCommand final : public Command {
     ++*sut.operations;
     sut.trace->steps.push_back(TraceStep{op_, expected, 0});
     auto info = sut.iterators.find(op_.iterator);
-    const Step step{op_,
-                    static_cast<int>(sut.trace->steps.size()),
-                    stream_time_before,
-                    closed_before,
-                    report,
-                    expected,
-                    actual,
-                    model.retention_ms(),
-                    model.window_size_ms(),
-                    model.retain_duplicates(),
-                    OpUsesIterator(op_.type) && info != sut.iterators.end() ? &info->second
-                                                                            : nullptr};
+    const Step step{
+        op_,
+        static_cast<int>(sut.trace->steps.size()),
+        stream_time_before,
+        closed_before,
+        report,
+        expected,
+        actual,
+        model.retention_ms(),
+        model.window_size_ms(),
+        model.retain_duplicates(),
+        OpUsesIterator(op_.type) && info != sut.iterators.end() ? &info->second : nullptr};
     NoteSituations(step, model);
     if (actual != expected) {
-      Fail(Finding{StepRule(step), "step " + std::to_string(step.index) + ": " +
-                                       OpToString(op_) + "\n  model: " + expected.dump() +
+      Fail(Finding{StepRule(step), "step " + std::to_string(step.index) + ": " + OpToString(op_) +
+                                       "\n  model: " + expected.dump() +
                                        "\n  store: " + actual.dump()});
     }
     HeldAll();  // The comparison covers every field of the step.
@@ -769,8 +769,7 @@ class OpCommand final : public Command {
 // W1's situations: which of Kafka's checks the options meet, in order.
 void NoteConstructionSituations(const WindowStoreOptions& o, const Status& expected) {
   const int broken = (o.name.empty() ? 1 : 0) + (o.retention_ms < 0 ? 1 : 0) +
-                     (o.window_size_ms < 0 ? 1 : 0) +
-                     (o.window_size_ms > o.retention_ms ? 1 : 0);
+                     (o.window_size_ms < 0 ? 1 : 0) + (o.window_size_ms > o.retention_ms ? 1 : 0);
   ReachedIf(o.name.empty(), "W1.empty_name");
   ReachedIf(!o.name.empty() && o.retention_ms < 0, "W1.negative_retention");
   ReachedIf(!o.name.empty() && o.retention_ms >= 0 && o.window_size_ms < 0,

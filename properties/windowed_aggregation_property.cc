@@ -305,8 +305,8 @@ class WindowedSut {
     if (!why) why = Check(op);
     if (!why && expect.is_object()) why = CheckExpected(expect, seen);
     if (why) {
-      why->message = "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " +
-                     why->message;
+      why->message =
+          "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " + why->message;
       return why;
     }
     HeldAll();
@@ -413,8 +413,8 @@ class WindowedSut {
     if (!log_->GetCommittedOffsets(group, &c).ok()) return std::nullopt;  // Nothing committed.
     int64_t close = -1;
     if (!ParseEmitClose(c.metadata, StoreOf(config_), &close) || close < 1) return std::nullopt;
-    c.metadata += ";" + StoreOf(config_) + "=" + std::to_string(close / 2) + ";other-store=" +
-                  std::to_string(close + 1000);
+    c.metadata += ";" + StoreOf(config_) + "=" + std::to_string(close / 2) +
+                  ";other-store=" + std::to_string(close + 1000);
     const Status s = log_->CommitOffsets(group, c);
     if (!s.ok()) return Finding("C1", "rewriting the committed metadata: " + s.ToString());
     metadata_merged_ = true;
@@ -449,15 +449,14 @@ class WindowedSut {
     // sees a step's processing before its commit.
     if (stats_->dropped_records != model_->dropped_records()) {
       return Finding("E1", "the task dropped " + std::to_string(stats_->dropped_records) +
-                               " records, the model " +
-                               std::to_string(model_->dropped_records()));
+                               " records, the model " + std::to_string(model_->dropped_records()));
     }
     // Under at_least_once the output is not transactional: a reader sees it once the log is
     // synced (by anyone: the input's producer syncs too), so the check reads all of it.
     std::vector<LogRecord> records;
-    Status s = log_->Read(kOutput, 0, 1 << 30,
-                          alos() ? IsolationLevel::kReadUncommitted : IsolationLevel::kReadCommitted,
-                          &records);
+    Status s = log_->Read(
+        kOutput, 0, 1 << 30,
+        alos() ? IsolationLevel::kReadUncommitted : IsolationLevel::kReadCommitted, &records);
     if (!s.ok()) return Finding("C1", "reading the output: " + s.ToString());
     output_.clear();
     for (const LogRecord& r : records)
@@ -486,8 +485,7 @@ class WindowedSut {
                                 std::to_string(close) + ", the model " +
                                 std::to_string(model_->committed_last_emit_close()));
     }
-    if ((op.type == WOpType::kCommit || op.type == WOpType::kRestart) &&
-        close > committed_close_) {
+    if ((op.type == WOpType::kCommit || op.type == WOpType::kRestart) && close > committed_close_) {
       Reached("E10.committed_with_offset");
     }
     committed_close_ = close;
@@ -532,8 +530,8 @@ class WindowedSut {
         }
         for (size_t q = 0; q < p; ++q) {
           if (output_[q] == *e && emits[q].incarnation < incarnation) {
-            return finding("E6", "update " + e->key + "=" + e->value +
-                                     " emitted again after a restart");
+            return finding("E6",
+                           "update " + e->key + "=" + e->value + " emitted again after a restart");
           }
         }
         return finding("E2", "an update of window " + e->key + " the model does not make");
@@ -566,12 +564,13 @@ class WindowedSut {
         return finding("E3", "window " + e->key + " emitted before it closed");
       }
       if (!later && model_->HasWindow(e->key) && model_->HeldBackAtLastRecord()) {
-        return finding("E5", "window " + e->key +
-                                 " emitted while emit.interval.ms held emission back");
+        return finding("E5",
+                       "window " + e->key + " emitted while emit.interval.ms held emission back");
       }
       if (!later && !model_->HasWindow(e->key)) {
-        return finding("E3", "a final result for window " + e->key + ", which the model does "
-                                                                    "not hold");
+        return finding("E3", "a final result for window " + e->key +
+                                 ", which the model does "
+                                 "not hold");
       }
       if (!m) return finding("E3", "window " + e->key + " emitted; the model has not emitted it");
     }
@@ -583,8 +582,10 @@ class WindowedSut {
     bool none_emitted = true;
     for (size_t j = p; j < output_.size(); ++j) none_emitted &= !batch.count(output_[j].key);
     if (emits[p].at_interval && none_emitted) {
-      return finding("E5", "the attempt exactly emit.interval.ms after the last emitted none of "
-                           "its windows (" + m->key + ", ...)");
+      return finding("E5",
+                     "the attempt exactly emit.interval.ms after the last emitted none of "
+                     "its windows (" +
+                         m->key + ", ...)");
     }
     if (emits[p].closed_before_restart) {
       return finding("E6", "window " + m->key + ", closed before a restart, is not emitted");
@@ -1100,9 +1101,9 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
       std::string a_list, b_list;
       for (const std::string& e : final_out[key]) a_list += " " + e;
       for (const std::string& e : suppressed_out[key]) b_list += " " + e;
-      const std::string what = "for key " + key + " emit-final gave" +
-                               (a_list.empty() ? " nothing" : a_list) + "; suppress(emit-eager) gave" +
-                               (b_list.empty() ? " nothing" : b_list);
+      const std::string what =
+          "for key " + key + " emit-final gave" + (a_list.empty() ? " nothing" : a_list) +
+          "; suppress(emit-eager) gave" + (b_list.empty() ? " nothing" : b_list);
       // Which side is wrong: emit-final's own output against the model's breaks E3 (or E5).
       const std::string rule = RuleOfEmitFinalDifference(config, input, final_out, suppressed_out);
       Fail(Finding(rule, what + (rule == "E7"   ? ""

@@ -101,8 +101,8 @@ std::string FaultColumn(const std::string& name) {
 
 std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   const report_text::Totals t = report_text::RunTotals(report);
-  const bool failed = VerdictsFail(verdicts, report.configuration.require_evidence) ||
-                      t.failed_properties > 0;
+  const bool failed =
+      VerdictsFail(verdicts, report.configuration.require_evidence) || t.failed_properties > 0;
 
   std::string md =
       std::string("# statecheck conformance report: ") + (failed ? "❌ FAIL" : "✅ PASS") + "\n\n";
@@ -192,9 +192,10 @@ std::string RuleTable(const std::vector<RuleVerdict>& verdicts) {
     }
     md += "\n";
   }
-  md += "\n*situations*: the situations the rule declares that the cases reached (and ran the "
-        "check that depends on them); *cases*: the cases that reached any of them; operations "
-        "and fault columns: those of the properties that check the rule.\n";
+  md +=
+      "\n*situations*: the situations the rule declares that the cases reached (and ran the "
+      "check that depends on them); *cases*: the cases that reached any of them; operations "
+      "and fault columns: those of the properties that check the rule.\n";
   return md + Unexercised(verdicts);
 }
 
@@ -281,8 +282,9 @@ std::string MutationScore(const RunReport& report) {
       std::to_string(t.Caught()) +
       " were caught by a check of a rule they are expected to break. The rule table below is "
       "the control run, with no bug planted.\n\n";
-  md += "| planted bug | expected rules | caught | seconds | steps | by |\n"
-        "|---|---|---|---|---|---|\n";
+  md +=
+      "| planted bug | expected rules | caught | seconds | steps | by |\n"
+      "|---|---|---|---|---|---|\n";
   for (const PlantedBugResult& b : t.bugs) {
     md += "| " + Code(b.name) + " | " + Cell(b.rules) + " | " +
           (b.caught ? "✅ " + Cell(report_text::CaughtBy(b)) : "❌ not caught") + " | " +

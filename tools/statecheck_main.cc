@@ -231,7 +231,8 @@ int Run(tools::CampaignOptions options, const std::string& shard, const std::str
     const Status s = tools::ParseBatch(batch, &options.only_batch_property, &options.only_batch);
     if (!s.ok()) return UsageError(s.message());
     if (!options.seed) {
-      return UsageError("--batch " + batch + " needs the run's --seed: a batch's seed derives "
+      return UsageError("--batch " + batch +
+                        " needs the run's --seed: a batch's seed derives "
                         "from it (the replay command a finding prints has both)");
     }
   }
@@ -457,9 +458,10 @@ int Main(int argc, char** argv) {
                     "A T1 configuration (alos_unset, alos_ru, alos_rc, eos_unset, eos_ru, "
                     "eos_rc) or all (default)");
   crash->add_option("--dir", crash_flags.dir, "Where the runs live (default: a temp directory)");
-  crash->add_option("--jobs", crash_flags.jobs,
-                    "Configurations run at once, each in a worker process (default: the "
-                    "machine's cores)")
+  crash
+      ->add_option("--jobs", crash_flags.jobs,
+                   "Configurations run at once, each in a worker process (default: the "
+                   "machine's cores)")
       ->check(CLI::PositiveNumber);
   crash->add_flag("--keep", crash_flags.keep, "Keep the directories after a passing run");
   crash->add_flag("--tolerate-io-errors", crash_flags.tolerate_io_errors,
