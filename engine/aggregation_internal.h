@@ -19,7 +19,6 @@
 
 namespace statecheck::internal {
 
-// 8 bytes, most significant first: for values >= 0 the bytes sort as the numbers do.
 // a + b and a - b clamped to int64_t: sizes, gaps and grace periods may be as large as int64_t
 // allows (Kafka's bounds saturate at Long.MAX_VALUE).
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
@@ -37,6 +36,7 @@ inline int64_t SaturatingSub(int64_t a, int64_t b) {
   return r;
 }
 
+// 8 bytes, most significant first: for values >= 0 the bytes sort as the numbers do.
 std::string BigEndian(int64_t v);
 // The first 8 bytes of `s` (which must hold 8) as BigEndian wrote them.
 int64_t FromBigEndian(std::string_view s);

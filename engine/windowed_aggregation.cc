@@ -84,25 +84,13 @@ class PersistentAggregates final : public AggregateStore {
   Status Scan(ProcessorContext* context, int64_t first, int64_t last,
               std::unique_ptr<AggregateIterator>* it) override {
     std::unique_ptr<KeyValueIterator> range;
-    // [first, last]: to last + 1, exclusive, or to the end when last is INT64_MAX.
-    const std::optional<std::string> to = last == std::numeric_limits<int64_t>::max()
-                                              ? std::nullopt
-                                              : std::optional<std::string>(BigEndian(last + 1));
-    STATECHECK_RETURN_IF_ERROR(
-        context->Range(store_, BigEndian(first),
-                       to ? std::optional<std::string_view>(*to) : std::nullopt, &range));
+    STATECHECK_RETURN_IF_ERROR(RangeOfStarts(context, first, last, &range));
     *it = std::make_unique<Iterator>(store_, std::move(range));
     return Status::Ok();
   }
   Status Expire(ProcessorContext* context, int64_t first, int64_t last) override {
     std::unique_ptr<KeyValueIterator> range;
-    // [first, last]: to last + 1, exclusive, or to the end when last is INT64_MAX.
-    const std::optional<std::string> to = last == std::numeric_limits<int64_t>::max()
-                                              ? std::nullopt
-                                              : std::optional<std::string>(BigEndian(last + 1));
-    STATECHECK_RETURN_IF_ERROR(
-        context->Range(store_, BigEndian(first),
-                       to ? std::optional<std::string_view>(*to) : std::nullopt, &range));
+    STATECHECK_RETURN_IF_ERROR(RangeOfStarts(context, first, last, &range));
     std::vector<std::string> expired;
     KeyValue kv;
     while (range->HasNext()) {
@@ -119,6 +107,16 @@ class PersistentAggregates final : public AggregateStore {
   }
 
  private:
+  // The windows starting in [first, last]: up to start last + 1, exclusive, or to the end of the
+  // store when last is INT64_MAX.
+  Status RangeOfStarts(ProcessorContext* context, int64_t first, int64_t last,
+                       std::unique_ptr<KeyValueIterator>* range) const {
+    if (last == std::numeric_limits<int64_t>::max()) {
+      return context->Range(store_, BigEndian(first), std::nullopt, range);
+    }
+    return context->Range(store_, BigEndian(first), BigEndian(last + 1), range);
+  }
+
   class Iterator final : public AggregateIterator {
    public:
     Iterator(const std::string& store, std::unique_ptr<KeyValueIterator> range)
@@ -283,9 +281,10 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     // the windows whose end saturates at INT64_MAX (TimeWindows::WindowsFor) close then.
     const int64_t size = windows.size_ms();
     const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
-    const int64_t last = close == std::numeric_limits<int64_t>::max()          ? close
-                         : STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? close - size + 1
-                                                                               : close - size;
+    const int64_t last =
+        close == std::numeric_limits<int64_t>::max()
+            ? close
+            : close - size + (STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? 1 : 0);
     if (last >= first) {
       std::unique_ptr<AggregateIterator> it;
       STATECHECK_RETURN_IF_ERROR(store_->Scan(context, first, last, &it));

@@ -5,6 +5,14 @@
 #include <set>
 
 namespace statecheck::model {
+namespace {
+
+// a + b for b >= 0, at most INT64_MAX: window ends and retention saturate, as Kafka's do.
+int64_t AddSaturating(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
+
+}  // namespace
 
 std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const WindowedModelState& s,
                                                                 int64_t start,
@@ -87,16 +95,12 @@ bool WindowedAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stre
 }
 
 int64_t WindowedAggregationModel::End(int64_t start) const {
-  return start > std::numeric_limits<int64_t>::max() - config_.size_ms
-             ? std::numeric_limits<int64_t>::max()
-             : start + config_.size_ms;
+  return AddSaturating(start, config_.size_ms);
 }
 
 int64_t WindowedAggregationModel::Retention() const {
   if (config_.retention_ms >= 0) return config_.retention_ms;
-  return config_.size_ms > std::numeric_limits<int64_t>::max() - config_.grace_ms
-             ? std::numeric_limits<int64_t>::max()
-             : config_.size_ms + config_.grace_ms;
+  return AddSaturating(config_.size_ms, config_.grace_ms);
 }
 
 std::vector<int64_t> WindowedAggregationModel::StartsFor(int64_t ts) const {

@@ -12,9 +12,9 @@ int64_t BigEndianAt(std::string_view b) {
   return static_cast<int64_t>(v);
 }
 
-int64_t WindowEnd(int64_t start, int64_t size_ms) {
-  int64_t end = 0;
-  return __builtin_add_overflow(start, size_ms, &end) ? std::numeric_limits<int64_t>::max() : end;
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
 }
 
 namespace {
@@ -45,7 +45,7 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
       return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
                                 " and count \"" + count + "\"");
     }
-    (*out)[std::to_string(start) + ":" + std::to_string(WindowEnd(start, size_ms)) + ":" +
+    (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
            kv.key.substr(8)] = count + "@" + std::to_string(BigEndianAt(kv.value));
   }
   return Status::Ok();

@@ -18,13 +18,14 @@ namespace statecheck::properties {
 // 8 big-endian bytes of `b` (which must hold 8) as a number.
 int64_t BigEndianAt(std::string_view b);
 
-// A window's end, start + `size_ms`, saturating at INT64_MAX as Kafka's bounds do.
-int64_t WindowEnd(int64_t start, int64_t size_ms);
+// a + b for b >= 0, at most INT64_MAX: window ends (start + size) and timestamps near INT64_MAX
+// saturate, as Kafka's bounds do.
+int64_t SaturatingAdd(int64_t a, int64_t b);
 
 // A time-window or sliding-window aggregation's store (statecheck/windowed_aggregation.h,
 // sliding_aggregation.h): key [start, 8 bytes big-endian][key], value [largest record timestamp,
-// 8 bytes big-endian][count]; the window's end is WindowEnd(start, `size_ms`) (time windows: the
-// size, exclusive; sliding windows: the time difference, inclusive). Corruption for a record of
+// 8 bytes big-endian][count]; the window's end is SaturatingAdd(start, `size_ms`) (time windows:
+// the size, exclusive; sliding windows: the time difference, inclusive). Corruption for a record of
 // another form: a short key or value, a negative start, an empty key (the aggregations drop
 // empty keys), or a count that is not a positive decimal number (every window holds a record).
 Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,

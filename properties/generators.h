@@ -10,6 +10,10 @@
 
 namespace statecheck::properties {
 
+// A present-day epoch millisecond (2025-12-01T00:00Z), around which the generators draw
+// timestamps as Kafka's records carry them.
+inline constexpr int64_t kPresentDayEpochMs = 1'764'547'200'000;
+
 // A value in [min, max) drawn over the whole range whatever the case's size, shrinking towards
 // min. (rapidcheck's inRange narrows the range at small sizes: an operation picker built on it
 // would never pick the later operations of its list in short sequences.)

@@ -29,8 +29,8 @@ Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, in
                                 " with a value of " + std::to_string(r.value.size()) + " bytes");
     }
     const int64_t start = r.window.start;
-    (*out)[std::to_string(start) + ":" + std::to_string(WindowEnd(start, size_ms)) + ":" + r.key] =
-        r.value.substr(8) + "@" + std::to_string(BigEndianAt(r.value));
+    (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
+           r.key] = r.value.substr(8) + "@" + std::to_string(BigEndianAt(r.value));
   }
   return Status::Ok();
 }

@@ -56,7 +56,7 @@ Status OneOf(const Json& j, const std::string& name, const char* field,
 
 }  // namespace
 
-std::string TaskOpToString(const TaskOp& op) {
+Json TaskOpToJson(const TaskOp& op) {
   Json j;
   j["op"] = kTaskOpNames[static_cast<int>(op.type)];
   if (op.type == TaskOpType::kAppend) {
@@ -91,8 +91,12 @@ std::string TaskOpToString(const TaskOp& op) {
       op.type == TaskOpType::kDamageFile || op.type == TaskOpType::kFaultyUpgrade) {
     j["tear_seed"] = op.tear_seed;
   }
+  return j;
+}
+
+std::string TaskOpToString(const TaskOp& op) {
   // Points and files name what the trace said; invalid UTF-8 is replaced, not thrown.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return TaskOpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Json SetupJson(const TaskSetup& setup) {
@@ -237,8 +241,8 @@ Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrac
     TaskOp op;
     Status s = TaskOpFromJson(j, &op);
     if (s.ok()) {
-      // The keys TaskOpToString writes for the op: every field it takes, optional ones included.
-      s = CheckKeys(j, KeysOf(Json::parse(TaskOpToString(op))),
+      // The keys TaskOpToJson writes for the op: every field it takes, optional ones included.
+      s = CheckKeys(j, KeysOf(TaskOpToJson(op)),
                     "a " + std::string(kTaskOpNames[static_cast<int>(op.type)]) + " step");
     }
     if (!s.ok()) return LineError(line, s.message());

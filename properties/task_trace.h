@@ -62,7 +62,9 @@ struct TaskOp {
   std::string damage;  // ... damaged as one of kDamages.
 };
 
-// The op as one line of JSON ({"op":"append","records":[["a",null]]}, ...).
+// The op as a trace line writes it: "op" and every field the op takes (optional ones included),
+// and as one line of that JSON ({"op":"append","records":[["a",null]]}, ...).
+Json TaskOpToJson(const TaskOp& op);
 std::string TaskOpToString(const TaskOp& op);
 // The inverse of TaskOpToString. InvalidArgument naming what is wrong; `*op` is reset first.
 Status TaskOpFromJson(const Json& j, TaskOp* op);

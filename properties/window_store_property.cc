@@ -97,9 +97,6 @@ rc::Gen<std::optional<std::string>> GenValue() {
                         [](std::string v) { return std::optional<std::string>(std::move(v)); })}});
 }
 
-// Present-day epoch milliseconds (2025-12-01T00:00Z), as Kafka's record timestamps are.
-constexpr int64_t kEpochMs = 1'764'547'200'000;
-
 // Times aimed at the retention bound (exactly streamTime - retention and one either side),
 // at stream time, at recently used starts, now and then around a present-day epoch millisecond
 // (after which stream time, and the times aimed at it, are there), and rarely at the ends of
@@ -115,7 +112,7 @@ rc::Gen<int64_t> GenTime(const GenState& s) {
       {{20, rc::gen::elementOf(edges)},
        {10, rc::gen::map(UniformInRange<int>(-4, 5), [st](int d) { return Saturate(st + d); })},
        {6, UniformInRange<int64_t>(-3, 40)},
-       {1, UniformInRange<int64_t>(kEpochMs - 20, kEpochMs + 20)},
+       {1, UniformInRange<int64_t>(kPresentDayEpochMs - 20, kPresentDayEpochMs + 20)},
        {1, rc::gen::elementOf(std::vector<int64_t>{kMax, kMax - 1, kMin, kMin + 1})}});
 }
 
@@ -544,8 +541,9 @@ void NoteSituations(const Step& step, model::WindowStoreModel& model) {
         Reached("W2.older_put_keeps_it");
       }
       ReachedIf(op.time == kMax, "W2.max_start");
-      ReachedIf(op.time > step.stream_time_before && op.time >= kEpochMs && op.time < kMax - 1,
-                "W2.epoch_start");
+      ReachedIf(
+          op.time > step.stream_time_before && op.time >= kPresentDayEpochMs && op.time < kMax - 1,
+          "W2.epoch_start");
       ReachedIf(dropped && op.time == bound, "W3.at_boundary");
       ReachedIf(!dropped && op.time == bound + 1, "W3.just_above");
       ReachedIf(dropped && op.time < bound, "W3.below_bound");

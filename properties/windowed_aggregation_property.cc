@@ -672,12 +672,6 @@ int64_t WindowStep(const WindowedAggregationConfig& config) {
                            config.kind == WindowKind::kTime ? config.advance_ms : config.size_ms);
 }
 
-// a + b, at most INT64_MAX (b >= 0): timestamps near INT64_MAX stay timestamps.
-int64_t AddSaturating(int64_t a, int64_t b) {
-  int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
-}
-
 // Where an append's records count from: now and then stream time jumps forward, as it does when
 // a topology starts on present-day data — to a random epoch millisecond (2025-12-01 ± 10^10 ms),
 // or (time windows) to 2 window steps and a window (size + grace) below INT64_MAX, past which
@@ -689,16 +683,16 @@ int64_t AddSaturating(int64_t a, int64_t b) {
 std::pair<int64_t, int64_t> JumpOrigin(const WindowedAggregationConfig& config, int64_t origin,
                                        int64_t cursor) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  constexpr int64_t kEpochMs = 1'764'547'200'000;
+  if (config.in_memory_store) return {origin, cursor};
   const int64_t step = WindowStep(config);
   const int jump = PickWeighted<int>({{40, 0}, {1, 1}, {1, 2}});
-  if (config.in_memory_store) return {origin, cursor};
-  if (jump == 1 && origin < kEpochMs / 2) {
-    const int64_t epoch = kEpochMs + *UniformInRange<int64_t>(-10'000'000'000, 10'000'000'000);
+  if (jump == 1 && origin < kPresentDayEpochMs / 2) {
+    const int64_t epoch =
+        kPresentDayEpochMs + *UniformInRange<int64_t>(-10'000'000'000, 10'000'000'000);
     return {epoch / step * step, 0};
   }
   const int64_t steps = step > kMax / 2 ? kMax : 2 * step;
-  const int64_t margin = AddSaturating(AddSaturating(config.size_ms, config.grace_ms), steps);
+  const int64_t margin = SaturatingAdd(SaturatingAdd(config.size_ms, config.grace_ms), steps);
   if (jump == 2 && config.kind == WindowKind::kTime && margin < kMax / 2 &&
       origin < kMax - 2 * margin) {
     return {(kMax - margin) / step * step, 0};
@@ -734,18 +728,18 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
         for (int i = 0; i < n; ++i) {
           // Keys that are byte-prefixes of others, and the empty ("null") key now and then.
           std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b", "a", ""});
-          const int64_t base = AddSaturating(
+          const int64_t base = SaturatingAdd(
               origin_after,
               std::max<int64_t>(0, at + *UniformInRange<int64_t>(-2, 3)) * step);  // -2..2.
           // And past the window [base, base + size] (time windows: [base, base + size)), by
           // grace - 1, grace and grace + 1: stream time one below its close bound, at it and
           // one past it (E1's and E3's boundaries for a record at base that comes later).
           const int64_t closing =
-              AddSaturating(AddSaturating(base, config.size_ms), config.grace_ms);
+              SaturatingAdd(SaturatingAdd(base, config.size_ms), config.grace_ms);
           const int64_t ts = *rc::gen::elementOf(std::vector<int64_t>{
-              base, base - 1, AddSaturating(base, 1), AddSaturating(base, config.grace_ms),
-              AddSaturating(base, config.grace_ms) - 1, AddSaturating(base, config.size_ms),
-              closing - 1, closing, AddSaturating(closing, 1), -1});
+              base, base - 1, SaturatingAdd(base, 1), SaturatingAdd(base, config.grace_ms),
+              SaturatingAdd(base, config.grace_ms) - 1, SaturatingAdd(base, config.size_ms),
+              closing - 1, closing, SaturatingAdd(closing, 1), -1});
           op.records.emplace_back(std::move(key), ts < -1 ? 0 : ts);
         }
         break;

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "properties/generators.h"
 #include "properties/rapidcheck_runner.h"
 #include "reports/rule_catalogue.h"
 
@@ -342,8 +343,8 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
 // windows past INT64_MAX ending there (Kafka's Long.MAX_VALUE).
 TEST(WindowedTrace, EpochAndExtremeTimestampsReplay) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  for (const auto& [label, base] :
-       {std::pair<std::string, int64_t>{"epoch", 1'764'547'200'000}, {"int64_max", kMax - 3'000}}) {
+  for (const auto& [label, base] : {std::pair<std::string, int64_t>{"epoch", kPresentDayEpochMs},
+                                    {"int64_max", kMax - 3'000}}) {
     for (const char* emit : {"ON_WINDOW_UPDATE", "ON_WINDOW_CLOSE"}) {
       WindowedTrace trace;
       ASSERT_TRUE(

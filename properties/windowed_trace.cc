@@ -182,20 +182,16 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   if (kind == "time") {
     STATECHECK_RETURN_IF_ERROR(
         CheckKeys(w, {"kind", "size_ms", "advance_ms", "grace_ms"}, "a time window"));
-  } else if (kind == "sliding") {
-    STATECHECK_RETURN_IF_ERROR(
-        CheckKeys(w, {"kind", "time_difference_ms", "grace_ms"}, "a sliding window"));
-  } else if (kind == "session") {
-    STATECHECK_RETURN_IF_ERROR(CheckKeys(w, {"kind", "gap_ms", "grace_ms"}, "a session window"));
-  }
-  if (kind == "time") {
     config.kind = WindowKind::kTime;
     STATECHECK_RETURN_IF_ERROR(field("size_ms", &config.size_ms));
     STATECHECK_RETURN_IF_ERROR(field("advance_ms", &config.advance_ms));
   } else if (kind == "sliding") {
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(w, {"kind", "time_difference_ms", "grace_ms"}, "a sliding window"));
     config.kind = WindowKind::kSliding;
     STATECHECK_RETURN_IF_ERROR(field("time_difference_ms", &config.size_ms));
   } else if (kind == "session") {
+    STATECHECK_RETURN_IF_ERROR(CheckKeys(w, {"kind", "gap_ms", "grace_ms"}, "a session window"));
     config.kind = WindowKind::kSession;
     STATECHECK_RETURN_IF_ERROR(field("gap_ms", &config.size_ms));
   } else {
