@@ -24,20 +24,22 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/mutex.h"
 #include "statecheck/key_value_store.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
 
 namespace statecheck {
 namespace {
+
+using internal::MutexLock;
+using internal::SharedMutex;
 
 // std::less<> lets lookups take a string_view; std::string compares bytes as unsigned char.
 using Map = std::map<std::string, std::string, std::less<>>;
@@ -50,18 +52,19 @@ struct Core {
   // Written under `mu` held exclusively; read by iterators without it.
   std::atomic<bool> open{true};
 
-  mutable std::shared_mutex mu;
-  Map data;
-  Position uncommitted_position;
-  Position committed_position;
-  std::map<std::string, int64_t> offsets;  // Changelog partition → committed offset (T7).
+  mutable SharedMutex mu;
+  Map data ABSL_GUARDED_BY(mu);
+  Position uncommitted_position ABSL_GUARDED_BY(mu);
+  Position committed_position ABSL_GUARDED_BY(mu);
+  // Changelog partition → committed offset (T7).
+  std::map<std::string, int64_t> offsets ABSL_GUARDED_BY(mu);
 
   Status ClosedError() const {
     return Status::FailedPrecondition("Store " + name + " is currently closed.");
   }
 
-  // REQUIRES: `mu` held exclusively.
-  void ApplyLocked(std::string_view key, std::optional<std::string_view> value) {
+  void ApplyLocked(std::string_view key, std::optional<std::string_view> value)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (!value) {
       auto it = data.find(key);
       if (it != data.end()) data.erase(it);
@@ -76,14 +79,13 @@ struct Core {
   }
 
   // Kafka's Position.withComponent: a partition's offset only moves forward.
-  // REQUIRES: `mu` held exclusively.
-  void AdvanceLocked(const RecordContext* context) {
+  void AdvanceLocked(const RecordContext* context) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (context == nullptr) return;
     auto [it, inserted] = uncommitted_position.try_emplace(context->partition, context->offset);
     if (!inserted) it->second = std::max(it->second, context->offset);
   }
 
-  std::optional<std::string> Lookup(std::string_view key) const {
+  std::optional<std::string> Lookup(std::string_view key) const ABSL_SHARED_LOCKS_REQUIRED(mu) {
     auto it = data.find(key);
     if (it == data.end()) return std::nullopt;
     return it->second;
@@ -91,7 +93,8 @@ struct Core {
 
   // The records with keys in [from, to] (an absent bound is unbounded), in the given order.
   std::vector<KeyValue> CopyRange(std::optional<std::string_view> from,
-                                  std::optional<std::string_view> to, bool forward) const {
+                                  std::optional<std::string_view> to, bool forward) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu) {
     std::vector<KeyValue> out;
     if (from && to && *from > *to) return out;
     auto first = from ? data.lower_bound(*from) : data.begin();
@@ -101,7 +104,7 @@ struct Core {
     return out;
   }
 
-  std::vector<KeyValue> CopyPrefix(std::string_view prefix) const {
+  std::vector<KeyValue> CopyPrefix(std::string_view prefix) const ABSL_SHARED_LOCKS_REQUIRED(mu) {
     std::vector<KeyValue> out;
     for (auto it = data.lower_bound(prefix);
          it != data.end() && std::string_view(it->first).starts_with(prefix); ++it) {
@@ -109,6 +112,26 @@ struct Core {
     }
     return out;
   }
+};
+
+// A read of `core`'s data: a view holds `mu` shared for it; the writer thread, which makes
+// every change, reads without it (no other thread can change what it reads), and says so to
+// the thread-safety analysis by constructing this with `lock` false.
+class ABSL_SCOPED_LOCKABLE ReadAccess {
+ public:
+  ReadAccess(const Core& core, bool lock)
+      ABSL_SHARED_LOCK_FUNCTION(core.mu) ABSL_NO_THREAD_SAFETY_ANALYSIS
+      : mu_(lock ? &core.mu : nullptr) {
+    if (mu_ != nullptr) mu_->ReaderLock();
+  }
+  ReadAccess(const ReadAccess&) = delete;
+  ReadAccess& operator=(const ReadAccess&) = delete;
+  ~ReadAccess() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (mu_ != nullptr) mu_->ReaderUnlock();
+  }
+
+ private:
+  SharedMutex* const mu_;
 };
 
 class SnapshotIterator final : public KeyValueIterator {
@@ -151,18 +174,38 @@ template <class Interface>
 class Reads : public Interface {
  public:
   Status Get(std::string_view key, std::optional<std::string>* value) override {
-    return Read([&](const Core& c) { *value = c.Lookup(key); });
+    const Core& c = *core_;
+    ReadAccess access(c, shared_lock_);
+    if (!c.open.load(std::memory_order_relaxed)) return c.ClosedError();
+    *value = c.Lookup(key);
+    Observed(c.uncommitted_position);
+    return Status::Ok();
   }
   Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
                std::unique_ptr<KeyValueIterator>* it) override {
-    return ReadInto(it, [&](const Core& c) { return c.CopyRange(from, to, /*forward=*/true); });
+    const Core& c = *core_;
+    ReadAccess access(c, shared_lock_);
+    if (!c.open.load(std::memory_order_relaxed)) return c.ClosedError();
+    *it = Snapshot(c.CopyRange(from, to, /*forward=*/true));
+    Observed(c.uncommitted_position);
+    return Status::Ok();
   }
   Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
                       std::unique_ptr<KeyValueIterator>* it) override {
-    return ReadInto(it, [&](const Core& c) { return c.CopyRange(from, to, /*forward=*/false); });
+    const Core& c = *core_;
+    ReadAccess access(c, shared_lock_);
+    if (!c.open.load(std::memory_order_relaxed)) return c.ClosedError();
+    *it = Snapshot(c.CopyRange(from, to, /*forward=*/false));
+    Observed(c.uncommitted_position);
+    return Status::Ok();
   }
   Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
-    return ReadInto(it, [&](const Core& c) { return c.CopyPrefix(prefix); });
+    const Core& c = *core_;
+    ReadAccess access(c, shared_lock_);
+    if (!c.open.load(std::memory_order_relaxed)) return c.ClosedError();
+    *it = Snapshot(c.CopyPrefix(prefix));
+    Observed(c.uncommitted_position);
+    return Status::Ok();
   }
   Status All(std::unique_ptr<KeyValueIterator>* it) override {
     return Range(std::nullopt, std::nullopt, it);
@@ -175,29 +218,18 @@ class Reads : public Interface {
   Reads(std::shared_ptr<Core> core, bool shared_lock)
       : core_(std::move(core)), shared_lock_(shared_lock) {}
 
-  // Called with the lock still held after each successful read by a view.
+  // Called by a view with its read lock still held, after each successful read.
   virtual void ObservedLocked(const Position& uncommitted) {}
 
   const std::shared_ptr<Core> core_;
 
  private:
-  template <class Fn>
-  Status Read(Fn fn) {
-    std::shared_lock<std::shared_mutex> lock(core_->mu, std::defer_lock);
-    if (shared_lock_) lock.lock();
-    const Core& c = *core_;
-    if (!c.open.load(std::memory_order_relaxed)) return c.ClosedError();
-    fn(c);
-    if (shared_lock_) ObservedLocked(c.uncommitted_position);
-    return Status::Ok();
+  void Observed(const Position& uncommitted) {
+    if (shared_lock_) ObservedLocked(uncommitted);
   }
 
-  template <class Fn>
-  Status ReadInto(std::unique_ptr<KeyValueIterator>* it, Fn copy) {
-    std::vector<KeyValue> records;
-    STATECHECK_RETURN_IF_ERROR(Read([&](const Core& c) { records = copy(c); }));
-    *it = std::make_unique<SnapshotIterator>(core_, std::move(records));
-    return Status::Ok();
+  std::unique_ptr<KeyValueIterator> Snapshot(std::vector<KeyValue> records) const {
+    return std::make_unique<SnapshotIterator>(core_, std::move(records));
   }
 
   const bool shared_lock_;
@@ -208,18 +240,18 @@ class View final : public Reads<QueryView> {
   explicit View(std::shared_ptr<Core> core) : Reads(std::move(core), /*shared_lock=*/true) {}
 
   Position LastReadPosition() const override {
-    std::lock_guard<std::mutex> lock(position_mu_);
+    MutexLock lock(&position_mu_);
     return last_position_;
   }
 
  private:
   void ObservedLocked(const Position& uncommitted) override {
-    std::lock_guard<std::mutex> lock(position_mu_);
+    MutexLock lock(&position_mu_);
     last_position_ = uncommitted;
   }
 
-  mutable std::mutex position_mu_;  // Views are called from many threads at once.
-  Position last_position_;
+  mutable internal::Mutex position_mu_;  // Views are called from many threads at once.
+  Position last_position_ ABSL_GUARDED_BY(position_mu_);
 };
 
 class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
@@ -236,7 +268,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
     Core& c = *core_;
-    std::unique_lock<std::shared_mutex> lock(c.mu);
+    MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
     c.ApplyLocked(key, value);
     c.AdvanceLocked(context);
@@ -247,9 +279,13 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
                      std::optional<std::string>* existing, const RecordContext* context) override {
     Core& c = *core_;
     if (!c.open) return c.ClosedError();
-    std::optional<std::string> found = c.Lookup(key);  // The writer reads without the lock.
+    std::optional<std::string> found;
+    {
+      ReadAccess access(c, /*lock=*/false);
+      found = c.Lookup(key);
+    }
     if (!found) {
-      std::unique_lock<std::shared_mutex> lock(c.mu);
+      MutexLock lock(&c.mu);
       c.ApplyLocked(key, value);
       c.AdvanceLocked(context);
     }
@@ -260,7 +296,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
   Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
                 const RecordContext* context) override {
     Core& c = *core_;
-    std::unique_lock<std::shared_mutex> lock(c.mu);
+    MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
     for (const auto& [key, value] : kvs) {
       c.ApplyLocked(key, value ? std::optional<std::string_view>(*value) : std::nullopt);
@@ -272,7 +308,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
   Status Delete(std::string_view key, std::optional<std::string>* old,
                 const RecordContext* context) override {
     Core& c = *core_;
-    std::unique_lock<std::shared_mutex> lock(c.mu);
+    MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
     std::optional<std::string> previous;
     if (auto it = c.data.find(key); it != c.data.end()) {
@@ -288,7 +324,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
 
   Status Commit(const ChangelogOffsets& offsets) override {
     Core& c = *core_;
-    std::unique_lock<std::shared_mutex> lock(c.mu);
+    MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
     if (offsets.empty()) c.offsets.clear();
     for (const auto& [partition, offset] : offsets) {
@@ -304,8 +340,10 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
 
   // Still answers after Close: the last offsets committed before it.
   std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
-    auto it = core_->offsets.find(partition);
-    if (it == core_->offsets.end()) return std::nullopt;
+    const Core& c = *core_;
+    ReadAccess access(c, /*lock=*/false);
+    auto it = c.offsets.find(partition);
+    if (it == c.offsets.end()) return std::nullopt;
     return it->second;
   }
 
@@ -315,8 +353,16 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
                                       " writes through: there is nothing to roll back");
   }
 
-  Position UncommittedPosition() const override { return core_->uncommitted_position; }
-  Position CommittedPosition() const override { return core_->committed_position; }
+  Position UncommittedPosition() const override {
+    const Core& c = *core_;
+    ReadAccess access(c, /*lock=*/false);
+    return c.uncommitted_position;
+  }
+  Position CommittedPosition() const override {
+    const Core& c = *core_;
+    ReadAccess access(c, /*lock=*/false);
+    return c.committed_position;
+  }
 
   std::shared_ptr<QueryView> NewQueryView() override { return std::make_shared<View>(core_); }
 
@@ -324,7 +370,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
   // and offsets stay readable.
   void Close() override {
     Core& c = *core_;
-    std::unique_lock<std::shared_mutex> lock(c.mu);
+    MutexLock lock(&c.mu);
     if (!c.open) return;
     c.open.store(false, std::memory_order_release);
     Map().swap(c.data);

@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/mutex.h"
 #include "engine/planted.h"
 
 namespace statecheck {
@@ -229,32 +229,36 @@ struct Core {
   const bool retain_duplicates;
   const std::shared_ptr<Logger> logger;
 
-  mutable std::mutex mu;
-  bool open = true;
-  int64_t stream_time = -1;
-  int64_t dropped_records = 0;
-  int64_t retained_records = 0;
-  KeyTable keys;
-  std::map<int64_t, Segment> segments;
+  mutable internal::Mutex mu;
+  bool open ABSL_GUARDED_BY(mu) = true;
+  int64_t stream_time ABSL_GUARDED_BY(mu) = -1;
+  int64_t dropped_records ABSL_GUARDED_BY(mu) = 0;
+  int64_t retained_records ABSL_GUARDED_BY(mu) = 0;
+  KeyTable keys ABSL_GUARDED_BY(mu);
+  std::map<int64_t, Segment> segments ABSL_GUARDED_BY(mu);
   // The segment the last put went to: consecutive puts mostly share a window start.
-  std::map<int64_t, Segment>::iterator last_put = segments.end();
-  std::vector<IteratorImpl*> iterators;  // Open ones, registered at open.
-  int64_t segments_examined = 0;         // By iterators looking for their next segment.
+  std::map<int64_t, Segment>::iterator last_put ABSL_GUARDED_BY(mu) = segments.end();
+  // Open ones, registered at open.
+  std::vector<IteratorImpl*> iterators ABSL_GUARDED_BY(mu);
+  // By iterators looking for their next segment.
+  int64_t segments_examined ABSL_GUARDED_BY(mu) = 0;
 
   // Starts at or below this bound are expired (W3, W6). No overflow: stream_time >= -1 and
   // retention >= 0. (Its successor can overflow, so the code compares with `<=` this.)
-  int64_t ExpiryBound() const { return stream_time - retention; }
+  int64_t ExpiryBound() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return stream_time - retention; }
 
   Status ClosedError() const {
     return Status::FailedPrecondition("Store " + name + " is currently closed.");
   }
 
-  void RemoveExpired();
-  void EraseSegment(std::map<int64_t, Segment>::iterator it);
-  std::map<int64_t, Segment>::iterator SegmentForPut(int64_t start);
-  Status Append(Segment& seg, std::string_view value, Slot* slot);
-  void MaybeCompact(Segment& seg);
-  void Clear();
+  void RemoveExpired() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void EraseSegment(std::map<int64_t, Segment>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  std::map<int64_t, Segment>::iterator SegmentForPut(int64_t start)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // `seg` is one of `segments`.
+  Status Append(Segment& seg, std::string_view value, Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void MaybeCompact(Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  void Clear() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
 
 class IteratorImpl final : public WindowStoreIterator {
@@ -274,9 +278,10 @@ class IteratorImpl final : public WindowStoreIterator {
   bool HasNext() override {
     if (closed_.load(std::memory_order_acquire) || exhausted_) return false;
     if (pos_ < buffer_.size()) return true;
-    std::lock_guard<std::mutex> lock(core_->mu);
+    Core& c = *core_;
+    internal::MutexLock lock(&c.mu);
     if (closed_.load(std::memory_order_relaxed)) return false;
-    AdvanceLocked();
+    AdvanceLocked(c);
     return !exhausted_;
   }
 
@@ -296,7 +301,7 @@ class IteratorImpl final : public WindowStoreIterator {
   void Close() override {
     if (closed_.exchange(true)) return;
     {
-      std::lock_guard<std::mutex> lock(core_->mu);
+      internal::MutexLock lock(&core_->mu);
       auto& its = core_->iterators;
       its.erase(std::remove(its.begin(), its.end(), this), its.end());
     }
@@ -313,11 +318,13 @@ class IteratorImpl final : public WindowStoreIterator {
   int64_t PinFromLocked() const { return forward_ ? cur_ : lo_; }
 
   // Enters the next segment in the iterator's direction that holds a matching record, taking
-  // a snapshot of its matching records; or marks the iterator exhausted. REQUIRES: core_->mu.
-  void AdvanceLocked() {
+  // a snapshot of its matching records; or marks the iterator exhausted. `c` is the
+  // iterator's store (*core_): the functions below take it so that the thread-safety analysis
+  // sees which lock they need.
+  void AdvanceLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     buffer_.clear();
     pos_ = 0;
-    std::optional<int64_t> next = single_key_ ? NextStartOfKeyLocked() : NextStartLocked();
+    std::optional<int64_t> next = single_key_ ? NextStartOfKeyLocked(c) : NextStartLocked(c);
     if (!next) {
       exhausted_ = true;
       return;
@@ -328,8 +335,7 @@ class IteratorImpl final : public WindowStoreIterator {
 
  private:
   // The next start at which the single key has a record, from the key's windows (W10).
-  std::optional<int64_t> NextStartOfKeyLocked() {
-    Core& c = *core_;
+  std::optional<int64_t> NextStartOfKeyLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     const std::optional<KeyId> id = c.keys.Find(*key_from_);
     if (!id) return std::nullopt;
     KeyEntry& entry = c.keys.Get(*id);
@@ -360,24 +366,24 @@ class IteratorImpl final : public WindowStoreIterator {
     }
     seg.EnsureOrder(c.keys);
     auto [first, last] = seg.KeyRange(c.keys, key_from_, key_to_);
-    CopyOut(seg, w, first, last);
+    CopyOut(c, seg, w, first, last);
     return start;
   }
 
   // The next segment with a matching record, walking the segments in range.
-  std::optional<int64_t> NextStartLocked() {
-    auto& segs = core_->segments;
+  std::optional<int64_t> NextStartLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+    auto& segs = c.segments;
     if (forward_) {
       for (auto it = started_ ? segs.upper_bound(cur_) : segs.lower_bound(lo_);
            it != segs.end() && it->first <= hi_; ++it) {
-        if (Snapshot(it)) return it->first;
+        if (Snapshot(c, it)) return it->first;
       }
     } else {
       auto it = started_ ? segs.lower_bound(cur_) : segs.upper_bound(hi_);
       while (it != segs.begin()) {
         --it;
         if (it->first < lo_) break;
-        if (Snapshot(it)) return it->first;
+        if (Snapshot(c, it)) return it->first;
       }
     }
     return std::nullopt;
@@ -385,22 +391,23 @@ class IteratorImpl final : public WindowStoreIterator {
 
   // Copies the segment's records within the key bounds into buffer_, in iteration order.
   // Returns whether there were any.
-  bool Snapshot(std::map<int64_t, Segment>::iterator seg_it) {
-    Core& c = *core_;
+  bool Snapshot(Core& c, std::map<int64_t, Segment>::iterator seg_it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     ++c.segments_examined;
     Segment& seg = seg_it->second;
     seg.EnsureOrder(c.keys);
     auto [first, last] = seg.KeyRange(c.keys, key_from_, key_to_);
-    CopyOut(seg, Window{seg_it->first, WindowEnd(seg_it->first, c.window_size)}, first, last);
+    CopyOut(c, seg, Window{seg_it->first, WindowEnd(seg_it->first, c.window_size)}, first, last);
     return !buffer_.empty();
   }
 
-  void CopyOut(const Segment& seg, const Window& w, size_t first, size_t last) {
+  void CopyOut(const Core& c, const Segment& seg, const Window& w, size_t first, size_t last)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     buffer_.reserve(last - first);
     for (size_t i = first; i < last; ++i) {
       const Slot& slot = seg.slots[seg.order[i]];
-      buffer_.push_back(WindowedRecord{std::string(core_->keys.Bytes(slot.key)), w,
-                                       std::string(seg.Value(slot))});
+      buffer_.push_back(
+          WindowedRecord{std::string(c.keys.Bytes(slot.key)), w, std::string(seg.Value(slot))});
     }
     if (STATECHECK_PLANTED(WindowStoreBackwardSegmentNotReversed)) {
       // Only the segments are walked backwards: a segment's records stay in forward order.
@@ -515,17 +522,17 @@ class InMemoryWindowStore final : public WindowStore {
   bool retain_duplicates() const override { return core_->retain_duplicates; }
 
   bool is_open() const override {
-    std::lock_guard<std::mutex> lock(core_->mu);
+    internal::MutexLock lock(&core_->mu);
     return core_->open;
   }
 
   int64_t stream_time() const override {
-    std::lock_guard<std::mutex> lock(core_->mu);
+    internal::MutexLock lock(&core_->mu);
     return core_->stream_time;
   }
 
   WindowStoreMetrics metrics() const override {
-    std::lock_guard<std::mutex> lock(core_->mu);
+    internal::MutexLock lock(&core_->mu);
     return WindowStoreMetrics{core_->dropped_records, core_->retained_records,
                               static_cast<int64_t>(core_->segments.size())};
   }
@@ -535,8 +542,9 @@ class InMemoryWindowStore final : public WindowStore {
     bool dropped = false;
     Status status;
     {
-      std::lock_guard<std::mutex> lock(core_->mu);
-      status = PutLocked(key, value, window_start, &dropped);
+      Core& c = *core_;
+      internal::MutexLock lock(&c.mu);
+      status = PutLocked(c, key, value, window_start, &dropped);
     }
     if (dropped) core_->logger->Log(LogLevel::kWarn, kSkippingExpiredRecordMessage);
     return status;
@@ -545,7 +553,7 @@ class InMemoryWindowStore final : public WindowStore {
   Status Fetch(std::string_view key, int64_t window_start,
                std::optional<std::string>* value) override {
     Core& c = *core_;
-    std::lock_guard<std::mutex> lock(c.mu);
+    internal::MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
     c.RemoveExpired();
     value->reset();
@@ -595,7 +603,7 @@ class InMemoryWindowStore final : public WindowStore {
 
   void Close() override {
     Core& c = *core_;
-    std::lock_guard<std::mutex> lock(c.mu);
+    internal::MutexLock lock(&c.mu);
     if (!c.open) return;
     c.open = false;
     if (!STATECHECK_PLANTED(WindowStoreCloseLeavesIteratorsOpen)) {
@@ -610,9 +618,9 @@ class InMemoryWindowStore final : public WindowStore {
     return s ? std::optional<std::string>(std::string(*s)) : std::nullopt;
   }
 
-  Status PutLocked(std::string_view key, std::optional<std::string_view> value,
-                   int64_t window_start, bool* dropped) {
-    Core& c = *core_;
+  // `c` is *core_.
+  static Status PutLocked(Core& c, std::string_view key, std::optional<std::string_view> value,
+                          int64_t window_start, bool* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     if (!c.open) return c.ClosedError();
     c.RemoveExpired();  // Before stream time moves, as Kafka does: see W8.
     if (!STATECHECK_PLANTED(WindowStoreStreamTimeSkipsDeletes) || value) {
@@ -626,7 +634,7 @@ class InMemoryWindowStore final : public WindowStore {
       *dropped = true;
       return Status::Ok();
     }
-    if (!value) return c.retain_duplicates ? Status::Ok() : DeleteLocked(key, window_start);
+    if (!value) return c.retain_duplicates ? Status::Ok() : DeleteLocked(c, key, window_start);
 
     auto seg_it = c.SegmentForPut(window_start);
     Segment& seg = seg_it->second;
@@ -653,8 +661,8 @@ class InMemoryWindowStore final : public WindowStore {
     return Status::Ok();
   }
 
-  Status DeleteLocked(std::string_view key, int64_t window_start) {
-    Core& c = *core_;
+  static Status DeleteLocked(Core& c, std::string_view key, int64_t window_start)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     const std::optional<KeyId> id = c.keys.Find(key);
     if (!id) return Status::Ok();
     KeyEntry& entry = c.keys.Get(*id);
@@ -690,7 +698,7 @@ class InMemoryWindowStore final : public WindowStore {
     // Replaced outside the lock: destroying the old iterator takes the lock.
     std::unique_ptr<IteratorImpl> it;
     {
-      std::lock_guard<std::mutex> lock(c.mu);
+      internal::MutexLock lock(&c.mu);
       if (!c.open) return c.ClosedError();
       c.RemoveExpired();
       const int64_t bound = c.ExpiryBound();  // W6: the range starts above it.
@@ -703,7 +711,7 @@ class InMemoryWindowStore final : public WindowStore {
       if (invalid_keys || all_expired || lo > time_to) {
         it->MarkExhaustedLocked();
       } else {
-        it->AdvanceLocked();
+        it->AdvanceLocked(c);
       }
     }
     *out = std::move(it);
@@ -713,7 +721,7 @@ class InMemoryWindowStore final : public WindowStore {
 
  public:
   int64_t SegmentsExamined() const {
-    std::lock_guard<std::mutex> lock(core_->mu);
+    internal::MutexLock lock(&core_->mu);
     return core_->segments_examined;
   }
 

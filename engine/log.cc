@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 #include <utility>
 
@@ -12,6 +11,7 @@
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
 #include "engine/log_format.h"
+#include "engine/mutex.h"
 #include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 
@@ -375,7 +375,7 @@ class LogImpl : public Log {
   Status Append(std::string_view partition, std::string_view key,
                 std::optional<std::string_view> value, int64_t timestamp,
                 int64_t* offset) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
@@ -383,14 +383,14 @@ class LogImpl : public Log {
   }
 
   Status Sync() override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     for (auto& [name, p] : partitions_) STATECHECK_RETURN_IF_ERROR(SyncPartition(p.get()));
     return Status::Ok();
   }
 
   Status BeginTransaction(int64_t txn_id) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     if (txn_id <= 0) {
       return Status::InvalidArgument("transaction id " + std::to_string(txn_id) +
@@ -408,7 +408,7 @@ class LogImpl : public Log {
   Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
                              std::optional<std::string_view> value, int64_t timestamp,
                              int64_t* offset) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
@@ -418,7 +418,7 @@ class LogImpl : public Log {
 
   Status AppendOffsetsTransactional(int64_t txn_id, std::string_view group,
                                     const CommittedOffsets& offsets) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidateOffsets(group, offsets));
     int64_t ignored;
@@ -430,7 +430,7 @@ class LogImpl : public Log {
   Status AbortTransaction(int64_t txn_id) override;
 
   Status CommitOffsets(std::string_view group, const CommittedOffsets& offsets) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidateOffsets(group, offsets));
     Partition* p = GetOrCreate(kOffsetsPartition);
@@ -440,7 +440,7 @@ class LogImpl : public Log {
   }
 
   Status GetCommittedOffsets(std::string_view group, CommittedOffsets* out) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     if (group.empty()) return Status::InvalidArgument("consumer group name is empty");
     auto it = partitions_.find(kOffsetsPartition);
@@ -462,7 +462,7 @@ class LogImpl : public Log {
   }
 
   Status EndOffset(std::string_view partition, int64_t* offset) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     const Partition* p = Find(partition);
@@ -471,7 +471,7 @@ class LogImpl : public Log {
   }
 
   Status CommittedEndOffset(std::string_view partition, int64_t* offset) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     const Partition* p = Find(partition);
@@ -481,7 +481,7 @@ class LogImpl : public Log {
 
   Status Read(std::string_view partition, int64_t from_offset, int max_records,
               IsolationLevel isolation, std::vector<LogRecord>* records) override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     if (from_offset < 0) {
@@ -515,7 +515,7 @@ class LogImpl : public Log {
   }
 
   std::vector<std::string> Partitions() override {
-    std::lock_guard<std::mutex> l(mu_);
+    internal::MutexLock l(&mu_);
     std::vector<std::string> out;
     for (const auto& [name, p] : partitions_) {
       if (name.substr(0, 2) != "__") out.push_back(name);
@@ -559,22 +559,22 @@ class LogImpl : public Log {
     return e;
   }
 
-  Status CheckUsable() const {
+  Status CheckUsable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!poisoned_.empty()) return Status::FailedPrecondition(poisoned_);
     return Status::Ok();
   }
 
-  void Poison(const std::string& why) {
+  void Poison(const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     poisoned_ = why + "; reopen the log (recovery completes or aborts the transaction)";
     logger_->Log(LogLevel::kError, "log " + dir_ + ": " + poisoned_);
   }
 
-  Partition* Find(std::string_view name) const {
+  Partition* Find(std::string_view name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     auto it = partitions_.find(std::string(name));
     return it == partitions_.end() ? nullptr : it->second.get();
   }
 
-  Partition* GetOrCreate(std::string_view name) {
+  Partition* GetOrCreate(std::string_view name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     auto& slot = partitions_[std::string(name)];
     if (!slot) {
       slot = std::make_unique<Partition>();
@@ -584,7 +584,7 @@ class LogImpl : public Log {
     return slot.get();
   }
 
-  Status OpenFile(Partition* p) {
+  Status OpenFile(Partition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (p->file) return Status::Ok();
     const bool exists = env_->FileExists(p->path).ok();
     rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
@@ -596,7 +596,7 @@ class LogImpl : public Log {
     return SyncDirIfNeeded(p);
   }
 
-  Status SyncDirIfNeeded(Partition* p) {
+  Status SyncDirIfNeeded(Partition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!p->needs_dir_sync) return Status::Ok();
     rocksdb::Status s = dir_handle_->Fsync();
     if (!s.ok()) return Status::IOError("cannot fsync directory " + dir_ + ": " + s.ToString());
@@ -605,7 +605,7 @@ class LogImpl : public Log {
   }
 
   // Appends `e` to `p`'s file and to memory; `*offset` = its offset.
-  Status WriteRecord(Partition* p, Entry e, int64_t* offset) {
+  Status WriteRecord(Partition* p, Entry e, int64_t* offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!p->broken.empty()) {
       return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
                                         "log is reopened: " + p->broken);
@@ -634,7 +634,7 @@ class LogImpl : public Log {
     return Status::Ok();
   }
 
-  Status SyncPartition(Partition* p) {
+  Status SyncPartition(Partition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!p->broken.empty()) {
       return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
                                         "log is reopened: " + p->broken);
@@ -661,7 +661,7 @@ class LogImpl : public Log {
   }
 
   Status AppendTransactionalLocked(int64_t txn_id, std::string_view partition, Entry e,
-                                   int64_t* offset) {
+                                   int64_t* offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     auto txn = txns_.find(txn_id);
     if (txn == txns_.end()) {
       return Status::NotFound("transaction " + std::to_string(txn_id) +
@@ -677,26 +677,28 @@ class LogImpl : public Log {
   }
 
   // Loads and scans one partition file; truncates a torn tail.
-  Status Load(const std::string& name);
+  Status Load(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Completes the last commit decision, then aborts every transaction left open.
-  Status Recover();
+  Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dir_;
   rocksdb::Env* const env_;
   const std::shared_ptr<Logger> logger_;
   rocksdb::EnvOptions env_options_;
-  std::unique_ptr<rocksdb::Directory> dir_handle_;
   rocksdb::FileLock* lock_ = nullptr;
 
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Partition>> partitions_;
+  // Guards the partitions (and what each Partition holds), the transactions and the poison.
+  internal::Mutex mu_;
+  std::unique_ptr<rocksdb::Directory> dir_handle_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<Partition>> partitions_ ABSL_GUARDED_BY(mu_);
   // Open transactions → the partitions each has a begin marker in and no end marker yet.
-  std::map<int64_t, std::set<std::string>> txns_;
-  std::string poisoned_;  // Why every call fails until reopen ("" = they do not).
+  std::map<int64_t, std::set<std::string>> txns_ ABSL_GUARDED_BY(mu_);
+  // Why every call fails until reopen ("" = they do not).
+  std::string poisoned_ ABSL_GUARDED_BY(mu_);
 };
 
 Status LogImpl::CommitTransaction(int64_t txn_id) {
-  std::lock_guard<std::mutex> l(mu_);
+  internal::MutexLock l(&mu_);
   STATECHECK_RETURN_IF_ERROR(CheckUsable());
   auto txn = txns_.find(txn_id);
   if (txn == txns_.end()) {
@@ -748,7 +750,7 @@ Status LogImpl::CommitTransaction(int64_t txn_id) {
 }
 
 Status LogImpl::AbortTransaction(int64_t txn_id) {
-  std::lock_guard<std::mutex> l(mu_);
+  internal::MutexLock l(&mu_);
   STATECHECK_RETURN_IF_ERROR(CheckUsable());
   auto txn = txns_.find(txn_id);
   if (txn == txns_.end()) {
@@ -767,6 +769,7 @@ Status LogImpl::AbortTransaction(int64_t txn_id) {
 }
 
 Status LogImpl::Open() {
+  internal::MutexLock l(&mu_);  // Not shared yet; held for the analysis of what it calls.
   rocksdb::Status s = internal::CreateDirs(env_, dir_);
   if (s.ok()) s = env_->NewDirectory(dir_, &dir_handle_);
   if (!s.ok()) return Status::IOError("cannot create log directory " + dir_ + ": " + s.ToString());

@@ -10,13 +10,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
-#include <mutex>
-#include <shared_mutex>
 #include <utility>
 #include <vector>
 
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/mutex.h"
 #include "engine/planted.h"
 #include "engine/rocksdb_status.h"
 #include "statecheck/store_schema.h"
@@ -236,7 +235,7 @@ class QueryViewImpl final : public QueryView {
     return Open(std::nullopt, std::nullopt, false, it);
   }
   Position LastReadPosition() const override {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(&mu_);
     return last_position_;
   }
 
@@ -247,8 +246,8 @@ class QueryViewImpl final : public QueryView {
                     bool forward, std::unique_ptr<KeyValueIterator>* it);
 
   std::shared_ptr<RocksDBStoreImpl> store_;
-  mutable std::mutex mu_;
-  Position last_position_;
+  mutable internal::Mutex mu_;
+  Position last_position_ ABSL_GUARDED_BY(mu_);
 };
 
 class RocksDBStoreImpl final : public RocksDBStore,
@@ -294,7 +293,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
         open_ = true;
         return Status::Ok();
       }
-      committed_position_ = uncommitted_position_ = options.legacy_position;
+      ResetPositions(options.legacy_position);
       // The legacy mark, and no open-status marker (an interrupted upgrade may have left one).
       batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
       batch.Delete(db_->meta(), kStatusKey);
@@ -326,13 +325,13 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Status ImportLegacy(const ChangelogOffsets& offsets, const Position& position) override {
     STATECHECK_RETURN_IF_ERROR(CheckOpen());
     if (legacy_ || found_format_ != StateFormat::kLegacy || imported_ || !buffer_.empty() ||
-        UncommittedPosition() != committed_position_) {
+        UncommittedPosition() != CommittedPosition()) {
       return Status::FailedPrecondition(
           "store " + name_ +
           ": ImportLegacy needs a legacy store opened in the current format, before any write");
     }
     if (!STATECHECK_PLANTED(UpgradeImportDropsPosition)) {
-      std::lock_guard<std::mutex> lock(position_mu_);
+      internal::MutexLock lock(&position_mu_);
       uncommitted_position_ = position;
     }
     return Commit(offsets);
@@ -454,7 +453,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     }
     {
       // Readers take their snapshot and the committed position together under this lock.
-      std::unique_lock<std::shared_mutex> lock(commit_mu_);
+      internal::MutexLock lock(&commit_mu_);
       rocksdb::Status s = db_->db->Write(WriteOpts(use_wal_), &batch);
       if (!s.ok()) {
         // Not applied to the memtables; but a WAL record whose sync failed may still be on
@@ -478,7 +477,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       if (!s.ok()) {
         // The batch is in the memtables but may never reach the disk: whether this commit is
         // durable is unknown until a restart. Refuse everything, readers too, until then (C6).
-        std::unique_lock<std::shared_mutex> lock(commit_mu_);
+        internal::MutexLock lock(&commit_mu_);
         broken_ = "store " + name_ + ": a commit wrote its batch but could not make it durable (" +
                   s.ToString() +
                   ") and may or may not be durable; abandon the store and open it "
@@ -505,17 +504,18 @@ class RocksDBStoreImpl final : public RocksDBStore,
     buffer_.clear();
     buffered_bytes_ = 0;
     if (STATECHECK_PLANTED(TxnRollbackKeepsPosition)) return Status::Ok();
-    std::lock_guard<std::mutex> lock(position_mu_);
-    uncommitted_position_ = committed_position_;
+    const Position committed = CommittedPosition();  // Before position_mu_: the lock order.
+    internal::MutexLock lock(&position_mu_);
+    uncommitted_position_ = committed;
     return Status::Ok();
   }
 
   Position UncommittedPosition() const override {
-    std::lock_guard<std::mutex> lock(position_mu_);
+    internal::MutexLock lock(&position_mu_);
     return uncommitted_position_;
   }
   Position CommittedPosition() const override {
-    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    internal::ReaderMutexLock lock(&commit_mu_);
     return committed_position_;
   }
 
@@ -531,7 +531,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   // Under the commit lock (shared): a snapshot and the position it is the state of.
   Status ReaderSnapshot(const rocksdb::Snapshot** snapshot, std::shared_ptr<Db>* db,
                         Position* position) {
-    std::shared_lock<std::shared_mutex> lock(commit_mu_);
+    internal::ReaderMutexLock lock(&commit_mu_);
     if (!open_) return ClosedError();
     if (!broken_.empty()) return Status::FailedPrecondition(broken_);
     *db = db_;
@@ -562,27 +562,28 @@ class RocksDBStoreImpl final : public RocksDBStore,
     batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
     const Status s = WriteDurably(&batch);
     if (!s.ok()) {
-      std::unique_lock<std::shared_mutex> lock(commit_mu_);
+      internal::MutexLock lock(&commit_mu_);
       broken_ = "store " + name_ + ": a commit could not make its writes durable (" + s.ToString() +
                 "); abandon the store and open it again";
       return s;
     }
-    std::unique_lock<std::shared_mutex> lock(commit_mu_);
+    internal::MutexLock lock(&commit_mu_);
     committed_position_ = UncommittedPosition();
     return Status::Ok();
   }
 
   void ShutDown(bool clean) {
-    std::unique_lock<std::shared_mutex> lock(commit_mu_);
-    if (!open_) return;
-    open_ = false;
-    buffer_.clear();
-    buffered_bytes_ = 0;
-    if (Buffered()) {
-      std::lock_guard<std::mutex> position_lock(position_mu_);
-      uncommitted_position_ = committed_position_;
+    {
+      internal::MutexLock lock(&commit_mu_);
+      if (!open_) return;
+      open_ = false;
+      buffer_.clear();
+      buffered_bytes_ = 0;
+      if (Buffered()) {
+        internal::MutexLock position_lock(&position_mu_);
+        uncommitted_position_ = committed_position_;
+      }
     }
-    lock.unlock();
     if (clean && !legacy_) {
       rocksdb::WriteBatch batch;
       batch.Delete(db_->meta(), kStatusKey);
@@ -638,7 +639,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   void Advance(const RecordContext* context) {
     if (!context) return;
-    std::lock_guard<std::mutex> lock(position_mu_);
+    internal::MutexLock lock(&position_mu_);
     auto [it, inserted] = uncommitted_position_.try_emplace(context->partition, context->offset);
     if (!inserted) it->second = std::max(it->second, context->offset);
   }
@@ -676,10 +677,19 @@ class RocksDBStoreImpl final : public RocksDBStore,
     return Status::Ok();
   }
 
+  // Both positions = `p`, as an open finds them.
+  void ResetPositions(const Position& p) ABSL_LOCKS_EXCLUDED(commit_mu_, position_mu_) {
+    internal::MutexLock lock(&commit_mu_);
+    internal::MutexLock position_lock(&position_mu_);
+    committed_position_ = p;
+    uncommitted_position_ = p;
+  }
+
   Status LoadMetadata() {
     std::unique_ptr<rocksdb::Iterator> it(
         db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta()));
     bool marker = false;
+    Position committed;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       const std::string key = it->key().ToString();
       const std::string value = it->value().ToString();
@@ -689,7 +699,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
         committed_offsets_[key.substr(sizeof(kOffsetPrefix) - 1)] = number;
       } else if (key.rfind(kPositionPrefix, 0) == 0) {
         STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
-        committed_position_[key.substr(sizeof(kPositionPrefix) - 1)] = number;
+        committed[key.substr(sizeof(kPositionPrefix) - 1)] = number;
       } else if (key == kStatusKey) {
         marker = true;
       } else if (key == kFormatKey) {
@@ -714,7 +724,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       if (!data->status().ok()) return FromRocksDB(data->status());
     }
     was_closed_cleanly_ = !marker;
-    uncommitted_position_ = committed_position_;
+    ResetPositions(committed);
     if (marker) {
       logger_->Log(LogLevel::kWarn,
                    "store " + name_ + " was not closed cleanly: its open-status marker is set");
@@ -743,10 +753,11 @@ class RocksDBStoreImpl final : public RocksDBStore,
   int64_t buffered_bytes_ = 0;
   std::map<std::string, int64_t> committed_offsets_;
 
-  mutable std::shared_mutex commit_mu_;  // Guards committed_position_ and snapshot taking.
-  Position committed_position_;
-  mutable std::mutex position_mu_;  // Guards uncommitted_position_.
-  Position uncommitted_position_;
+  // Guards committed_position_ and snapshot taking. Taken before position_mu_ when both are.
+  mutable internal::SharedMutex commit_mu_;
+  Position committed_position_ ABSL_GUARDED_BY(commit_mu_);
+  mutable internal::Mutex position_mu_ ABSL_ACQUIRED_AFTER(commit_mu_);
+  Position uncommitted_position_ ABSL_GUARDED_BY(position_mu_);
 };
 
 Status QueryViewImpl::Get(std::string_view key, std::optional<std::string>* value) {
@@ -762,7 +773,7 @@ Status QueryViewImpl::Get(std::string_view key, std::optional<std::string>* valu
   db->db->ReleaseSnapshot(snapshot);
   if (!s.ok() && !s.IsNotFound()) return FromRocksDB(s);
   if (s.ok()) *value = std::move(v);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(&mu_);
   last_position_ = std::move(position);
   return Status::Ok();
 }
@@ -787,7 +798,7 @@ Status QueryViewImpl::OpenBounds(std::optional<std::string> lower, std::optional
   *it = std::make_unique<MergingIterator>(
       std::move(db), snapshot, std::vector<std::pair<std::string, std::optional<std::string>>>{},
       std::move(lower), std::move(upper), forward);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(&mu_);
   last_position_ = std::move(position);
   return Status::Ok();
 }
