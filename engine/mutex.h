@@ -1,6 +1,7 @@
 // The engine's mutexes: std::mutex and std::shared_mutex carrying Clang's thread-safety
 // capability attributes (Abseil's macros), so that `-Wthread-safety` checks every
-// ABSL_GUARDED_BY and ABSL_EXCLUSIVE_LOCKS_REQUIRED in the engine at compile time (ci/lint.sh).
+// ABSL_GUARDED_BY and ABSL_EXCLUSIVE_LOCKS_REQUIRED in the engine at compile time
+// (ci/check_engine_with_clang.sh).
 //
 // Not absl::Mutex: Debian's Abseil is built without ThreadSanitizer, which would then see none
 // of its synchronisation and report races on everything it guards; TSan intercepts the
