@@ -44,6 +44,7 @@ Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int
                                 std::string(metadata) +
                                 "\" is not \"<store>=<last emitted close time>\"");
     }
+    // Keeps: E10 — the entries of this store merge by max
     if (entry.substr(0, eq) == store) last = std::max(last, value);
   }
   *close = last;
@@ -51,6 +52,7 @@ Status ParseLastEmitClose(std::string_view metadata, std::string_view store, int
 }
 
 std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
+  // Keeps: E6 — the last emitted close time goes into the committed metadata
   if (close == kNoCloseTime || STATECHECK_PLANTED(EmitFinalCloseTimeNotCommitted)) return {};
   return std::string(store) + "=" + std::to_string(close);
 }
@@ -60,6 +62,7 @@ std::string LastEmitCloseMetadata(std::string_view store, int64_t close) {
 namespace statecheck::internal {
 
 bool DropUnkeyedOrUntimed(const LogRecord& record, AggregationStats* stats, Logger* logger) {
+  // Keeps: E1 — a null (empty) key or no timestamp: dropped, counted and logged
   if (!record.key.empty() && record.timestamp != kNoTimestamp) return false;
   ++stats->dropped_records;
   logger->Log(LogLevel::kWarn, std::string("Skipping record due to ") +

@@ -117,6 +117,7 @@ struct Core {
 // A read of `core`'s data: a view holds `mu` shared for it; the writer thread, which makes
 // every change, reads without it (no other thread can change what it reads), and says so to
 // the thread-safety analysis by constructing this with `lock` false.
+// Keeps: T2 — views read under mu shared; only the writer mutates, under mu exclusive
 class ABSL_SCOPED_LOCKABLE ReadAccess {
  public:
   ReadAccess(const Core& core, bool lock)
@@ -270,6 +271,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
     Core& c = *core_;
     MutexLock lock(&c.mu);
     if (!c.open) return c.ClosedError();
+    // Keeps: T3 — writes through: every view sees the write as soon as Put returns
     c.ApplyLocked(key, value);
     c.AdvanceLocked(context);
     return Status::Ok();
@@ -320,6 +322,7 @@ class InMemoryKeyValueStore final : public Reads<KeyValueStore> {
     return Status::Ok();
   }
 
+  // Keeps: T6 — a store that writes through reports 0 and never forces a commit
   int64_t ApproximateNumUncommittedBytes() const override { return 0; }
 
   Status Commit(const ChangelogOffsets& offsets) override {

@@ -176,6 +176,7 @@ struct Segment {
     if (ordered == slots.size()) return;
     const size_t old_size = order.size();
     for (uint32_t i = ordered; i < slots.size(); ++i) order.push_back(i);
+    // Keeps: W7, W5 — a segment's order: unsigned key bytes, then insertion (slot index)
     auto less = [&](uint32_t a, uint32_t b) {
       const int c = keys.Bytes(slots[a].key).compare(keys.Bytes(slots[b].key));
       return c < 0 || (c == 0 && a < b);
@@ -194,6 +195,7 @@ struct Segment {
         from ? std::lower_bound(order.begin(), order.end(), std::string_view(*from),
                                 [&](uint32_t i, std::string_view k) { return key_of(i) < k; })
              : order.begin();
+    // Keeps: W7 — the upper bound compares whole keys: "ab" never leaks into a read up to "a"
     auto last =
         !to ? order.end()
         : STATECHECK_PLANTED(WindowStoreKeyRangePrefixLeak)
@@ -207,6 +209,7 @@ struct Segment {
   }
 };
 
+// Keeps: W7 — a window is [start, start + size), its end saturating at INT64_MAX
 int64_t WindowEnd(int64_t start, int64_t size) {
   return start > kMaxTime - size ? kMaxTime : start + size;
 }
@@ -231,7 +234,7 @@ struct Core {
 
   mutable internal::Mutex mu;
   bool open ABSL_GUARDED_BY(mu) = true;
-  int64_t stream_time ABSL_GUARDED_BY(mu) = -1;
+  int64_t stream_time ABSL_GUARDED_BY(mu) = -1;  // Keeps: W2 — it starts at -1
   int64_t dropped_records ABSL_GUARDED_BY(mu) = 0;
   int64_t retained_records ABSL_GUARDED_BY(mu) = 0;
   KeyTable keys ABSL_GUARDED_BY(mu);
@@ -286,6 +289,7 @@ class IteratorImpl final : public WindowStoreIterator {
   }
 
   Status Next(WindowedRecord* record) override {
+    // Keeps: W9 — reading past the end is OutOfRange, not undefined behaviour
     if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
     *record = std::move(buffer_[pos_++]);
     return Status::Ok();
@@ -298,6 +302,7 @@ class IteratorImpl final : public WindowStoreIterator {
     return Status::Ok();
   }
 
+  // Keeps: W9 — closing releases its pins: it leaves the store's list of open iterators
   void Close() override {
     if (closed_.exchange(true)) return;
     {
@@ -313,7 +318,7 @@ class IteratorImpl final : public WindowStoreIterator {
   // Store close: the iterator's owner may be using it on another thread, so only the flag.
   void MarkClosedLocked() { closed_.store(true, std::memory_order_release); }
 
-  // Whether the iterator pins segments, and from which start on (W8).
+  // Keeps: W8 — an open, unexhausted iterator pins: forward from its segment, backward from lo
   bool PinsLocked() const { return !exhausted_ && !closed_.load(std::memory_order_relaxed); }
   int64_t PinFromLocked() const { return forward_ ? cur_ : lo_; }
 
@@ -335,6 +340,7 @@ class IteratorImpl final : public WindowStoreIterator {
 
  private:
   // The next start at which the single key has a record, from the key's windows (W10).
+  // Keeps: W10 — a single-key read steps through the key's own windows, never other segments
   std::optional<int64_t> NextStartOfKeyLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     const std::optional<KeyId> id = c.keys.Find(*key_from_);
     if (!id) return std::nullopt;
@@ -374,6 +380,7 @@ class IteratorImpl final : public WindowStoreIterator {
   std::optional<int64_t> NextStartLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     auto& segs = c.segments;
     if (forward_) {
+      // Keeps: W9 — each step re-seeks the live segments from cur_: later puts seen, nothing stale
       for (auto it = started_ ? segs.upper_bound(cur_) : segs.lower_bound(lo_);
            it != segs.end() && it->first <= hi_; ++it) {
         if (Snapshot(c, it)) return it->first;
@@ -409,6 +416,7 @@ class IteratorImpl final : public WindowStoreIterator {
       buffer_.push_back(
           WindowedRecord{std::string(c.keys.Bytes(slot.key)), w, std::string(seg.Value(slot))});
     }
+    // Keeps: W7 — a backward read reverses the records within a segment too
     if (STATECHECK_PLANTED(WindowStoreBackwardSegmentNotReversed)) {
       // Only the segments are walked backwards: a segment's records stay in forward order.
     } else if (!forward_) {
@@ -439,6 +447,7 @@ void Core::RemoveExpired() {
     pinned_from = std::min(pinned_from.value_or(kMaxTime), it->PinFromLocked());
   }
   const int64_t bound = ExpiryBound();
+  // Keeps: W8 — expire the segments at or below the bound, except from the earliest pin on
   while (!segments.empty() &&
          (STATECHECK_PLANTED(WindowStoreExpiryKeepsBoundarySegment)
               ? segments.begin()->first < bound
@@ -546,6 +555,7 @@ class InMemoryWindowStore final : public WindowStore {
       internal::MutexLock lock(&c.mu);
       status = PutLocked(c, key, value, window_start, &dropped);
     }
+    // Keeps: W3 — a dropped put logs "Skipping record for expired segment."
     if (dropped) core_->logger->Log(LogLevel::kWarn, kSkippingExpiredRecordMessage);
     return status;
   }
@@ -558,6 +568,7 @@ class InMemoryWindowStore final : public WindowStore {
     c.RemoveExpired();
     value->reset();
     // A retainDuplicates store answers no single-point fetch (W5, as Kafka does).
+    // Keeps: W5, W6 — none on a retainDuplicates store (Kafka), none at t <= streamTime - retention
     if (c.retain_duplicates || window_start <= c.ExpiryBound()) return Status::Ok();
     const std::optional<KeyId> id = c.keys.Find(key);
     if (!id) return Status::Ok();
@@ -606,6 +617,7 @@ class InMemoryWindowStore final : public WindowStore {
     internal::MutexLock lock(&c.mu);
     if (!c.open) return;
     c.open = false;
+    // Keeps: W9 — closing the store closes its open iterators: their HasNext is then false
     if (!STATECHECK_PLANTED(WindowStoreCloseLeavesIteratorsOpen)) {
       for (IteratorImpl* it : c.iterators) it->MarkClosedLocked();
     }
@@ -622,18 +634,22 @@ class InMemoryWindowStore final : public WindowStore {
   static Status PutLocked(Core& c, std::string_view key, std::optional<std::string_view> value,
                           int64_t window_start, bool* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
     if (!c.open) return c.ClosedError();
+    // Keeps: W8 — expiry runs first in every put (and in Fetch and Open: every read)
     c.RemoveExpired();  // Before stream time moves, as Kafka does: see W8.
+    // Keeps: W2 — every put moves stream time up to its start: deletes and dropped puts too
     if (!STATECHECK_PLANTED(WindowStoreStreamTimeSkipsDeletes) || value) {
       c.stream_time = std::max(c.stream_time, window_start);
     }
+    // Keeps: W3 — the drop test, after W2: windowStart <= streamTime - retention
     const bool expired = STATECHECK_PLANTED(WindowStoreDropRuleOffByOne)
                              ? window_start < c.ExpiryBound()
                              : window_start <= c.ExpiryBound();
-    if (expired) {  // W3.
+    if (expired) {  // Keeps: W3 — dropped-records + 1, nothing stored
       ++c.dropped_records;
       *dropped = true;
       return Status::Ok();
     }
+    // Keeps: W4 — a null value deletes the key at that start; with retainDuplicates, nothing
     if (!value) return c.retain_duplicates ? Status::Ok() : DeleteLocked(c, key, window_start);
 
     auto seg_it = c.SegmentForPut(window_start);
@@ -647,6 +663,7 @@ class InMemoryWindowStore final : public WindowStore {
     slot.key = id;
     KeyEntry& entry = c.keys.Get(id);
     KeyWindow* window = entry.FindWindow(window_start);
+    // Keeps: W5 — an overwrite only without retainDuplicates; with it every put is a new entry
     if (window && !c.retain_duplicates) {  // An overwrite.
       Slot& old = seg.slots[window->slot];
       seg.garbage += old.size;
@@ -683,7 +700,7 @@ class InMemoryWindowStore final : public WindowStore {
     seg.slots.pop_back();
     seg.order_stale = true;
     if (seg.slots.empty() && !STATECHECK_PLANTED(WindowStoreDeleteKeepsEmptySegment)) {
-      c.EraseSegment(seg_it);  // W4: an emptied segment goes.
+      c.EraseSegment(seg_it);  // Keeps: W4 — an emptied segment goes
     } else {
       c.MaybeCompact(seg);
     }
@@ -703,7 +720,9 @@ class InMemoryWindowStore final : public WindowStore {
       c.RemoveExpired();
       const int64_t bound = c.ExpiryBound();  // W6: the range starts above it.
       const bool all_expired = bound == kMaxTime;
+      // Keeps: W6 — a range read starts at max(from, streamTime - retention + 1)
       const int64_t lo = all_expired ? kMaxTime : std::max(time_from, bound + 1);
+      // Keeps: W7 — keyFrom > keyTo: an exhausted iterator plus the warning, no error
       invalid_keys = key_from && key_to && *key_from > *key_to;
       it = std::make_unique<IteratorImpl>(core_, std::move(key_from), std::move(key_to), lo,
                                           time_to, forward);
@@ -740,6 +759,7 @@ int64_t SegmentsExaminedForTesting(const WindowStore& store) {
 
 }  // namespace internal
 
+// Keeps: W1 — empty name, retention < 0, size < 0, size > retention: the first, in Kafka's text
 Status ValidateWindowStoreOptions(const WindowStoreOptions& options) {
   if (options.name.empty()) return Status::InvalidArgument("name cannot be empty");
   if (options.retention_ms < 0) {

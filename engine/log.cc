@@ -330,6 +330,7 @@ Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_optio
     size_t length;
     auto at = [&] { return p->path + " at byte offset " + std::to_string(pos); };
     if (!DecodeRecord(data, pos, &e, &offset, &length)) {
+      // Keeps: F4 — a bad record with a valid one after it is Corruption; else it is a torn tail
       if (ValidRecordFrom(data, pos + 1)) {
         return Status::Corruption(at() + ": damaged record followed by valid records");
       }
@@ -504,6 +505,7 @@ class LogImpl : public Log {
     for (int64_t i = from_offset; i < limit && count < max_records; ++i) {
       const Entry& e = p->entries[static_cast<size_t>(i)];
       // Under read_committed, records of aborted transactions are skipped.
+      // Keeps: C1 — read_committed never returns an aborted or open transaction's records
       const bool hidden = STATECHECK_PLANTED(LogReadCommittedShowsAborted)
                               ? e.state == TxnState::kOpen
                               : !Visible(e);
@@ -592,6 +594,7 @@ class LogImpl : public Log {
       p->file.reset();
       return Status::IOError("cannot open " + p->path + " for append: " + s.ToString());
     }
+    // Keeps: F3 — a new partition file's directory entry is fsynced before the file is used
     if (!exists && !STATECHECK_PLANTED(LogNewFileNoDirFsync)) p->needs_dir_sync = true;
     return SyncDirIfNeeded(p);
   }
@@ -614,6 +617,7 @@ class LogImpl : public Log {
     const std::string bytes = EncodeRecord(e, p->end());
     rocksdb::Status s = p->file->Append(bytes);
     if (s.ok()) s = p->file->Flush();
+    // Keeps: F1 — a failed append is undone by truncation; else the partition refuses writes
     if (!s.ok()) {
       // Undo a partial write so that later records do not follow damage.
       rocksdb::Status t = p->file->Truncate(p->file_size);
@@ -650,6 +654,7 @@ class LogImpl : public Log {
       logger_->Log(LogLevel::kWarn, "fsync of " + p->path + " failed: " + s.ToString());
       s = rocksdb::Status::OK();
     }
+    // Keeps: F1 — a failed fsync is an error and marks the partition broken until the log reopens
     if (!s.ok()) {
       // After a failed fsync the file's durable contents are unknown (the kernel may have
       // dropped the dirty pages): only a reopen, which reads the file back, can say.
@@ -726,6 +731,7 @@ Status LogImpl::CommitTransaction(int64_t txn_id) {
     if (!state->broken.empty()) Poison("the commit decision of " + what + " may be partial");
     return s;
   }
+  // Keeps: C1 — the fsynced decision is the commit point: every marker follows, or recovery does
   s = SyncPartition(state);
   if (!s.ok()) {
     Poison("the commit decision of " + what + " could not be fsynced (" + s.ToString() + ")");
@@ -806,6 +812,7 @@ Status LogImpl::Load(const std::string& name) {
                                       std::to_string(torn.bytes) + " bytes at byte offset " +
                                       std::to_string(*torn.at) + " (" + p->path + ")");
     rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    // Keeps: F4 — recovery truncates the torn tail (logged above) and syncs the file
     if (s.ok() && !STATECHECK_PLANTED(LogTornTailNotTruncated)) s = p->file->Truncate(*torn.at);
     if (s.ok()) s = p->file->Sync();
     if (!s.ok()) {
@@ -816,6 +823,7 @@ Status LogImpl::Load(const std::string& name) {
     // tore an unsynced write at a record boundary, never synced at all. Readers take what
     // the log holds after opening as durable (an at-least-once restore applies it and stores
     // its offset), so make it so.
+    // Keeps: F3 — what a reopen reads is fsynced first: readers may take it as durable
     rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
     if (s.ok()) s = p->file->Sync();
     if (!s.ok()) return Status::IOError("cannot fsync " + p->path + ": " + s.ToString());
@@ -827,6 +835,7 @@ Status LogImpl::Recover() {
   // The last decision is the only one whose markers may be missing: a commit writes all of its
   // markers before the next decision, or poisons the log.
   Partition* state = Find(kTxnStatePartition);
+  // Keeps: F2 — a crash after the commit decision: recovery writes the missing commit markers
   if (state != nullptr && !state->entries.empty()) {
     const Entry& d = state->entries.back();
     std::map<std::string, int64_t> markers;
@@ -866,6 +875,7 @@ Status LogImpl::Recover() {
   for (auto& [name, p] : partitions_) {
     std::vector<int64_t> open;
     for (const auto& [txn, begin] : p->open_txns) open.push_back(txn);
+    // Keeps: F2, C3 — a transaction a crash left open is aborted, never made visible
     for (int64_t txn : open) {
       logger_->Log(LogLevel::kWarn, "log: aborting transaction " + std::to_string(txn) +
                                         ", left open with no commit decision, in partition \"" +

@@ -122,6 +122,7 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
     }
     tp.topic = std::string(fields[0]);
     ++found;
+    // Keeps: U5 — a negative offset other than -4 is skipped with a warning, never returned
     if (offset < 0 && offset != kOffsetUnknown &&
         !STATECHECK_PLANTED(CheckpointNegativeOffsetAccepted)) {
       if (warnings) {
@@ -183,6 +184,7 @@ Status WriteOffsetCheckpoint(rocksdb::Env* env, const std::string& path,
   if (!env) env = rocksdb::Env::Default();
   std::string text;
   STATECHECK_RETURN_IF_ERROR(FormatOffsetCheckpoint(offsets, &text));
+  // Keeps: F3 — <file>.tmp, fsync, rename, directory fsync: the old file or the new one survives
   const std::string tmp = path + ".tmp";
   std::unique_ptr<rocksdb::WritableFile> file;
   rocksdb::Status s = env->NewWritableFile(tmp, &file, rocksdb::EnvOptions());

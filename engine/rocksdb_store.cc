@@ -77,6 +77,7 @@ struct Db {
 };
 
 // A buffered write: a value, or std::nullopt for a delete.
+// Keeps: T11 — the transaction buffer: an in-memory sorted map, no I/O per buffered write
 using Buffer = std::map<std::string, std::optional<std::string>, std::less<>>;
 
 // Iterates the union of a copy of buffered writes in a key range and a RocksDB iterator at a
@@ -118,6 +119,7 @@ class MergingIterator final : public KeyValueIterator {
 
   // True also when reading failed: Next() then returns the error (F1: never a silently short
   // result).
+  // Keeps: F1 — a read error is never a silent end: HasNext stays true and Next returns it
   bool HasNext() override {
     if (db_ && db_->store_closed.load(std::memory_order_acquire)) Close();
     return next_.has_value() || !status_.ok();
@@ -174,6 +176,7 @@ class MergingIterator final : public KeyValueIterator {
         Step();
         return;
       }
+      // Keeps: T5 — on equal keys the buffer's write wins; a buffered delete hides the value
       auto& [key, value] = buffered_[pos_++];
       if (order == 0) Step();  // The buffer's write replaces the database's value.
       if (value) {
@@ -266,12 +269,14 @@ class RocksDBStoreImpl final : public RocksDBStore,
     db_options.create_if_missing = true;
     db_options.create_missing_column_families = true;
     // Data and metadata flush together, so the data on disk always matches its offsets (T7).
+    // Keeps: T7 — atomic_flush: data and offsets reach the disk together, crashes included
     db_options.atomic_flush = true;
     // Closing the database never flushes by itself: Close() makes its own flush, and Abandon()
     // must lose what a crash loses.
     db_options.avoid_flush_during_shutdown = true;
     if (options.env) db_options.env = options.env;
     if (options.write_buffer_size > 0) db_options.write_buffer_size = options.write_buffer_size;
+    // Keeps: F5 — optionally no background compactions, so that a fault schedule replays exactly
     db_options.disable_auto_compactions = options.disable_auto_compactions;
     rocksdb::Status s = internal::CreateDirs(db_options.env, options.directory);
     if (!s.ok()) return FromRocksDB(s);
@@ -285,6 +290,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     STATECHECK_RETURN_IF_ERROR(LoadMetadata());
     rocksdb::WriteBatch batch;
     if (legacy_) {
+      // Keeps: U3 — legacy over a current store: refuse all but Close, Abandon; the owner wipes it
       if (found_format_ == StateFormat::kCurrent) {
         // U3: nothing here is usable without its offsets; the owner wipes the store.
         broken_ = "store " + name_ +
@@ -300,9 +306,11 @@ class RocksDBStoreImpl final : public RocksDBStore,
     } else {
       // The open-status marker, durable before the first write (T7). A legacy store keeps its
       // legacy mark until its first commit (U1).
+      // Keeps: T7 — the open-status marker is set, durably, before the first write
       if (!STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
         batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);
       }
+      // Keeps: U2 — no current-format mark over a legacy store at open: it goes with the offsets
       if (found_format_ != StateFormat::kLegacy || STATECHECK_PLANTED(UpgradeMarkBeforeImport)) {
         batch.Put(db_->meta(), kFormatKey, kFormatVersion);
       }
@@ -340,9 +348,11 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
     STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    // Keeps: T4 — READ_COMMITTED: a write waits in the buffer, unseen by views until the commit
     if (Buffered()) {
       BufferWrite(key, value);
     } else {
+      // Keeps: T3 — READ_UNCOMMITTED: straight to RocksDB, visible to views once Put returns
       rocksdb::WriteOptions wo = WriteOpts(false);
       rocksdb::Status s = value ? db_->db->Put(wo, db_->data(), key, *value)
                                 : db_->db->Delete(wo, db_->data(), key);
@@ -386,6 +396,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     value->reset();
     if (Buffered()) {
       auto it = buffer_.find(key);
+      // Keeps: T5 — the writer's get reads its buffer first: a buffered delete returns absent
       if (it != buffer_.end() && (it->second || !STATECHECK_PLANTED(TxnGetMissesBufferedDelete))) {
         *value = it->second;
         return Status::Ok();
@@ -420,16 +431,19 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (legacy_) return CommitLegacy(offsets);
     rocksdb::WriteBatch batch;
     // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets.
+    // Keeps: U1, U2 — a legacy store's first commit writes the current mark in its offsets' batch
     if (found_format_ == StateFormat::kLegacy && !imported_) {
       batch.Put(db_->meta(), kFormatKey, kFormatVersion);
     }
     if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit) && !marker_written_) {
       batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
     }
+    // Keeps: T7 — the buffered data, the offsets and the position go into one atomic WriteBatch
     for (const auto& [key, value] : buffer_) {
       value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
     }
     std::map<std::string, int64_t> new_offsets = committed_offsets_;
+    // Keeps: T7 — an empty offsets map clears every offset; a null value clears one partition
     if (offsets.empty()) {
       if (!STATECHECK_PLANTED(TxnEmptyOffsetsNotPersisted)) {
         for (const auto& [partition, offset] : committed_offsets_) {
@@ -454,7 +468,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
     {
       // Readers take their snapshot and the committed position together under this lock.
       internal::MutexLock lock(&commit_mu_);
+      // Keeps: T4 — one batch under commit_mu_: a view sees all of a commit or none of it
       rocksdb::Status s = db_->db->Write(WriteOpts(use_wal_), &batch);
+      // Keeps: C6 — a failed commit is reported; the store refuses calls until it is reopened
       if (!s.ok()) {
         // Not applied to the memtables; but a WAL record whose sync failed may still be on
         // disk, and replayed by the next open: the outcome is known only after a restart (C6).
@@ -463,6 +479,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
                   ") and may or may not be durable; abandon the store and open it again";
         return FromRocksDB(s);
       }
+      // Keeps: T8 — on commit the committed position becomes the uncommitted one
       committed_position_ = position;
     }
     buffer_.clear();
@@ -474,6 +491,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       // Without the WAL the batch is only in the memtables: flush to make it durable.
       Status s = internal::FailPoint(kFailStoreBeforeFlush);
       if (s.ok()) s = FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
+      // Keeps: C6 — a failed flush: the outcome is unknown until a restart, so refuse everything
       if (!s.ok()) {
         // The batch is in the memtables but may never reach the disk: whether this commit is
         // durable is unknown until a restart. Refuse everything, readers too, until then (C6).
@@ -501,6 +519,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
                                         " writes directly (READ_UNCOMMITTED): there is nothing "
                                         "to roll back");
     }
+    // Keeps: T9 — rollback discards the buffer and its position; the store keeps its last commit
     buffer_.clear();
     buffered_bytes_ = 0;
     if (STATECHECK_PLANTED(TxnRollbackKeepsPosition)) return Status::Ok();
@@ -529,6 +548,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   // For QueryViewImpl ----------------------------------------------------------------------------
 
   // Under the commit lock (shared): a snapshot and the position it is the state of.
+  // Keeps: T2 — views read a snapshot under commit_mu_ shared, never the writer's buffer
   Status ReaderSnapshot(const rocksdb::Snapshot** snapshot, std::shared_ptr<Db>* db,
                         Position* position) {
     internal::ReaderMutexLock lock(&commit_mu_);
@@ -536,6 +556,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (!broken_.empty()) return Status::FailedPrecondition(broken_);
     *db = db_;
     *snapshot = db_->db->GetSnapshot();
+    // Keeps: T8 — a READ_COMMITTED view reports the committed position its snapshot is the state of
     *position = isolation_ == IsolationLevel::kReadCommitted &&
                         !STATECHECK_PLANTED(TxnQueryReportsUncommittedPosition)
                     ? committed_position_
@@ -577,6 +598,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       internal::MutexLock lock(&commit_mu_);
       if (!open_) return;
       open_ = false;
+      // Keeps: T9 — a close or a crash (Abandon) drops the buffered writes, never a commit
       buffer_.clear();
       buffered_bytes_ = 0;
       if (Buffered()) {
@@ -629,6 +651,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   void BufferWrite(std::string_view key, std::optional<std::string_view> value) {
     auto [it, inserted] = buffer_.try_emplace(std::string(key));
+    // Keeps: T6 — uncommitted bytes: an overwritten buffered write stops counting
     if (!inserted && !STATECHECK_PLANTED(TxnBufferOverwriteCountedTwice)) {
       buffered_bytes_ -=
           static_cast<int64_t>(it->first.size() + (it->second ? it->second->size() : 0));
@@ -637,6 +660,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     buffered_bytes_ += static_cast<int64_t>(key.size() + (value ? value->size() : 0));
   }
 
+  // Keeps: T8 — each write advances the uncommitted position (per partition, forward only)
   void Advance(const RecordContext* context) {
     if (!context) return;
     internal::MutexLock lock(&position_mu_);
@@ -795,6 +819,7 @@ Status QueryViewImpl::OpenBounds(std::optional<std::string> lower, std::optional
   const rocksdb::Snapshot* snapshot = nullptr;
   Position position;
   STATECHECK_RETURN_IF_ERROR(store_->ReaderSnapshot(&snapshot, &db, &position));
+  // Keeps: T4 — a view's iterator reads one committed snapshot throughout, without the buffer
   *it = std::make_unique<MergingIterator>(
       std::move(db), snapshot, std::vector<std::pair<std::string, std::optional<std::string>>>{},
       std::move(lower), std::move(upper), forward);

@@ -21,6 +21,7 @@ constexpr char kKeyIndex = 'K';
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 // 'T'[end][key]: sessions by end, then key bytes (E4's order).
+// Keeps: E4 — the time index orders sessions by end, then key bytes
 std::string TimeKey(int64_t end, std::string_view key) {
   return kTimeIndex + BigEndian(end) + std::string(key);
 }
@@ -77,6 +78,7 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
       window.end = std::max(window.end, s.end);
     }
 
+    // Keeps: E1 — dropped iff the merged session's end < streamTime - grace - gap; counted
     if (!windows.Accepts(window, stream_time_)) {
       ++stats_->dropped_records;
       logger_->Log(LogLevel::kWarn,
@@ -104,6 +106,7 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
       const std::string folded = internal::Fold(
           agg, record, aggregate ? std::optional<std::string_view>(*aggregate) : std::nullopt);
       STATECHECK_RETURN_IF_ERROR(Store(record.key, window, folded, context));
+      // Keeps: E2 — eager: one output for the merged session, timestamped with its end
       if (eager) {
         STATECHECK_RETURN_IF_ERROR(
             context->Forward(WindowedKey(window, record.key), folded, window.end));
@@ -165,6 +168,7 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
   // E3–E5, E9: emits every session that closed since the last emission, if it is time.
   Status MaybeEmitFinal(ProcessorContext* context) {
     const int64_t close = CloseTime();
+    // Keeps: E5 — emit only when close time passed the last emitted, at most once per emit interval
     if (close <= last_emit_close_) return Status::Ok();
     const int64_t now = context->WallClockMs();
     if (last_emit_attempt_ms_ && now - *last_emit_attempt_ms_ < options_.emit_interval_ms) {
@@ -173,11 +177,13 @@ class SessionWindowedAggregation final : public internal::EmitFinalProcessor {
     last_emit_attempt_ms_ = now;
     // Closed since the last emission: end in [last close, close) — a session ending at the last
     // close time was still open then (closed means end < close time). Ends are >= 0.
+    // Keeps: E3 — each closed session once: end in [last emitted close, close time)
     const int64_t first = std::max<int64_t>(0, STATECHECK_PLANTED(SessionEmitFinalSkipsBoundary)
                                                    ? last_emit_close_ + 1
                                                    : last_emit_close_);
     if (close - 1 >= first) {
       std::unique_ptr<KeyValueIterator> it;
+      // Keeps: E9 — one range lookup on the time index, over the closed sessions only
       STATECHECK_RETURN_IF_ERROR(
           context->Range(options_.store, TimeKey(first, ""), TimeKey(close, ""), &it));
       KeyValue kv;

@@ -56,6 +56,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
     for (const auto& [start, write] : pass.writes) {
       STATECHECK_RETURN_IF_ERROR(context->Put(options_.store, StoreKey(start, record.key),
                                               BigEndian(write.max_ts) + write.aggregate));
+      // Keeps: E2 — eager: one output per updated window, by ascending start, at its max timestamp
       if (options_.emit == EmitStrategy::kOnWindowUpdate) {
         STATECHECK_RETURN_IF_ERROR(context->Forward(
             WindowedKey(Window{start, start + d_}, record.key), write.aggregate, write.max_ts));
@@ -78,6 +79,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
 
   // The store's key of `key`'s aggregate in the window starting at `start` (starts are >= 0, so
   // big-endian bytes sort as the numbers do: time order, then key bytes).
+  // Keeps: E4 — keys sort by start, then key bytes: a scan emits in E4's order
   static std::string StoreKey(int64_t start, std::string_view key) {
     return BigEndian(start) + std::string(key);
   }
@@ -110,6 +112,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
   void Update(Pass* pass, int64_t start, const std::optional<StoredWindow>& base) {
     if (!pass->handled.insert(start).second) return;
     const Window window{start, start + d_};
+    // Keeps: E1 — a sliding window takes the record iff end >= streamTime - grace; else counted
     if (window.end < pass->close) {  // !SlidingWindows::Accepts.
       ++stats_->dropped_records;
       LogExpired(pass->record, window, pass->close);
@@ -222,6 +225,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
   // E3–E5, E9: emits every window that closed since the last emission, if it is time.
   Status MaybeEmitFinal(ProcessorContext* context) {
     const int64_t close = stream_time_ - options_.windows.grace_ms();  // Ends before it: closed.
+    // Keeps: E5 — emit only when close time passed the last emitted, at most once per emit interval
     if (close <= last_emit_close_) return Status::Ok();
     const int64_t now = context->WallClockMs();
     if (last_emit_attempt_ms_ && now - *last_emit_attempt_ms_ < options_.emit_interval_ms) {
@@ -231,6 +235,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
     // Closed since the last emission: end in [last close, close), i.e. start in
     // [last close - D, close - D - 1] (Kafka's emitRangeLowerBound / emitRangeUpperBound for
     // sliding windows; both ends of a sliding window are included).
+    // Keeps: E3 — each closed window once: end in [last emitted close, streamTime - grace)
     const int64_t first =
         last_emit_close_ == kNoCloseTime ? 0 : std::max<int64_t>(0, last_emit_close_ - d_);
     const int64_t last =

@@ -43,6 +43,7 @@ std::optional<std::string_view> Find(const std::map<std::string, std::string>& p
   return std::string_view(it->second);
 }
 
+// Keeps: T1 — any other value: InvalidArgument naming the key and the allowed values
 Status InvalidValue(std::string_view key, std::string_view value, std::string_view allowed) {
   std::string msg = "Invalid value \"";
   msg.append(value);
@@ -104,6 +105,7 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
     } else if (v == kExactlyOnceV2) {
       config.guarantee = ProcessingGuarantee::kExactlyOnceV2;
     } else if (v == kExactlyOnce || v == kExactlyOnceBeta) {
+      // Keeps: T1 — the deprecated aliases mean exactly_once_v2, with a warning
       config.guarantee = ProcessingGuarantee::kExactlyOnceV2;
       config.warnings.push_back("Configuration " + std::string(kProcessingGuaranteeConfig) + "=" +
                                 std::string(v) +
@@ -157,9 +159,11 @@ Status ResolveStateConfig(const std::map<std::string, std::string>& props, State
   // The T1 table. Unset means READ_COMMITTED under exactly-once-v2, READ_UNCOMMITTED otherwise;
   // only exactly-once-v2 with an explicit READ_UNCOMMITTED keeps the legacy wipe (T10).
   const bool eos = config.guarantee == ProcessingGuarantee::kExactlyOnceV2;
+  // Keeps: T1 — the effective level and write buffering, per row of the T1 table
   config.isolation = config.configured_isolation.value_or(eos ? IsolationLevel::kReadCommitted
                                                               : IsolationLevel::kReadUncommitted);
   config.buffer_writes = config.isolation == IsolationLevel::kReadCommitted;
+  // Keeps: T10 — the wipe row: exactly_once_v2 with READ_UNCOMMITTED, and no other
   config.wipe_on_unclean_shutdown =
       STATECHECK_PLANTED(ConfigWipesEveryExactlyOnceStore)
           ? eos

@@ -145,6 +145,7 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   Status Open() {
     Log* log = options_.log;
+    // Keeps: C3 — fence an older task object: its open transaction can never commit now
     if (eos_) {
       // Fence an older task object of this task: its transaction can never commit now.
       Status s = log->AbortTransaction(txn_id_);
@@ -179,6 +180,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       window_stores_.push_back(std::move(ws));
       restores_.push_back(std::move(restore));
     }
+    // Keeps: U4, T10 — legacy at-least-once records the restore in its files; legacy EOS never does
     if (legacy_ && (!eos_ || STATECHECK_PLANTED(LegacyEosCheckpointAfterRestore))) {
       // Legacy at-least-once: the files say what the restore applied, as after a commit, so
       // that the next start does not apply it again.
@@ -187,6 +189,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     if (!legacy_ && legacy_files_found_) {
       // U1: every store holds its imported offsets durably; only now may the files go (U2).
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskUpgradeBeforeDelete));
+      // Keeps: U1, U2 — the legacy files go only once every store holds their offsets
       STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
       logger_->Log(LogLevel::kInfo, "Task " + options_.task_id +
                                         " upgraded from the legacy state format: offsets "
@@ -196,11 +199,13 @@ class TaskImpl final : public Task, private ProcessorContext {
     CommittedOffsets committed;
     Status s = log->GetCommittedOffsets(group_, &committed);
     if (s.ok()) {
+      // Keeps: C3, C4 — processing resumes at the committed input offset
       auto it = committed.offsets.find(options_.input_partition);
       if (it != committed.offsets.end()) next_offset_ = it->second;
     } else if (s.code() != Status::Code::kNotFound) {
       return s;
     }
+    // Keeps: E10 — the processor starts from the metadata committed with the task's input offset
     STATECHECK_RETURN_IF_ERROR(processor_->Init(committed.metadata));
     last_commit_ms_ = clock_->NowMs();
     open_ = true;
@@ -217,6 +222,7 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   Status Commit() override {
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    // Keeps: C5 — an explicit commit request
     return Fail(DoCommit(CommitReason::kExplicit));
   }
 
@@ -234,7 +240,7 @@ class TaskImpl final : public Task, private ProcessorContext {
                                                       &fetched_));
         if (fetched_.empty()) break;
       }
-      // T6: commit before the next record when the buffers hold too much.
+      // Keeps: T6, T11, C5 — commit before the next record when the buffers hold too much
       if (options_.config.uncommitted_max_bytes >= 0 && records_since_commit_ > 0 &&
           UncommittedBytes() > options_.config.uncommitted_max_bytes) {
         STATECHECK_RETURN_IF_ERROR(DoCommit(CommitReason::kUncommittedBytes));
@@ -248,6 +254,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       ++records_since_commit_;
       ++*processed;
       ++stats_.processed;
+      // Keeps: C5 — commit when the interval, in records or in ms of the clock, has elapsed
       if ((options_.commit_interval_records > 0 &&
            (STATECHECK_PLANTED(TaskCommitIntervalOffByOne)
                 ? records_since_commit_ > options_.commit_interval_records
@@ -353,6 +360,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     // Logged even when the store dropped it (W3): the put still moved the store's stream time
     // (W2), and a restore must repeat that.
     int64_t offset = 0;
+    // Keeps: W2 — dropped puts are logged too, so that a restore moves stream time as they did
     return Append(ws->changelog, WindowChangelogKey(window_start, key), value, RecordTimestamp(),
                   &offset);
   }
@@ -390,7 +398,9 @@ class TaskImpl final : public Task, private ProcessorContext {
     Log* log = options_.log;
     CommittedOffsets offsets;
     offsets.offsets[options_.input_partition] = next_offset_;
+    // Keeps: E6, E10 — the processor's metadata is committed with the input offset
     offsets.metadata = processor_->CommitMetadata();
+    // Keeps: C1 — EOS: changelog, output and input offset in one log transaction, then the stores
     if (eos_) {
       if (!txn_open_) {
         STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
@@ -416,6 +426,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       if (legacy_) STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskBeforeOffsets));
     } else {
+      // Keeps: C1, C4 — ALOS: changelog and output synced, then the stores, then the input offset
       STATECHECK_RETURN_IF_ERROR(log->Sync());
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskAfterLog));
       STATECHECK_RETURN_IF_ERROR(CommitStores());
@@ -499,6 +510,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   bool Untrusted(const Status& s, const std::vector<std::string>& warnings, const std::string& file,
                  const std::string& covers) const {
     for (const std::string& w : warnings) logger_->Log(LogLevel::kWarn, w);
+    // Keeps: U5 — any content error or skipped entry: logged, and the file is not trusted
     if (s.ok() && warnings.empty()) return false;
     logger_->Log(LogLevel::kError,
                  "Task " + options_.task_id + ": " +
@@ -538,6 +550,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   // What the legacy files say of store `ts`, or why the store must be wiped (`*wipe_why`): the
   // checkpoint offset (std::nullopt = restore from the beginning).
   std::optional<int64_t> LegacyOffset(const TaskStore& ts, std::string* wipe_why) const {
+    // Keeps: U5 — an untrusted file yields no offset: its stores are wiped and restored in full
     if (checkpoint_damaged_ || position_damaged_.count(ts.name)) {
       *wipe_why = "its .checkpoint or .position file cannot be trusted (U5)";
       return std::nullopt;
@@ -562,6 +575,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     restore->store = ts->name;
     restore->changelog = ts->changelog;
     const std::string directory = options_.state_directory + "/" + ts->name;
+    // Keeps: F2 — a wipe that a crash interrupted (its marker left behind) is finished first
     if (Env()->FileExists(WipeMarkerPath(ts->name)).ok()) {
       // A wipe that a crash interrupted may have left half a store: finish it first.
       logger_->Log(LogLevel::kWarn, "Store " + ts->name + " of task " + options_.task_id +
@@ -576,9 +590,11 @@ class TaskImpl final : public Task, private ProcessorContext {
     restore->was_closed_cleanly = ts->store->was_closed_cleanly();
     // The offset to restore after, when it comes from the legacy files rather than the store.
     std::optional<int64_t> legacy_offset;
+    // Keeps: U4 — the format found on disk, not the one last configured, decides what follows
     const std::optional<StateFormat> found = ts->store->found_format();
     restore->found_format = found;
     std::string wipe_why;
+    // Keeps: U3 — a downgrade: the legacy format wipes a current-format store and restores it
     if (legacy_ && found == StateFormat::kCurrent) {
       wipe_why = "it has the current format (offsets kept in the store), which state.format=" +
                  std::string(StateFormatName(StateFormat::kLegacy)) + " cannot use (U3)";
@@ -593,6 +609,7 @@ class TaskImpl final : public Task, private ProcessorContext {
         ChangelogOffsets offsets;
         if (legacy_offset) offsets[ts->changelog] = *legacy_offset;
         const auto position = positions_.find(ts->name);
+        // Keeps: U1 — an upgrade imports .checkpoint and .position into the store in one commit
         STATECHECK_RETURN_IF_ERROR(ts->store->ImportLegacy(
             offsets, position == positions_.end() ? Position{} : position->second));
         logger_->Log(LogLevel::kInfo,
@@ -611,6 +628,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       restore->wiped = true;
     } else if (!restore->was_closed_cleanly && options_.config.wipe_on_unclean_shutdown &&
                !legacy_) {
+      // Keeps: T10 — an unclean shutdown where the T1 table says wipe: wipe, restore from 0
       logger_->Log(LogLevel::kWarn,
                    "Store " + ts->name + " of task " + options_.task_id +
                        " was not closed cleanly: wiping it and restoring it from changelog " +
@@ -621,6 +639,7 @@ class TaskImpl final : public Task, private ProcessorContext {
       restore->wiped = true;
     }
     Log* log = options_.log;
+    // Keeps: C2 — to the changelog's end: committed records to the last stable offset (EOS), or all
     const IsolationLevel isolation = eos_ && !STATECHECK_PLANTED(TaskRestoreReadUncommitted)
                                          ? IsolationLevel::kReadCommitted
                                          : IsolationLevel::kReadUncommitted;
@@ -640,6 +659,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     }
     std::optional<int64_t> stored =
         legacy_ ? legacy_offset : ts->store->CommittedOffset(ts->changelog);
+    // Keeps: C2 — restore from the stored offset + 1, or from 0 without one (after a wipe)
     int64_t from = stored ? *stored + 1 : 0;
     restore->start_offset = from;
     restore->end_offset = end;
@@ -691,6 +711,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     restore->start_offset = 0;
     restore->end_offset = end;
     std::vector<LogRecord> records;
+    // Keeps: C2 — an in-memory window store restores from offset 0 every time
     int64_t from = 0;
     while (from < end) {
       records.clear();
@@ -802,6 +823,7 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   // Marks the task failed when `s` is an error (C6) and returns `s`.
   Status Fail(Status s) {
+    // Keeps: C6 — an error stops the task: reported, then every call but Abandon refuses
     if (!s.ok() && !failed_) {
       failed_ = true;
       stats_.failed_in_commit = committing_;

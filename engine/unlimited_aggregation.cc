@@ -57,6 +57,7 @@ class UnlimitedWindowedAggregation final : public Processor {
 Status NewUnlimitedWindowedAggregation(const UnlimitedWindowedAggregationOptions& options,
                                        std::unique_ptr<Processor>* out) {
   out->reset();
+  // Keeps: E8 — an unlimited aggregation refuses emit-final before anything else
   STATECHECK_RETURN_IF_ERROR(UnlimitedWindows::CheckEmitStrategy(options.emit));  // E8.
   if (options.store.empty()) {
     return Status::InvalidArgument("unlimited windowed aggregation option store cannot be empty");

@@ -20,6 +20,7 @@ using internal::FromBigEndian;
 
 // The store's key of `key`'s aggregate in the window starting at `start` (starts are >= 0, so
 // big-endian bytes sort as the numbers do: time order, then key bytes).
+// Keeps: E4 — keys sort by start, then key bytes: a scan emits in E4's order
 std::string StoreKey(int64_t start, std::string_view key) {
   return BigEndian(start) + std::string(key);
 }
@@ -212,6 +213,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     stream_time_ = std::max(stream_time_, ts);
     const TimeWindows& windows = options_.windows;
     for (const Window& window : windows.WindowsFor(ts)) {
+      // Keeps: E1 — a window takes the record iff end > streamTime - grace; else skipped, counted
       if (!windows.Accepts(window, stream_time_)) {
         ++stats_->dropped_records;
         logger_->Log(LogLevel::kWarn, "Skipping record for expired window. offset=[" +
@@ -235,6 +237,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
       const std::string aggregate = internal::Fold(options_.aggregator, record, current);
       STATECHECK_RETURN_IF_ERROR(
           store_->Put(context, window.start, record.key, BigEndian(max_ts) + aggregate));
+      // Keeps: E2 — eager: one output per updated window, by ascending start, at its max timestamp
       if (options_.emit == EmitStrategy::kOnWindowUpdate) {
         STATECHECK_RETURN_IF_ERROR(
             context->Forward(WindowedKey(window, record.key), aggregate, max_ts));
@@ -254,6 +257,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   // window is lost while the emit interval holds emission back (E6).
   Status ExpireWindows(ProcessorContext* context) {
     int64_t bound = stream_time_ - retention_ms_;
+    // Keeps: E6 — under emit-final a window is deleted only once emitted: no closed window lost
     if (options_.emit == EmitStrategy::kOnWindowClose &&
         !STATECHECK_PLANTED(WindowedExpireBeforeEmit)) {
       bound = std::min(bound, last_emit_close_ - options_.windows.size_ms());
@@ -268,6 +272,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   Status MaybeEmitFinal(ProcessorContext* context) {
     const TimeWindows& windows = options_.windows;
     const int64_t close = stream_time_ - windows.grace_ms();  // Windows ending by it are closed.
+    // Keeps: E5 — emit only when close time passed the last emitted, at most once per emit interval
     if (close <= last_emit_close_) return Status::Ok();
     const int64_t now = context->WallClockMs();
     if (last_emit_attempt_ms_ && (STATECHECK_PLANTED(EmitIntervalOffByOne)
@@ -280,6 +285,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
     // (last close - size, close - size] — and, once close is INT64_MAX, every start up to it:
     // the windows whose end saturates at INT64_MAX (TimeWindows::WindowsFor) close then.
     const int64_t size = windows.size_ms();
+    // Keeps: E3 — each closed window once: end in (last emitted close, streamTime - grace]
     const int64_t first = std::max<int64_t>(0, last_emit_close_ - size + 1);
     const int64_t last =
         close == std::numeric_limits<int64_t>::max()
@@ -287,6 +293,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
             : close - size + (STATECHECK_PLANTED(TimeEmitFinalUpperBoundOffByOne) ? 1 : 0);
     if (last >= first) {
       std::unique_ptr<AggregateIterator> it;
+      // Keeps: E9 — one time-ordered range lookup over the closed windows, not the whole store
       STATECHECK_RETURN_IF_ERROR(store_->Scan(context, first, last, &it));
       StoredAggregate agg;
       while (it->HasNext()) {
@@ -294,6 +301,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
         ++stats_->windows_read;
         if (agg.start > last) break;
         const Window window{agg.start, internal::SaturatingAdd(agg.start, size)};
+        // Keeps: E3 — the final aggregate, no old value, the window's max record timestamp
         STATECHECK_RETURN_IF_ERROR(context->Forward(WindowedKey(window, agg.key),
                                                     agg.value.substr(8), FromBigEndian(agg.value)));
         ++stats_->emitted;
@@ -339,6 +347,7 @@ class BufferingContext final : public ProcessorContext {
       return Status::Corruption("suppress: \"" + std::string(key) + "\" is not a window update");
     }
     *stream_time_ = std::max(*stream_time_, timestamp);
+    // Keeps: E7 — suppress buffers each window by its end, every update replacing the last
     return inner_->Put(buffer_,
                        BigEndian(internal::SaturatingAdd(start, size_ms_)) + std::string(key),
                        BigEndian(timestamp) + std::string(*value));
@@ -397,6 +406,7 @@ class SuppressedAggregation final : public Processor {
       if (kv.key.size() < 8 || kv.value.size() < 8) {
         return Status::Corruption("suppress: store " + buffer_ + " holds a damaged record");
       }
+      // Keeps: E7 — suppress emits a window once end + grace <= streamTime, as emit-final closes it
       if (FromBigEndian(kv.key) + options_.windows.grace_ms() > stream_time_) break;
       STATECHECK_RETURN_IF_ERROR(
           context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));

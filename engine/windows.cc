@@ -168,6 +168,7 @@ std::vector<Window> UnlimitedWindows::WindowsFor(int64_t timestamp) const {
 }
 
 Status UnlimitedWindows::CheckEmitStrategy(EmitStrategy strategy) {
+  // Keeps: E8 — ON_WINDOW_CLOSE is rejected for unlimited windows, with Kafka's text
   if (strategy != EmitStrategy::kOnWindowClose) return Status::Ok();
   return Status::InvalidArgument(
       "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows");

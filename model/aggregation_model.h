@@ -117,6 +117,7 @@ void CrashTo(bool at_least_once, State* current, State* committed) {
   if (at_least_once) {
     State kept = *current;
     kept.next = committed->next;
+    // Encodes: E6, E10 — the last emitted close time goes back with the input offset, together
     kept.last_emit_close = committed->last_emit_close;
     *committed = std::move(kept);
   }
@@ -145,6 +146,7 @@ class AggregationModelBase : public AggregationModel {
     }
     return n;
   }
+  // Encodes: E6, E10 — a commit keeps the last emitted close time with the input offset
   void Commit() override { committed_ = current_; }
   void Crash() override {
     CrashTo(at_least_once_, &current_, &committed_);
@@ -189,6 +191,7 @@ class AggregationModelBase : public AggregationModel {
   virtual bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const = 0;
 
   // A record dropped: null key or no timestamp (`late` false), or late from `window` (E1).
+  // Encodes: E1 — every drop counts: a null key, no timestamp, or once per late window
   void Drop(bool late, const std::string& window = "") {
     ++dropped_;
     if (late) late_windows_.insert(window);
@@ -210,6 +213,7 @@ class AggregationModelBase : public AggregationModel {
   // whether to attempt an emission now. An attempt happens when the close time has passed the
   // last emitted one and emit.interval.ms has passed since the last attempt (or there was none
   // in this task instance).
+  // Encodes: E5 — attempt only past the last emitted close time, once per emit.interval.ms
   bool StartAttempt(int64_t close, int64_t now_ms) {
     if (close <= current_.last_emit_close) {
       if (current_.last_emit_close >= 0) Note("E5.close_not_advanced");
@@ -237,6 +241,7 @@ class AggregationModelBase : public AggregationModel {
     int64_t count = 0;
     int64_t timestamp = 0;
   };
+  // Encodes: E3 — one record per closing window: its final count, its timestamp, no old value
   void EmitAttempt(const std::vector<Closing>& batch, int64_t close, bool sessions) {
     current_.last_emit_close = close;
     if (batch.empty()) return;

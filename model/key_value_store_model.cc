@@ -36,6 +36,7 @@ struct KeyValueStoreModelState {
     const std::string k(key);
     if (with_pending) {
       auto p = pending.find(k);
+      // Encodes: T5 — the writer's get: a buffered value wins, a buffered delete hides committed
       if (p != pending.end()) return p->second;  // A buffered delete hides the committed value.
     }
     auto c = committed.find(k);
@@ -47,6 +48,7 @@ struct KeyValueStoreModelState {
   std::map<std::string, std::string> Visible(bool with_pending) const {
     std::map<std::string, std::string> view = committed;
     if (with_pending) {
+      // Encodes: T5 — the writer's ranges: the buffer merged over committed, deletes hiding keys
       for (const auto& [key, value] : pending) {
         if (value) {
           view[key] = *value;
@@ -68,12 +70,14 @@ struct KeyValueStoreModelState {
         pending[k] = std::nullopt;
       }
     } else if (value) {
+      // Encodes: T3 — READ_UNCOMMITTED writes straight to committed: IQ sees them at once
       committed[k] = std::string(*value);
     } else {
       committed.erase(k);
     }
   }
 
+  // Encodes: T8 — a write with a context moves the uncommitted position (max per partition)
   void Advance(const RecordContext* context) {
     if (context == nullptr) return;
     auto it = uncommitted_position.find(context->partition);
@@ -85,6 +89,7 @@ struct KeyValueStoreModelState {
   }
 
   // The position a view's read observes (T8).
+  // Encodes: T8 — a READ_COMMITTED view reports the committed position (else the uncommitted)
   Position ReadPosition() const { return buffered() ? committed_position : uncommitted_position; }
 };
 
@@ -137,6 +142,7 @@ Status ReadOne(KeyValueStoreModelState& s, std::string_view key, std::optional<s
   value->reset();
   std::lock_guard<std::mutex> lock(s.mu);
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  // Encodes: T4, T5 — a view reads committed only; the writer reads pending over committed
   *value = s.Lookup(key, /*with_pending=*/view_position == nullptr);
   if (view_position != nullptr) *view_position = s.ReadPosition();
   return Status::Ok();
@@ -154,6 +160,7 @@ Status ReadMany(const std::shared_ptr<KeyValueStoreModelState>& state,
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
   std::vector<KeyValue> records;
   // from > to selects nothing: no key is both >= from and <= to.
+  // Encodes: T4 — a view's range is one committed snapshot, copied whole under the lock
   for (const auto& [key, value] : s.Visible(/*with_pending=*/view_position == nullptr)) {
     if (from && key < *from) continue;
     if (to && key > *to) continue;
@@ -168,6 +175,7 @@ Status ReadMany(const std::shared_ptr<KeyValueStoreModelState>& state,
 
 // An interactive-query reader: sees committed only (which, under READ_UNCOMMITTED, is every
 // write).
+// Encodes: T2 — a view only reads (under the store's one mutex): it never changes the store
 class ModelQueryView final : public QueryView {
  public:
   explicit ModelQueryView(std::shared_ptr<KeyValueStoreModelState> state)
@@ -312,6 +320,7 @@ Status KeyValueStoreModel::Delete(std::string_view key, std::optional<std::strin
 int64_t KeyValueStoreModel::ApproximateNumUncommittedBytes() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   int64_t bytes = 0;
+  // Encodes: T6 — key + value bytes over pending entries (a key once); 0 when not buffered
   for (const auto& [key, value] : state_->pending) {
     bytes += static_cast<int64_t>(key.size() + (value ? value->size() : 0));
   }
@@ -322,8 +331,10 @@ Status KeyValueStoreModel::Commit(const ChangelogOffsets& offsets) {
   KeyValueStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
+  // Encodes: T4 — a commit applies all of its buffered writes at once, under the lock
   s.committed = s.Visible(/*with_pending=*/true);
   s.pending.clear();
+  // Encodes: T7 — the offsets change in the same step as the data: {} clears all, null one
   if (offsets.empty()) s.offsets.clear();
   for (const auto& [partition, offset] : offsets) {
     if (offset) {
@@ -332,7 +343,7 @@ Status KeyValueStoreModel::Commit(const ChangelogOffsets& offsets) {
       s.offsets.erase(partition);
     }
   }
-  s.committed_position = s.uncommitted_position;
+  s.committed_position = s.uncommitted_position;  // Encodes: T8 — the positions converge
   return Status::Ok();
 }
 
@@ -351,6 +362,7 @@ Status KeyValueStoreModel::Rollback() {
     return Status::FailedPrecondition("Store " + s.name +
                                       " writes through (READ_UNCOMMITTED): nothing to roll back.");
   }
+  // Encodes: T9 — a rollback drops the buffer and the position: the last commit, not wiped
   s.pending.clear();
   s.uncommitted_position = s.committed_position;
   return Status::Ok();
@@ -374,6 +386,7 @@ void KeyValueStoreModel::Close() {
   KeyValueStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.closed) return;
+  // Encodes: T9 — closing (or a crash) without a commit loses the buffered writes
   s.pending.clear();
   if (s.buffered()) s.uncommitted_position = s.committed_position;
   s.closed = true;
@@ -414,10 +427,12 @@ void KeyValueStoreModel::Reopen() {
     fresh->name = state_->name;
     fresh->isolation = state_->isolation;
     fresh->persistent = state_->persistent;
+    // Encodes: T7, T8 — a restart keeps the committed data, offsets and committed position
     fresh->committed = state_->committed;
     fresh->offsets = state_->offsets;
     fresh->committed_position = state_->committed_position;
     fresh->uncommitted_position = state_->committed_position;
+    // Encodes: T7 — the open marker: a restart after a crash is not clean
     fresh->was_closed_cleanly = !state_->crashed;
   }
   state_ = std::move(fresh);

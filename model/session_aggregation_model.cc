@@ -52,12 +52,14 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
       count += s.count;
     }
   }
+  // Encodes: E1 — dropped iff the merged session ends before streamTime - grace - gap
   if (end < close) {  // E1.
     if (end == close - 1) Note("E1.first_dropped");
     Drop(/*late=*/true, Name(start, end, key));
   } else {
     if (end == close) Note("E1.last_accepted");
     current_.accepted.emplace_back(key, ts);
+    // Encodes: E2 — tombstones for the merged sessions by end, then the session (timestamp end)
     if (!config_.emit_final) {  // E2.
       if (start != ts || end != ts) {
         for (const Session& s : joined) {
@@ -75,9 +77,11 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
   if (!StartAttempt(close, now_ms)) return;
   std::set<std::string> keys;
   for (const auto& [k, t] : current_.accepted) keys.insert(k);
+  // Encodes: E4 — sessions closing together go out by end, then key, then start
   std::set<std::tuple<int64_t, std::string, int64_t, int64_t>> closing;  // (end, key, start) E4.
   for (const std::string& k : keys) {
     for (const Session& s : Sessions(current_, k)) {
+      // Encodes: E3 — closed (end < streamTime - grace - gap) and not yet emitted
       if (s.end >= current_.last_emit_close && s.end < close) {
         closing.emplace(s.end, k, s.start, s.count);
       } else if (s.end >= close) {

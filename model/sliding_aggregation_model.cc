@@ -78,6 +78,7 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
   std::set<int64_t> at_bound;
   int skipped = 0;
   for (const int64_t start : starts) {
+    // Encodes: E1 — a sliding window takes a record iff end >= streamTime - grace
     if (start + d < close) {  // E1: this window no longer takes records.
       if (start + d == close - 1) Note("E1.first_dropped");
       Drop(/*late=*/true, WindowName(start, start + d, key));
@@ -98,6 +99,7 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     changed.push_back(ts + 1);
   }
   if (!changed.empty() && skipped > 0) Note("E1.one_window_only");
+  // Encodes: E2 — one update per window changed, by ascending start, timestamp its max record
   if (!config_.emit_final) {  // E2: by ascending start (ts + 1 is the largest).
     if (changed.size() >= 2) Note("E2.several_windows");
     for (const int64_t start : changed) {
@@ -111,8 +113,10 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
   // E3–E5.
   if (!StartAttempt(close, now_ms)) return;
   std::vector<Closing> batch;
+  // Encodes: E4 — windows closing together go out by start, then key bytes
   for (const auto& [window, taken] : current_.windows) {  // By start, then key (E4).
     const int64_t end = window.first + d;
+    // Encodes: E3 — closed (end < streamTime - grace) and not yet emitted
     if (end >= current_.last_emit_close && end < close) {
       const WindowedOutput o = Output(current_, window.first, window.second);
       batch.push_back(

@@ -26,6 +26,7 @@ bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
   std::string isolation;  // "" = unset.
   for (const auto& [key, value] : props) {
     if (key == "processing.guarantee") {
+      // Encodes: T1 — at_least_once, exactly_once_v2 and its two deprecated aliases; else error
       if (value == "at_least_once") {
         r.guarantee = ProcessingGuarantee::kAtLeastOnce;
       } else if (value == "exactly_once_v2" || value == "exactly_once" ||
@@ -43,6 +44,7 @@ bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
       isolation = value;
     } else if (key == "statestore.uncommitted.max.bytes") {
       char* end = nullptr;
+      // Encodes: T6 — the bound: default 67108864 (T1Row), -1 = no limit, below -1 an error
       r.uncommitted_max_bytes = std::strtoll(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || r.uncommitted_max_bytes < -1) {
         *problem = key + "=" + value;
@@ -70,6 +72,7 @@ bool ExpectedT1Row(const std::map<std::string, std::string>& props, T1Row* row,
       IsolationLevel effective;
       bool buffered, wipe;
     };
+    // Encodes: T1, T10 — effective level, buffering, and the one row that wipes when unclean
     static constexpr Entry kTable[] = {
         {false, "", IsolationLevel::kReadUncommitted, false, false},
         {false, "READ_UNCOMMITTED", IsolationLevel::kReadUncommitted, false, false},
@@ -99,6 +102,7 @@ CheckResult CompareT1Row(const std::map<std::string, std::string>& props, const 
       engine.uncommitted_max_bytes == expected.uncommitted_max_bytes) {
     return std::nullopt;
   }
+  // Encodes: T1 — the engine's resolution differs from the table's row
   return Finding("T1", "the engine resolves " + Describe(props) + " to (" +
          Row(engine.guarantee, engine.isolation, engine.buffer_writes,
              engine.wipe_on_unclean_shutdown, engine.format, engine.uncommitted_max_bytes) +

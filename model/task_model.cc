@@ -56,11 +56,13 @@ void TaskModel::DamageLegacyFile(const std::string& store) {
   }
 }
 
+// Encodes: U2 — after an interrupted upgrade each store is legacy or current, nothing else
 void TaskModel::UpgradeInterrupted() {
   for (auto& [name, s] : stores_) s.disk = {StateFormat::kLegacy, StateFormat::kCurrent};
   start_interrupted_ = true;
 }
 
+// Encodes: F1, F2 — after a failed start a store may be missing or part-restored, no worse
 void TaskModel::StartInterrupted() { start_interrupted_ = true; }
 
 void TaskModel::LegacyFilesWritten() {
@@ -77,7 +79,7 @@ bool TaskModel::ExpectWipe(const std::string& name, std::optional<StateFormat> f
     return false;
   }
   if (*found == StateFormat::kCurrent) {
-    if (legacy) {
+    if (legacy) {  // Encodes: U3 — the legacy format wipes a current-format store, then restores
       *rule = "U3";
       *why = "a current-format store opened in the legacy format";
       return true;
@@ -85,18 +87,22 @@ bool TaskModel::ExpectWipe(const std::string& name, std::optional<StateFormat> f
     *rule = "T10";
     *why = config_.wipe_on_unclean_shutdown ? "T1's row wipes after an unclean shutdown"
                                             : "T1's row never wipes";
+    // Encodes: T10 — wiped exactly after an unclean shutdown where T1's row says wipe
     return !clean && config_.wipe_on_unclean_shutdown;
   }
+  // Encodes: U5 — a damaged legacy file is never trusted: the store is wiped and restored
   if (legacy_files_damaged_.count(name)) {
     *rule = "U5";
     *why = "its legacy file was damaged";
     return true;
   }
+  // Encodes: U1 — a legacy store with a trustworthy offset: used or imported, not wiped
   if (legacy_files_) {
     *rule = "U1";
     *why = "the legacy files hold its offset";
     return false;
   }
+  // Encodes: U4 — a legacy store whose offset no file holds (legacy EOS crash): wiped
   *rule = "U4";
   *why = "a legacy store whose offset is in no .checkpoint";
   return true;
@@ -126,9 +132,11 @@ StoreState TaskModel::Current(const std::string& store) const {
 }
 
 StoreState TaskModel::QueryView(const std::string& store) const {
+  // Encodes: T3, T4 — IQ sees the last commit under READ_COMMITTED, every write otherwise
   return IsReadCommitted(config_) ? stores_.at(store).committed : Current(store);
 }
 
+// Encodes: T6 — the task's sum: each buffered key once with its last value; 0 unbuffered
 int64_t TaskModel::UncommittedBytes() const {
   if (!IsReadCommitted(config_)) return 0;
   int64_t sum = 0;
@@ -163,6 +171,7 @@ void TaskModel::ApplyRecord(int64_t i) {
 int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commit) {
   int64_t processed = 0;
   while (processed < max_records && next_ < static_cast<int64_t>(input_.size())) {
+    // Encodes: T6, T11, C5 — over the bound (not -1): commit before the next record
     if (config_.uncommitted_max_bytes >= 0 && since_commit_ > 0 &&
         UncommittedBytes() > config_.uncommitted_max_bytes) {
       DoCommit(1, now_ms);
@@ -173,6 +182,7 @@ int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commi
     ++processed;
     const bool by_records =
         config_.commit_interval_records > 0 && since_commit_ >= config_.commit_interval_records;
+    // Encodes: C5 — the commit interval, in processed records or simulated ms, elapsed
     if (by_records || now_ms - last_commit_ms_ >= config_.commit_interval_ms) {
       if (fail_last_commit && processed == max_records) break;
       ++(by_records ? records_interval_commits_ : time_interval_commits_);
@@ -192,6 +202,7 @@ void TaskModel::ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms)
   }
 }
 
+// Encodes: C5 — an explicit commit request commits (when anything was processed)
 void TaskModel::Commit(int64_t now_ms) { DoCommit(2, now_ms); }
 
 void TaskModel::Close(int64_t now_ms) {
@@ -210,6 +221,7 @@ void TaskModel::DoCommit(int reason, int64_t now_ms) {
   }
   committed_output_.insert(committed_output_.end(), pending_output_.begin(), pending_output_.end());
   pending_output_.clear();
+  // Encodes: C1 — the input offset moves last, with the stores and output of the same commit
   committed_input_ = next_;
   since_commit_ = 0;
   last_commit_ms_ = now_ms;
@@ -225,10 +237,12 @@ void TaskModel::DoCommit(int reason, int64_t now_ms) {
 
 CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& observed) const {
   if (config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
+    // Encodes: C3 — exactly-once: committed output is exactly the last commit's, nothing open
     if (observed == committed_output_) return std::nullopt;
     return Finding("C3", "committed output " + Show(observed) + ", expected " +
                              Show(committed_output_));
   }
+  // Encodes: C4, F4 — at-least-once: the last commit's output then a whole-record prefix
   const size_t base = committed_output_.size();
   bool ok = observed.size() >= base && observed.size() <= base + pending_output_.size();
   for (size_t i = 0; ok && i < observed.size(); ++i) {
@@ -241,6 +255,7 @@ CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& obs
                            Show(pending_output_));
 }
 
+// Encodes: C6, F1 — a failed commit took effect in full or not at all: the restart shows it
 void TaskModel::CommitFailed() {
   if (since_commit_ > 0) commit_uncertain_ = true;
 }
@@ -253,6 +268,7 @@ CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
     return r;
   }
   // The failed commit happened or it did not (C6, F1); nothing in between.
+  // Encodes: C6, F1, F3 — after a failed commit exactly one of its two outcomes survives
   const bool eos = config_.guarantee == ProcessingGuarantee::kExactlyOnceV2;
   TaskModel after = *this;
   after.commit_uncertain_ = false;
@@ -286,6 +302,7 @@ CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
   }
   // The committed input offset tells the outcome the commit had (it is written last, or with
   // everything else): the rest must match that outcome, and the finding is that outcome's.
+  // Encodes: C1 — the committed input offset tells which outcome the failed commit had
   const bool offset_committed = o.committed_input == offset_after;
   std::string rule = offset_committed ? why_after->rule : why_before->rule;
   // At-least-once writes the input offset last (C1's order): a store that must still restore
@@ -305,6 +322,7 @@ CheckResult TaskModel::KeptBufferedWrites(const std::string& name, const Store& 
   for (size_t j = static_cast<size_t>(std::max<int64_t>(restored, 0)) + 1; j <= s.pending.size();
        ++j) {
     if (Apply(s.committed, s.pending, j) == observed) {
+      // Encodes: T9 — a crash under READ_COMMITTED must discard every buffered write
       return Finding("T9", "store " + name + " after a crash under READ_COMMITTED is " +
                                Show(observed) + ": its last commit " + Show(s.committed) +
                                " with " + std::to_string(j) +
@@ -318,6 +336,7 @@ CheckResult TaskModel::KeptBufferedWrites(const std::string& name, const Store& 
 CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Slack slack,
                                      int64_t now_ms) {
   const bool eos = config_.guarantee == ProcessingGuarantee::kExactlyOnceV2;
+  // Encodes: C1 — a restart resumes at the last commit's input offset
   if (o.committed_input != committed_input_) {
     return Finding("C1", "committed input offset is " + std::to_string(o.committed_input) +
                              ", the last commit wrote " + std::to_string(committed_input_));
@@ -333,7 +352,9 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     std::optional<StateFormat> found = s.disk.size() == 1 ? s.disk[0] : StateFormat::kLegacy;
     if (auto f = o.found_format.find(name); f != o.found_format.end()) found = f->second;
     // Missing: only when a start that may have been wiping it failed (F2: the wipe restarts).
+    // Encodes: F2 — a store may be missing only after a start that failed while wiping it
     const bool missing_allowed = start_interrupted_;
+    // Encodes: U2, U4 — after any format switch a store is in a format it can be in
     if (found ? std::find(s.disk.begin(), s.disk.end(), *found) == s.disk.end()
               : !missing_allowed) {
       return Finding(s.disk.size() > 1 ? "U2" : "U4",
@@ -344,7 +365,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     std::string rule, reason;
     const bool expect_wipe = ExpectWipe(name, found, clean, &rule, &reason);
     // An interrupted upgrade (U2) decides about the stores it left legacy.
-    if (rule == "U1" && s.disk.size() > 1) rule = "U2";
+    if (rule == "U1" && s.disk.size() > 1) rule = "U2";  // Encodes: U2 — left legacy: import once
     // A store found missing was wiped by the failed start, or is being wiped now.
     if (wiped != expect_wipe && found) {
       return Finding(rule, "store " + name + " (" + std::string(StateFormatName(*found)) +
@@ -366,6 +387,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     if (!eos && from_scratch) {
       // Restored from the whole changelog: what it held at the last commit, then a prefix of
       // the writes since. (How many records that was, the harness checks against the log.)
+      // Encodes: C4, U3 — a wiped store equals its changelog: the last commit, then a prefix
       bool found_prefix = false;
       for (const StoreState& base : s.logged) {
         for (size_t r = 0; r <= s.pending.size() && !found_prefix; ++r) {
@@ -384,6 +406,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       }
       s.changelog_committed = restored;
     } else if (eos || clean) {
+      // Encodes: C2 — not wiped: from its offset + 1, i.e. nothing; wiped: every committed record
       const int64_t expect_restored = from_scratch ? s.changelog_committed : 0;
       // A store whose commit was lost after the log transaction committed restores that
       // commit's writes from the changelog; one a failed start restored in part, the rest.
@@ -400,6 +423,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                  (wiped ? " (every committed one, after the wipe)"
                                         : " (its stored offset is the changelog's committed end)"));
       }
+      // Encodes: C3 — exactly-once (or a clean close): each store is exactly its last commit
       if (observed != s.committed) {
         // The store must be the last commit's (C3 under exactly-once, C4 for a clean close).
         return Finding(eos ? "C3" : "C4", "store " + name + " after restart is " +
@@ -407,6 +431,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                               Show(s.committed));
       }
     } else {
+      // Encodes: C2 — a store not wiped restores only records after its stored offset
       if (restored < 0 || restored > static_cast<int64_t>(s.pending.size())) {
         return Finding("C2", "store " + name + " restored " + std::to_string(restored) +
                                  " changelog records, but only " +
@@ -420,6 +445,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       const size_t k = s.pending.size();
       bool found_state = false;
       for (size_t j = 0; j <= k && !found_state; ++j) {
+        // Encodes: T7, T9 — READ_COMMITTED data is never ahead of its offset; direct writes may be
         const bool possible =
             !IsReadCommitted(config_) || j == 0 || (j == k && slack == Slack::kStoresMayLead);
         found_state =
@@ -430,6 +456,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
            ++x) {
         found_state = Apply(s.committed, s.pending, x) == observed;
       }
+      // Encodes: C4 — the last commit plus a re-applied prefix of later writes, no holes
       if (!found_state) {
         if (CheckResult kept = KeptBufferedWrites(name, s, observed, restored, clean)) return kept;
         return Finding("C4", "store " + name + " after restart is " + Show(observed) +
@@ -443,6 +470,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       // The store may now hold writes its changelog lost (j > r), or the changelog writes the
       // store's offset already covered (a failed commit's): what a later wipe restores is the
       // changelog at the last commit with between r and all of the later writes.
+      // Encodes: F3 — power loss may cut the changelog's unsynced tail: keep each candidate
       logged.clear();
       for (const StoreState& base : s.logged) {
         for (size_t x = static_cast<size_t>(restored); x <= k; ++x) {
@@ -464,6 +492,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
   start_interrupted_ = false;
   // A legacy exactly-once start deletes the legacy files; so does every current-format start,
   // once the stores hold what they said (U1).
+  // Encodes: U1 — a current-format start deletes the legacy files once the stores hold them
   if (config_.format == StateFormat::kCurrent ||
       config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
     legacy_files_ = false;

@@ -127,6 +127,7 @@ class TaskModel {
   void ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms);
 
   // The next restart runs with `config` (another state.format: an upgrade or a downgrade, U1–U4).
+  // Encodes: U4 — a round trip: the next restart's checks (C3/C4) apply in the new format
   void SwitchConfig(const TaskModelConfig& config) { config_ = config; }
   // The harness damaged the legacy file of `store` (its .position file), or .checkpoint
   // (`store` empty: every store's offset).

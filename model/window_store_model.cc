@@ -31,6 +31,7 @@ struct Entry {
 
 // Keys compare as unsigned bytes, a prefix first (W7). Written out rather than relying on how
 // std::string compares chars.
+// Encodes: W7 — key order: unsigned bytes, a prefix before the keys it starts
 int CompareKeys(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
@@ -50,6 +51,7 @@ bool KeyThenSeqLess(const Entry& a, const Entry& b) {
 }
 
 // [start, start + size), the end saturating at INT64_MAX (W7). size >= 0.
+// Encodes: W7 — a window is [start, start + size), its end saturating at INT64_MAX
 Window WindowOf(int64_t start, int64_t size) {
   const int64_t end = start > kMaxTime - size ? kMaxTime : start + size;
   return Window{start, end};
@@ -70,7 +72,7 @@ struct WindowStoreModelState {
   // Guards everything below, and every iterator's fields.
   mutable std::mutex mu;
   bool closed = false;
-  int64_t stream_time = -1;
+  int64_t stream_time = -1;  // Encodes: W2 — stream time starts at -1
   int64_t dropped_records = 0;
   int64_t next_seq = 0;
   std::vector<Entry> entries;  // Any order.
@@ -84,6 +86,7 @@ struct WindowStoreModelState {
 
   // The oldest start a read may see, and below which entries expire (W6, W8). Wide, because
   // with stream time INT64_MAX and retention 0 it is INT64_MAX + 1: nothing is live.
+  // Encodes: W6 — the retention bound: reads see only starts at or above it
   Wide MinLiveStart() const { return static_cast<Wide>(stream_time) - retention + 1; }
 
   void RemoveExpired();  // Needs ModelIterator; defined below it.
@@ -116,6 +119,7 @@ class ModelIterator final : public WindowStoreIterator {
 
   Status Next(WindowedRecord* record) override {
     std::lock_guard<std::mutex> lock(state_->mu);
+    // Encodes: W9 — next() past the end (or on a closed iterator) is OutOfRange
     if (!HasNextLocked()) return Status::OutOfRange("The iterator has no more records.");
     const Entry& e = buffer_.front();
     *record = WindowedRecord{e.key, WindowOf(e.start, state_->window_size), e.value};
@@ -133,6 +137,7 @@ class ModelIterator final : public WindowStoreIterator {
 
   void Close() override {
     std::lock_guard<std::mutex> lock(state_->mu);
+    // Encodes: W9 — closing an iterator releases its pins: the next expiry may remove them
     std::erase(state_->open_iterators, this);
     MarkClosedLocked();
   }
@@ -140,6 +145,7 @@ class ModelIterator final : public WindowStoreIterator {
   // The rest is called by the store with state_->mu held.
 
   // Whether this iterator holds segments against expiry, and the lowest start it holds (W8).
+  // Encodes: W8 — an open, unexhausted iterator pins its segment and those it has yet to reach
   bool Pins() const { return !closed_ && !exhausted_; }
   int64_t PinnedFrom() const { return forward_ ? cur_ : lo_; }
 
@@ -161,6 +167,7 @@ class ModelIterator final : public WindowStoreIterator {
 
   // Enters the nearest segment past the current one (in the direction) holding a matching
   // record, snapshotting its matching records; or becomes exhausted for good.
+  // Encodes: W9 — one segment snapshotted at a time: later puts to unreached segments are seen
   void Advance() {
     std::optional<int64_t> next;
     for (const Entry& e : state_->entries) {
@@ -179,6 +186,7 @@ class ModelIterator final : public WindowStoreIterator {
     for (const Entry& e : state_->entries) {
       if (e.start == cur_ && Matches(e)) segment.push_back(e);
     }
+    // Encodes: W5, W7 — by start, then key, then insertion; a backward read the exact reverse
     std::sort(segment.begin(), segment.end(), KeyThenSeqLess);
     if (!forward_) std::reverse(segment.begin(), segment.end());
     buffer_.assign(segment.begin(), segment.end());
@@ -209,6 +217,7 @@ class ModelIterator final : public WindowStoreIterator {
 void WindowStoreModelState::RemoveExpired() {
   const Wide bound = MinLiveStart();
   Wide min_live = bound;
+  // Encodes: W8 — expiry removes starts below the bound, lowered to each open iterator's pin
   for (const ModelIterator* it : open_iterators) {
     if (it->Pins()) min_live = std::min<Wide>(min_live, it->PinnedFrom());
   }
@@ -274,10 +283,12 @@ Status WindowStoreModel::Put(std::string_view key, std::optional<std::string_vie
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
   using Effect = WindowStoreModelCallReport::PutEffect;
   WindowStoreModelCallReport& report = s.last_call;
-  s.RemoveExpired();
+  s.RemoveExpired();  // Encodes: W8 — expiry runs at the start of every put
+  // Encodes: W2 — every put (delete, dropped or not) raises stream time to its start
   s.stream_time = std::max(s.stream_time, window_start);
   auto same = [&](const Entry& e) { return e.start == window_start && e.key == key; };
   report.same_key_and_start_before = std::count_if(s.entries.begin(), s.entries.end(), same);
+  // Encodes: W3 — start <= streamTime - retention: dropped, counted and logged, nothing stored
   if (window_start <= s.stream_time - s.retention) {  // W3
     ++s.dropped_records;
     s.logger->Log(LogLevel::kWarn, kSkippingExpiredRecordMessage);
@@ -285,6 +296,7 @@ Status WindowStoreModel::Put(std::string_view key, std::optional<std::string_vie
     return Status::Ok();
   }
   if (value) {
+    // Encodes: W5 — without retainDuplicates a value overwrites; with it, always a new entry
     if (!s.retain_duplicates) {
       auto it = std::find_if(s.entries.begin(), s.entries.end(), same);
       if (it != s.entries.end()) {
@@ -295,9 +307,10 @@ Status WindowStoreModel::Put(std::string_view key, std::optional<std::string_vie
     }
     s.entries.push_back(Entry{std::string(key), window_start, s.next_seq++, std::string(*value)});
     report.put = Effect::kInserted;
-  } else if (s.retain_duplicates) {
+  } else if (s.retain_duplicates) {  // Encodes: W4 — with retainDuplicates a null does nothing
     report.put = Effect::kNullWithDuplicates;
   } else {
+    // Encodes: W4 — a null erases (key, start); a start left with no entry is no segment
     const size_t erased = std::erase_if(s.entries, same);
     report.put = erased > 0 ? Effect::kDeleted : Effect::kDeletedNothing;
     report.emptied_segment =
@@ -318,10 +331,12 @@ Status WindowStoreModel::Fetch(std::string_view key, int64_t window_start,
   const auto held = std::count_if(s.entries.begin(), s.entries.end(), [&](const Entry& e) {
     return e.start == window_start && e.key == key;
   });
+  // Encodes: W6 — a point fetch at or below streamTime - retention returns nothing
   if (window_start <= s.stream_time - s.retention) {  // W6
     s.last_call.hidden_by_bound = held;
     return Status::Ok();
   }
+  // Encodes: W5 — Kafka's quirk: a point fetch on a retainDuplicates store returns nothing
   if (s.retain_duplicates) {  // W5's quirk.
     s.last_call.point_hidden_by_duplicates = held > 0;
     return Status::Ok();
@@ -349,10 +364,12 @@ Status WindowStoreModel::Open(std::optional<std::string_view> key_from,
       ++s.last_call.hidden_by_bound;
     }
   }
+  // Encodes: W7 — keyFrom > keyTo: an empty iterator and the warning, no error
   if (key_from && key_to && CompareKeys(*key_from, *key_to) > 0) {
     s.logger->Log(LogLevel::kWarn, kInvalidKeyRangeMessage);
     // No key lies in the reversed bounds, so the iterator below is empty.
   }
+  // Encodes: W6 — a range read covers [max(from, streamTime - retention + 1), to]
   const Wide lo = std::max<Wide>(time_from, s.MinLiveStart());
   // lo > time_to gives an empty iterator: no start lies in [lo, time_to].
   if (lo > time_to) {
@@ -433,6 +450,7 @@ std::vector<WindowStoreModelEntry> WindowStoreModel::Entries() const {
 void WindowStoreModel::Close() {
   WindowStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
+  // Encodes: W9 — closing the store closes its iterators: hasNext false, no error
   for (ModelIterator* it : s.open_iterators) it->MarkClosedLocked();
   s.open_iterators.clear();
   s.entries.clear();
@@ -441,6 +459,7 @@ void WindowStoreModel::Close() {
 
 Status NewWindowStoreModel(const WindowStoreOptions& options, std::unique_ptr<WindowStore>* store) {
   store->reset();
+  // Encodes: W1 — Kafka's order, first failure wins, no store; 0 and size == retention pass
   if (options.name.empty()) return Status::InvalidArgument("name cannot be empty");
   if (options.retention_ms < 0) {
     return Status::InvalidArgument("retentionPeriod cannot be negative");

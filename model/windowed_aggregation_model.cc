@@ -35,6 +35,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
   for (const int64_t start : StartsFor(ts)) {
     const int64_t end = End(start);
     const std::string name = WindowName(start, end, key);
+    // Encodes: E1 — a time window is updated iff end > streamTime - grace; else it alone drops
     if (!(end > stream_time_ - config_.grace_ms)) {  // E1.
       if (end == stream_time_ - config_.grace_ms) Note("E1.first_dropped");
       Drop(/*late=*/true, name);
@@ -45,6 +46,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
     if (at_bound) Note("E1.last_accepted");
     ++updated;
     current_.taken[{start, key}].push_back(ts);
+    // Encodes: E2 — one update per window taken, by ascending start, timestamp its max record
     if (!config_.emit_final) {  // E2.
       if (ts >= 1'000'000'000'000 && end < std::numeric_limits<int64_t>::max()) {
         Note("E2.epoch_timestamps");
@@ -72,9 +74,11 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   // E3–E5.
   const int64_t close = stream_time_ - config_.grace_ms;
   if (!StartAttempt(close, now_ms)) return;
+  // Encodes: E4 — windows closing together go out by start, then key bytes
   std::set<std::pair<int64_t, std::string>> closing;  // By start, then key (E4).
   for (const auto& [w, records] : current_.taken) {
     const int64_t end = End(w.first);
+    // Encodes: E3, E6 — closed (end + grace <= stream time) and not emitted before: once only
     if (end > current_.last_emit_close && end <= close) {
       closing.insert(w);
     } else if (end > close) {
@@ -83,6 +87,7 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   }
   std::vector<Closing> batch;
   for (const auto& [start, k] : closing) {
+    // Encodes: E7 — the final record is the window's last eager update: the same taken records
     const auto [count, max_ts] = Aggregate(current_, start, k);
     batch.push_back({start, End(start), k, count, max_ts});
   }

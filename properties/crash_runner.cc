@@ -182,6 +182,7 @@ model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, L
     return model::Finding("F2", "reading committed offsets: " + s.ToString());
   }
   *committed = offsets.offsets.count(kInput) ? offsets.offsets[kInput] : 0;
+  // Checks: C1 — across kills the committed input offset never goes back
   if (*committed < previous_committed) {
     return model::Finding("C1", "the committed input offset went back from " +
                                     std::to_string(previous_committed) + " to " +
@@ -221,6 +222,7 @@ model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, L
     return model::Finding("F2", "reading the output: " + s.ToString());
   }
 
+  // Checks: C3 — after kills the stores and output are input[0, c) processed once
   if (config.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
     if (kv != truth.Current("kv")) {
       return model::Finding("C3", "store kv is " + Show(kv) + ", processing input[0, " +
@@ -264,6 +266,7 @@ model::CheckResult Verify(const CrashRunOptions& o, const StateConfig& config, L
       allowed = input[i].first == key && input[i].second == held &&
                 (i >= *committed || (lb != last_before.end() && i == lb->second));
     }
+    // Checks: C4 — kv holds the effect of a key's last record before c or a later one
     if (!allowed) {
       return model::Finding("C4", "store kv holds " + key + "=" + held.value_or("<none>") +
                                       ", the effect of no record of " + key +
@@ -491,6 +494,7 @@ Status RunCrashCycles(const CrashRunOptions& o,
       if (progress) progress({cycle, false, committed});
       continue;
     }
+    // Checks: F2 — after a kill (a real process crash) the next child recovers and verifies
     if (verdict.rfind("verified ", 0) != 0 || (!killed && !exited_ok)) {
       result->failed_cycle = cycle;
       if (verdict.rfind("verified ", 0) == 0) {

@@ -447,6 +447,7 @@ class Checker {
           break;
         case KvEventKind::kCommit: {
           ++commit_events_;
+          // Checks: T8 — a commit reports the position its writes advanced to (convergence)
           if (ev.position != uncommitted) {
             Add("commit position", i,
                 "the commit reports committed position " + FormatPosition(ev.position) +
@@ -497,6 +498,7 @@ class Checker {
   }
 
   // T4: where each returned value came from. Returns whether the read had such a violation.
+  // Checks: T4 — each value a READ_COMMITTED read returns was committed before it ended
   bool CheckProvenance(size_t i) {
     const KvEvent& read = h_.events[i];
     bool found = false;
@@ -541,6 +543,7 @@ class Checker {
     const size_t violations_before = violations_.size();
     const bool dirty = CheckProvenance(i);
     auto at = commits_at_.find(read.position);
+    // Checks: T8 — the reported position is a commit's, the result exactly the state there
     if (at == commits_at_.end()) {
       Add("unknown position", i,
           "no commit reported position " + FormatPosition(read.position) +
@@ -606,6 +609,7 @@ class Checker {
         return;
       }
     }
+    // Checks: T4 — a range read equal to no committed state: torn or mixed snapshots
     Add("torn read", i,
         "the result equals no committed state (part of a commit, or a mix of snapshots); at "
         "the position it reports (after " +
@@ -659,6 +663,7 @@ class Checker {
                                [&](size_t w) { return h_.events[w].response < read.invoke; }) -
           writes.begin());
       auto value_of = [&](size_t w) { return h_.events[w].value; };
+      // Checks: T3 — a READ_UNCOMMITTED read sees the last write returned before it began
       bool ok = done == 0 ? !value.has_value() : value_of(writes[done - 1]) == value;
       bool overlapped = false;
       for (size_t j = done; j < writes.size() && h_.events[writes[j]].invoke < read.response; ++j) {
@@ -808,6 +813,7 @@ Status ReadAllOf(ReadOnlyKeyValueStore& store, size_t limit, std::vector<KeyValu
 
 // T2: once the readers have stopped, the writer's own reads (All and a Get of each key) and a
 // fresh view return exactly the final committed state.
+// Checks: T2 — after the readers, the writer's view and a fresh view hold the committed state
 CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
                                   const KvWorkloadOptions& o) {
   const State expected = FinalCommittedState(h);
@@ -967,6 +973,7 @@ std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolati
   }
   // A value nobody wrote, a malformed range, a failed call: the store or a view was corrupted
   // by running concurrently (T2).
+  // Checks: T2 — a value never written, a malformed range, a failed call: a corrupted store
   return "T2";
 }
 
@@ -1023,6 +1030,7 @@ PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParam
           "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
       // The workload's own calls are valid: a writer call that fails while readers read is
       // the concurrency breaking the writer's view (T2).
+      // Checks: T2 — a writer call that fails while readers read
       if (run.code() != Status::Code::kInvalidArgument) {
         verdict.finding = Finding(
             "T2", "a writer call failed with " + run.ToString() + " while reader threads read");

@@ -123,6 +123,7 @@ void RunProperty(const std::function<void()>& property, const PropertyParams& pa
     out->message = failure.description;
     // rapidcheck re-runs the final counterexample to describe it; a run that then passes says
     // "no exceptions thrown". Say what happened instead, with the messages it did fail with.
+    // Checks: F5 — a shrunk failure that does not replay is reported NONDETERMINISTIC
     if (!listener.first_failure.empty() && failure.description == "no exceptions thrown") {
       out->message =
           "NONDETERMINISTIC: the counterexample passed when re-run. It failed first "

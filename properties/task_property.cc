@@ -220,9 +220,11 @@ class TaskSut {
           return fired > 0 ? Crash(op.tear_seed) : std::nullopt;
         }
         // F1: the error is the one injected, said clearly, and the task stops (C6).
+        // Checks: F1 — a failed commit reports the injected EIO, ENOSPC or short write
         if (!faults::IsInjectedFault(s)) {
           return Finding("F1", "the failure reported " + s.ToString());
         }
+        // Checks: C6 — a failed commit reports its error and stops the task
         if (!task_->failed()) return Finding("C6", "the task carries on after " + s.ToString());
         step_.commit_failed = true;
         step_.error = op.error;
@@ -261,6 +263,7 @@ class TaskSut {
           }
           return Crash(op.tear_seed);
         }
+        // Checks: F1 — a start that fails reports the injected error
         if (!ExplainedByInjectedFault(s, fired)) {
           return Finding("F1", "the failed restart reported " + s.ToString());
         }
@@ -522,6 +525,7 @@ class TaskSut {
     shutdown_.lost = fault_env_.fs->LastPowerLoss();
     LogSummary summary;
     const Status inspected = InspectLog(dir_ + "/log", options_.env, &summary);
+    // Checks: F4 — after a power loss the log may be damaged only in its last write
     if (inspected.code() == Status::Code::kCorruption) {
       // Damage that is not a torn tail: a torn tail left in the middle of the log (F4).
       return Finding("F4", "after the power loss the log is damaged before valid records: " +
@@ -539,8 +543,10 @@ class TaskSut {
     switch (shutdown_.kind) {
       case Shutdown::kClean:
         return clean_rule;
+      // Checks: F2 — a start that fails after a process crash
       case Shutdown::kCrash:
         return "F2";
+      // Checks: F3 — a start that fails after a power loss (F4 when a tail tore)
       case Shutdown::kPowerLoss:
         return s.code() == Status::Code::kCorruption && !shutdown_.torn_partitions.empty() ? "F4"
                                                                                            : "F3";
@@ -562,6 +568,7 @@ class TaskSut {
     if (!s.ok()) {
       // Damage in a log that tore a tail (now or earlier in the case): the tail was not dropped
       // as F4 says (the next append landed after it).
+      // Checks: F4 — a log with a torn tail must open with the tail dropped
       const bool torn = torn_tail_recovered_ || !shutdown_.torn_partitions.empty();
       const std::string rule =
           s.code() == Status::Code::kCorruption && torn ? "F4" : StartRule(s, clean_rule);
@@ -622,12 +629,14 @@ class TaskSut {
           r.value ? void(prefix[r.key] = *r.value) : void(prefix.erase(r.key));
         }
       }
+      // Checks: C1 — under EOS a store commits after its changelog transaction
       if (eos_ && !stored_is_committed) {
         return Finding("C1", "after the crash store " + name + " stores changelog offset " +
                                  std::to_string(*stored) +
                                  ", a record of no committed transaction: the store committed "
                                  "before its changelog transaction did");
       }
+      // Checks: T7 — after a crash a store is the changelog prefix up to its stored offset
       if (on_disk != prefix) {
         return Finding("T7", "after the crash store " + name + " holds " + Show(on_disk) +
                                  ", but the changelog up to its stored offset " +
@@ -660,6 +669,7 @@ class TaskSut {
     const Status s = OpenTask(options_, NewProcessor(), &task_);
     if (!s.ok()) {
       // A start that switches formats, or meets a damaged legacy file, fails its U rule.
+      // Checks: U1, U2, U3, U5 — a start that switches formats or finds damaged files fails
       std::string rule = StartRule(s, "C2");
       if (!step_.damaged_file.empty()) {
         rule = "U5";
@@ -680,6 +690,7 @@ class TaskSut {
     model::RestartObservation o;
     if (CheckResult why = ReadCommitted(&o.committed_input, &o.committed_output)) return why;
     // The rule for durable data a restart finds missing: F3 after a power loss, else C1.
+    // Checks: F3 — input or changelog records a sync made durable are still there
     const std::string lost_rule = shutdown_.kind == Shutdown::kPowerLoss ? "F3" : "C1";
     {
       int64_t input = 0;
@@ -712,6 +723,7 @@ class TaskSut {
       }
       // C2: where the restore read from and to, and how much it applied.
       const int64_t expected_start = r.wiped || !r.stored_offset ? 0 : *r.stored_offset + 1;
+      // Checks: C2 — a store restores from its stored offset + 1 (0 after a wipe)
       if (r.start_offset != expected_start) {
         return Finding("C2", "store " + r.store + " restored from changelog offset " +
                                  std::to_string(r.start_offset) + ", its stored offset + 1 is " +
@@ -721,6 +733,7 @@ class TaskSut {
       const Status s =
           eos_ ? log_->CommittedEndOffset(r.changelog, &end) : log_->EndOffset(r.changelog, &end);
       if (!s.ok()) return Finding("C2", "reading the end of " + r.changelog + ": " + s.ToString());
+      // Checks: C2 — a store restores up to the changelog's committed end, and all of it
       if (r.end_offset != end) {
         return Finding("C2", "store " + r.store + " restored up to " +
                                  std::to_string(r.end_offset) + ", the changelog ends at " +
@@ -754,6 +767,7 @@ class TaskSut {
             expected = it->second;
           }
         }
+        // Checks: U1, U2 — a legacy store resumes at its .checkpoint offset, .position imported
         if (r.stored_offset != expected) {
           return Finding(rule, "store " + r.store + " (" +
                                    std::string(StateFormatName(*r.found_format)) +
@@ -793,6 +807,7 @@ class TaskSut {
     }
     // U1: a current-format start leaves no legacy file; T10: nor does a legacy exactly-once
     // start (its .checkpoint must not survive to skip the wipe after a crash).
+    // Checks: U1, T10 — no legacy file outlives a current-format or legacy-EOS start
     if (!legacy || eos_) {
       for (const std::string& file : ReadLegacyFiles().present) {
         return Finding(legacy ? "T10" : "U1",
@@ -801,6 +816,7 @@ class TaskSut {
       }
     }
     // F3: a power loss must not lose what a commit made durable.
+    // Checks: F3 — a power loss keeps the committed input offset and output
     if (shutdown_.kind == Shutdown::kPowerLoss &&
         o.committed_input < model_->committed_input_offset()) {
       return Finding("F3", "after a power loss the committed input offset is " +
@@ -824,6 +840,7 @@ class TaskSut {
     for (const std::string& name : model::TaskModel::StoreNames()) {
       committed_stores[name] = model_->Committed(name);
     }
+    // Checks: C3, C4, C6, T9, T10, U3, U4, U5 — wipes, restores and stores vs the model
     if (CheckResult why = model_->Restart(clean, o, clock_->NowMs())) return why;
     ++restarts_;
     NoteRestart(clean, o, before, interrupted_upgrade, interrupted_start, uncommitted_work,
@@ -969,6 +986,7 @@ class TaskSut {
   // trigger), then what the commits made visible (C1, C3, C4), the stores (T3, T4, T5) and the
   // uncommitted bytes (T6).
   CheckResult CheckLive(const TaskOp& op) {
+    // Checks: C5 — commits by reason (interval, explicit, close) against the model's
     for (int r : {0, 2, 3}) {
       if (task_->stats().commits_by_reason[r] != model_->commits_by_reason()[r]) {
         return Finding("C5", std::to_string(task_->stats().commits_by_reason[r]) + " commits for " +
@@ -985,6 +1003,7 @@ class TaskSut {
     {
       const int64_t engine = task_->stats().commits_by_reason[1];
       const int64_t expected = model_->commits_by_reason()[1];
+      // Checks: T6, T11 — commits forced by uncommitted bytes: too few T11, too many T6
       if (engine != expected) {
         // Too few: the buffer outgrew its bound (T11); too many: the bytes were miscounted (T6).
         return Finding(engine < expected ? "T11" : "T6",
@@ -997,11 +1016,13 @@ class TaskSut {
     int64_t committed_input = 0;
     std::vector<model::OutputRecord> output;
     if (CheckResult why = ReadCommitted(&committed_input, &output)) return why;
+    // Checks: C1 — the committed input offset is the model's last commit's
     if (committed_input != model_->committed_input_offset()) {
       return Finding("C1", "the committed input offset is " + std::to_string(committed_input) +
                                ", the model's last commit wrote " +
                                std::to_string(model_->committed_input_offset()));
     }
+    // Checks: C3, C4 — the committed output: exactly-once's, or what at-least-once allows
     if (CheckResult why = model_->CheckCommittedOutput(output)) return why;
     if (task_->next_input_offset() != model_->next_input_offset()) {
       return Finding("C1", "the task resumes at input offset " +
@@ -1020,11 +1041,13 @@ class TaskSut {
       }
       model::StoreState writer;
       if (CheckResult why = ReadAll(store, /*view=*/false, &writer, "T5")) return why;
+      // Checks: T5 — the writer reads its uncommitted writes merged over committed
       if (writer != model_->Current(name)) {
         return Finding("T5", "the writer reads store " + name + " as " + Show(writer) +
                                  ", the model " + Show(model_->Current(name)));
       }
     }
+    // Checks: T6 — the stores' approximateNumUncommittedBytes sum against the model's
     if (bytes != model_->UncommittedBytes()) {
       return Finding("T6", "the stores report " + std::to_string(bytes) +
                                " uncommitted bytes, the model " +
@@ -1390,6 +1413,7 @@ CheckResult CheckT1Rows(const TaskConfig& config) {
     if (!model::ExpectedT1Row(props, &row, &problem)) {
       return Finding("T1", "configuration: T1 has no row for " + problem);
     }
+    // Checks: T1 — each format's resolved configuration against T1's table row
     if (CheckResult diff = model::CompareT1Row(props, resolved, row)) return diff;
   }
   return std::nullopt;

@@ -324,11 +324,15 @@ std::optional<std::string> AfterRule(const Step& step) {
   const Json& e = step.expected["after"];
   const Json& a = Field(step.actual, "after");
   if (e == a) return std::nullopt;
+  // Checks: W2 — a step's stream time after it against the model's
   if (Field(e, "stream_time") != Field(a, "stream_time")) return "W2";
+  // Checks: W3 — the dropped-records counter against the model's
   if (Field(e, "dropped_records") != Field(a, "dropped_records")) return "W3";
   // What is held: only expiry changes it on a read; closing the store releases it; an iterator
   // step or close must not change it.
+  // Checks: W9 — closing an iterator or the store must leave the held records as the model says
   if (step.op.type == OpType::kCloseStore || step.op.type == OpType::kCloseIterator) return "W9";
+  // Checks: W8 — any other change to what is held is expiry's
   return "W8";
 }
 
@@ -340,17 +344,22 @@ std::string PutRule(const Step& step) {
   const Json& e = step.expected;
   const Json& a = step.actual;
   if (step.closed_before) return "W9";
+  // Checks: W2 — a put's own start counted into stream time (dropped puts included)
   if (Field(e["after"], "stream_time") != Field(Field(a, "after"), "stream_time")) return "W2";
+  // Checks: W3 — the put's drop: status, "Skipping record..." warning, dropped-records
   if (Field(e, "status") != Field(a, "status") || Field(e, "logs") != Field(a, "logs") ||
       Field(e["after"], "dropped_records") != Field(Field(a, "after"), "dropped_records")) {
     return "W3";
   }
+  // Checks: W8 — the put expired (or an iterator pinned) segments before it applied
   if (step.report.expired_records > 0 || step.report.pinned_records > 0) return "W8";
   switch (step.report.put) {
+    // Checks: W4 — a null value's delete (or no-op with retainDuplicates) differs
     case Effect::kDeleted:
     case Effect::kDeletedNothing:
     case Effect::kNullWithDuplicates:
       return "W4";
+    // Checks: W5 — an overwrite without duplicates, a new entry with them
     case Effect::kOverwritten:
       return "W5";
     case Effect::kInserted:
@@ -373,6 +382,7 @@ std::string RecordsRule(const Json& expected, const Json& actual, const Step& st
     if (!r) return "W9";  // hasNext promised a record that next() did not give.
     a.push_back(*r);
   }
+  // Checks: W7 — a record outside the read's key or time bounds
   for (const Rec& r : a) {
     if (!shape.KeyIn(r.key) || r.start < shape.from || r.start > shape.to) return "W7";
   }
@@ -383,12 +393,14 @@ std::string RecordsRule(const Json& expected, const Json& actual, const Step& st
   std::vector<std::tuple<int64_t, std::string, std::string>> extra, missing;
   std::set_difference(as.begin(), as.end(), es.begin(), es.end(), std::back_inserter(extra));
   std::set_difference(es.begin(), es.end(), as.begin(), as.end(), std::back_inserter(missing));
+  // Checks: W6 — a record at or below streamTime - retention returned, or the oldest lost
   for (const auto& r : extra) {
     if (std::get<0>(r) < lo) return "W6";  // A record the retention bound hides.
   }
   for (const auto& r : missing) {
     if (std::get<0>(r) == step.Bound() + 1) return "W6";  // The oldest live start lost.
   }
+  // Checks: W7 — the same records in another order (start, key bytes, insertion; reversed)
   if (extra.empty() && missing.empty()) {
     // The same records: their windows or their order differ.
     if (e.size() == a.size()) {
@@ -407,6 +419,7 @@ std::string RecordsRule(const Json& expected, const Json& actual, const Step& st
     std::set<std::pair<int64_t, std::string>> eg, ag;
     for (const auto& r : es) eg.insert(group(r));
     for (const auto& r : as) ag.insert(group(r));
+    // Checks: W5 — only the number of duplicates of one key and start differs
     if (eg == ag) return "W5";
   }
   return "W7";
@@ -419,7 +432,9 @@ std::string FetchRule(const Step& step) {
   if (step.closed_before) return "W9";
   if (Field(e, "status") != Field(a, "status")) return "W7";
   if (Field(e, "value") != Field(a, "value")) {
+    // Checks: W5 — a single-point fetch on a retainDuplicates store returns nothing
     if (step.duplicates) return "W5";
+    // Checks: W6 — fetch(key, t) with t <= streamTime - retention is empty
     if (step.op.time <= step.Bound()) return "W6";
     return "W7";
   }
@@ -435,6 +450,7 @@ std::string ReadRule(const Step& step) {
   if (step.op.type == OpType::kScan && Field(e, "records") != Field(a, "records")) {
     return RecordsRule(e["records"], Field(a, "records"), step);
   }
+  // Checks: W7 — keyFrom > keyTo: empty result plus the warning
   if (Field(e, "logs") != Field(a, "logs")) return "W7";  // keyFrom > keyTo's warning.
   return AfterRule(step).value_or("W7");
 }
@@ -442,6 +458,7 @@ std::string ReadRule(const Step& step) {
 // hasNext, next, peekNextKey, close on an open iterator.
 std::string IteratorRule(const Step& step) {
   IteratorInfo* info = step.iterator;
+  // Checks: W9 — an iterator after the store closed: hasNext false, no error
   if (step.closed_before || (info && info->store_closed)) return "W9";
   Json e = step.expected, a = step.actual;
   e.erase("after");
@@ -458,6 +475,7 @@ std::string IteratorRule(const Step& step) {
       if (!shape.KeyIn(got->key) || got->start < shape.from || got->start > shape.to) {
         return "W7";
       }
+      // Checks: W6 — an iterator returns a window below its read's retention bound
       if (got->start < info->lo) return "W6";
       if (info->last_start &&
           (shape.forward ? got->start < *info->last_start : got->start > *info->last_start)) {
@@ -468,6 +486,7 @@ std::string IteratorRule(const Step& step) {
         if (want->key == got->key && step.duplicates) return "W5";
       }
     }
+    // Checks: W9 — an open iterator differs after the store changed under it
     if (changed) return "W9";
     if (info->saw_end || Field(e, "status") == "OutOfRange") return "W9";  // Past the end.
     return "W7";
@@ -886,10 +905,12 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
     failing.construction = Json{{"status", std::string(CodeName(expected.code()))}};
     if (!expected.ok()) (*failing.construction)["message"] = expected.message();
     NoteConstructionSituations(options, expected);
+    // Checks: W1 — construction's status (code, Kafka's message, order) against the model's
     if (actual != expected) {
       Fail(Finding{"W1", "construction of " + OptionsToJson(options).dump() + "\n  model: " +
                              expected.ToString() + "\n  store: " + actual.ToString()});
     }
+    // Checks: W1 — a failed construction returns no store
     if ((a != nullptr) != actual.ok()) {
       Fail(Finding{"W1", "construction of " + OptionsToJson(options).dump() + " returned " +
                              actual.ToString() + (a ? " and a store" : " and no store")});

@@ -434,6 +434,7 @@ class WindowedSut {
     const Status s = ReadWindows(config_, *task_, &store);
     if (!s.ok()) return Finding("E6", "reading the store after the restart: " + s.ToString());
     const std::map<std::string, std::string> expected = model_->CommittedWindows();
+    // Checks: E6 — after a restart the store holds exactly the committed aggregates
     if (store != expected) {
       return Finding("E6", "after the restart the store holds " + std::to_string(store.size()) +
                                " window aggregates that differ from the " +
@@ -447,6 +448,7 @@ class WindowedSut {
   CheckResult Check(const WOp& op) {
     // E1's count first: it is the most specific, and under exactly_once_v2 the only check that
     // sees a step's processing before its commit.
+    // Checks: E1 — dropped-records (late windows, null keys) against the model's
     if (stats_->dropped_records != model_->dropped_records()) {
       return Finding("E1", "the task dropped " + std::to_string(stats_->dropped_records) +
                                " records, the model " + std::to_string(model_->dropped_records()));
@@ -479,6 +481,7 @@ class WindowedSut {
       return Finding("E10", "the committed metadata \"" + c.metadata +
                                 "\" is not \"<store>=<last emitted close time>\" entries");
     }
+    // Checks: E10 — the committed last emit close time (merged by max at start) is the model's
     if (close != model_->committed_last_emit_close()) {
       return Finding("E10", "the committed metadata \"" + c.metadata + "\" gives store " +
                                 StoreOf(config_) + " the last emitted close time " +
@@ -516,14 +519,17 @@ class WindowedSut {
     };
     const int incarnation = model_->last_record_incarnation();
     if (!config_.emit_final) {
+      // Checks: E2 — an update with another aggregate or timestamp than the model's
       if (e && m && e->key == m->key) return finding("E2", "window " + e->key + "'s update");
       if (e && m) {
         const std::optional<size_t> q = find(expected, p + 1, expected.size(), e->key);
+        // Checks: E2 — one record's updates by ascending window start
         if (q && emits[*q].attempt == emits[p].attempt) {
           return finding("E2", "one record's updates are not by ascending window start");
         }
       }
       if (e) {
+        // Checks: E1 — an update of a window the model dropped a late record from
         if (model_->DroppedLateFrom(e->key)) {
           return finding("E1", "an update of window " + e->key +
                                    ", from which the model dropped a late record");
@@ -544,14 +550,17 @@ class WindowedSut {
       return finding("E2", "no update of window " + m->key);
     }
     // Emit-final.
+    // Checks: E3 — a final result with another aggregate or timestamp than the model's
     if (e && m && e->key == m->key) return finding("E3", "window " + e->key + "'s final result");
     if (e) {
       const std::optional<size_t> later = find(expected, p + 1, expected.size(), e->key);
+      // Checks: E4 — windows closing together by start then key (sessions: end, key, start)
       if (later && m && emits[*later].attempt == emits[p].attempt &&
           find(output_, p + 1, output_.size(), m->key)) {
         return finding("E4", "windows closing together: " + e->key + " emitted before " + m->key);
       }
       if (const std::optional<size_t> q = find(output_, 0, p, e->key); q && !later) {
+        // Checks: E6 — a window emitted again after a restart
         if (emits[*q].incarnation < incarnation) {
           return finding("E6", "window " + e->key + " emitted again after a restart");
         }
@@ -559,10 +568,12 @@ class WindowedSut {
       }
       int64_t start = 0, end = 0;
       std::string key;
+      // Checks: E3 — a window emitted before it closed
       if (model::ParseWindowName(e->key, &start, &end, &key) &&
           !model_->ClosedAtLastRecord(start, end)) {
         return finding("E3", "window " + e->key + " emitted before it closed");
       }
+      // Checks: E5 — emitted while emit.interval.ms held emission back
       if (!later && model_->HasWindow(e->key) && model_->HeldBackAtLastRecord()) {
         return finding("E5",
                        "window " + e->key + " emitted while emit.interval.ms held emission back");
@@ -581,15 +592,18 @@ class WindowedSut {
     }
     bool none_emitted = true;
     for (size_t j = p; j < output_.size(); ++j) none_emitted &= !batch.count(output_[j].key);
+    // Checks: E5 — an attempt one interval after the last must emit its windows
     if (emits[p].at_interval && none_emitted) {
       return finding("E5",
                      "the attempt exactly emit.interval.ms after the last emitted none of "
                      "its windows (" +
                          m->key + ", ...)");
     }
+    // Checks: E6 — a window closed before a restart is not lost
     if (emits[p].closed_before_restart) {
       return finding("E6", "window " + m->key + ", closed before a restart, is not emitted");
     }
+    // Checks: E3 — exactly one output per closed window: a missing one
     return finding("E3", "closed window " + m->key + " is not emitted");
   }
 
@@ -1091,6 +1105,7 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
     for (const auto& [key, emitted] : final_out) keys.insert(key);
     for (const auto& [key, emitted] : suppressed_out) keys.insert(key);
     for (const std::string& key : keys) {
+      // Checks: E7 — per key, emit-final's output equals suppress(emit-eager)'s
       if (final_out[key] == suppressed_out[key]) continue;
       std::string a_list, b_list;
       for (const std::string& e : final_out[key]) a_list += " " + e;

@@ -6,6 +6,7 @@
 //   statecheck report merge SHARD_REPORT... --out DIR
 //   statecheck replay TRACE [--against engine|model|both]
 //   statecheck list rules [--json | --checks] [--select SEL]
+//   statecheck list rules --sites [--json] [--select SEL] [--source DIR]
 //   statecheck list faults [--json]
 //   statecheck inspect DIR [--json]
 //   statecheck checkpoint read FILE [--json]
@@ -42,6 +43,7 @@
 #include "properties/windowed_aggregation_property.h"
 #include "reports/catalogue_format.h"
 #include "reports/rule_catalogue.h"
+#include "reports/rule_sites.h"
 #include "reports/run_report.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/planted_bugs.h"
@@ -81,6 +83,45 @@ int ListRules(bool json, bool checks, const std::string& select) {
   } else {
     std::cout << reports::FormatRulesText(rules);
   }
+  return kExitOk;
+}
+
+// Where each selected rule is kept (engine/), encoded (model/) and checked (properties/), from
+// the tags in the sources under `source` (reports/rule_sites.h).
+int ListRuleSites(bool json, const std::string& select, const std::string& source) {
+  const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  std::vector<const reports::Rule*> rules;
+  Status s = catalogue.Select(select, &rules);
+  if (!s.ok()) return UsageError(s.message());
+  std::vector<reports::RuleSite> sites;
+  s = reports::ScanRuleSites(source, catalogue, &sites);
+  if (!s.ok()) {
+    const bool built_from = source == STATECHECK_SOURCE_DIR;
+    return UsageError(s.message() + (built_from ? "\n(" + source +
+                                                      " is the tree this binary was built "
+                                                      "from; --source DIR reads another)"
+                                                : ""));
+  }
+  if (json) {
+    std::cout << reports::FormatSitesJson(rules, sites);
+    return kExitOk;
+  }
+  std::cout << reports::FormatSitesText(rules, sites);
+  const std::vector<std::string> missing = reports::MissingSites(catalogue, sites);
+  size_t lacking = 0;
+  for (const reports::Rule* rule : rules) {
+    for (const std::string& line : missing) {
+      if (line.rfind(rule->id + ":", 0) == 0) {
+        std::cout << "missing: " << line << "\n";
+        ++lacking;
+      }
+    }
+  }
+  std::cout << sites.size() << " sites in " << source << "; "
+            << (lacking == 0 ? "every selected rule with campaign properties has an engine, a "
+                               "model and a property site"
+                             : std::to_string(lacking) + " missing")
+            << "\n";
   return kExitOk;
 }
 
@@ -341,11 +382,17 @@ int Main(int argc, char** argv) {
   auto* list_rules = list->add_subcommand(
       "rules", "Every rule of docs/spec.md, the checks that cover it and its situations");
   list->require_subcommand(1);
-  bool json = false, checks = false;
-  std::string list_select;
+  bool json = false, checks = false, sites = false;
+  std::string list_select, sites_source = STATECHECK_SOURCE_DIR;
   list_rules->add_flag("--json", json, "JSON array of {id, statement, checks, ...}");
   list_rules->add_flag("--checks", checks, "Only the check names, one per line");
   list_rules->add_option("--select", list_select, "Rules: a family (W) or ids (W1,T4)");
+  list_rules->add_flag("--sites", sites,
+                       "Where each rule is kept (engine), encoded (model) and checked "
+                       "(properties): the // Keeps:, Encodes:, Checks: tags in the sources");
+  list_rules->add_option("--source", sites_source,
+                         "With --sites: the source tree to read (default: the one this binary "
+                         "was built from)");
 
   auto* list_faults =
       list->add_subcommand("faults", "Every fail point: the engine's and the file system's");
@@ -481,6 +528,11 @@ int Main(int argc, char** argv) {
   }
   if (list_rules->parsed()) {
     if (json && checks) return UsageError("choose one of --json and --checks");
+    if (sites && checks) return UsageError("choose one of --sites and --checks");
+    if (list_rules->count("--source") > 0 && !sites) {
+      return UsageError("--source is read with --sites only");
+    }
+    if (sites) return ListRuleSites(json, list_select, sites_source);
     return ListRules(json, checks, list_select);
   }
   if (list_faults->parsed()) return ListFaults(faults_json);

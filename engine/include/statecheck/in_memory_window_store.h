@@ -50,6 +50,7 @@ Status DurationToMillis(std::chrono::duration<Rep, Period> d, std::string_view p
   const long double ms = std::chrono::duration_cast<Ms>(d).count();
   // 2^63 is exactly representable as long double; anything at or beyond it does not fit.
   constexpr long double kLimit = 9223372036854775808.0L;
+  // Keeps: W1 — a duration that does not fit in int64 milliseconds is rejected
   if (!(ms > -kLimit - 1.0L && ms < kLimit)) {
     return Status::InvalidArgument(std::string("Invalid value for parameter \"") +
                                    std::string(parameter) +
