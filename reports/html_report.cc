@@ -156,8 +156,9 @@ std::string Header(const RunReport& report, const std::vector<RuleVerdict>& verd
   if (report.selftest) h += "<a href=\"#mutation-score\">Mutation score</a>";
   h += "<a href=\"#matrix\">Rule × fault class</a><a href=\"#evidence\">Evidence</a>"
        "<a href=\"#ops\">Operations/s</a>"
-       "<a href=\"#fail-point-coverage\">Fail points</a><a href=\"#properties\">Properties</a>"
-       "<a href=\"#findings\">Findings</a></nav>\n<main>\n";
+       "<a href=\"#fail-point-coverage\">Fail points</a><a href=\"#properties\">Properties</a>";
+  if (report.regressions) h += "<a href=\"#regressions\">Regressions</a>";
+  h += "<a href=\"#findings\">Findings</a></nav>\n<main>\n";
 
   h += "<dl class=\"meta\">\n";
   auto row = [&](const std::string& k, const std::string& html_value) {
@@ -504,11 +505,38 @@ std::string Properties(const RunReport& report) {
   return h + "</tbody>\n</table></div>\n</section>\n";
 }
 
+// The regression corpus the run replayed first: one row per trace.
+std::string Regressions(const RunReport& report) {
+  if (!report.regressions) return "";
+  const RegressionSection& r = *report.regressions;
+  std::string h = "<section id=\"regressions\">\n<h2>Regression corpus</h2>\n<p>" +
+                  Grouped(static_cast<int64_t>(r.traces.size())) + " traces from <code>" +
+                  Html(r.directory) +
+                  "</code>, one per fixed bug, replayed on the engine and the "
+                  "model before the batches: " +
+                  (r.Diverged() == 0 ? std::string("every one replayed")
+                                     : Grouped(r.Diverged()) + " diverged") +
+                  ".</p>\n";
+  if (r.traces.empty()) return h + "</section>\n";
+  h += "<div class=\"scroll\"><table class=\"properties\">\n<thead><tr><th "
+       "scope=\"col\">trace</th><th scope=\"col\">family</th>"
+       "<th scope=\"col\" class=\"num\">steps</th><th scope=\"col\" class=\"num\">seconds</th>"
+       "<th scope=\"col\">verdict</th></tr></thead>\n<tbody>\n";
+  for (const PropertyResult& p : r.traces) {
+    h += "<tr data-regression=\"" + Html(p.id) + "\"><td><code>" + BreakableId(p.id) +
+         "</code></td><td>" + Html(p.family) + "</td>" + NumCell(p.operations) +
+         "<td class=\"num\">" + Fixed(p.seconds, 2) + "</td><td>" +
+         (p.passed ? Badge("pass")
+                   : "<a href=\"#finding-" + Html(p.id) + "\">" + Badge("fail") + "</a>") +
+         "</td></tr>\n";
+  }
+  return h + "</tbody>\n</table></div>\n</section>\n";
+}
+
 std::string Findings(const RunReport& report) {
   std::string h = "<section id=\"findings\">\n<h2>Findings</h2>\n";
   bool any = false;
-  for (const PropertyResult& p : report.properties) {
-    if (p.passed) continue;
+  for (const PropertyResult& p : FailedResults(report)) {
     any = true;
     h += "<article class=\"finding\" id=\"finding-" + Html(p.id) + "\">\n<h3><code>" + Html(p.id) +
          "</code></h3>\n";
@@ -666,6 +694,7 @@ std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& 
   h += OpsChart(report);
   h += FailPoints(report);
   h += Properties(report);
+  h += Regressions(report);
   h += Findings(report);
   h += "<p class=\"legend\">statecheck report version " + std::to_string(kReportVersion) +
        ".</p>\n</main>\n<script>" + kScript + "</script>\n</body>\n</html>\n";

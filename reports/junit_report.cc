@@ -179,6 +179,34 @@ std::string TestCase(const RunReport& report, const RuleVerdict& v) {
 
 // A selftest's planted bugs: one suite, statecheck.selftest, with a testcase per bug that fails
 // when the bug was not caught.
+// The regression corpus: one testcase per trace, a <failure> for one that diverged.
+std::string RegressionSuite(const RunReport& report) {
+  const RegressionSection& r = *report.regressions;
+  double seconds = 0;
+  for (const PropertyResult& p : r.traces) seconds += p.seconds;
+  std::string out = "  <testsuite name=\"statecheck.regressions\" tests=\"" +
+                    std::to_string(r.traces.size()) + "\" failures=\"" +
+                    std::to_string(r.Diverged()) + "\" errors=\"0\" skipped=\"0\" time=\"" +
+                    Seconds(seconds) + "\"";
+  if (!report.started_at.empty()) out += " timestamp=\"" + XmlAttr(report.started_at) + "\"";
+  out += ">\n    <properties>\n      <property name=\"directory\" value=\"" + XmlAttr(r.directory) +
+         "\"/>\n    </properties>\n";
+  for (const PropertyResult& p : r.traces) {
+    out += "    <testcase name=\"" + XmlAttr(p.id) +
+           "\" classname=\"statecheck.regressions\" time=\"" + Seconds(p.seconds) + "\">\n";
+    std::string body = p.family + " trace, " + std::to_string(p.operations) + " steps replayed\n";
+    if (!p.passed) {
+      body += (p.failing_rule.empty() ? "unattributed" : "credited to " + p.failing_rule) + ": " +
+              p.message + "\n";
+      for (const std::string& c : p.replay_commands) body += "replay: " + c + "\n";
+      out += "      <failure message=\"" + XmlAttr("diverged: " + p.id) +
+             "\" type=\"regression trace diverged\">" + XmlText(body) + "</failure>\n";
+    }
+    out += "      <system-out>" + XmlText(body) + "</system-out>\n    </testcase>\n";
+  }
+  return out + "  </testsuite>\n";
+}
+
 std::string SelftestSuite(const RunReport& report) {
   const SelftestSection& t = *report.selftest;
   double seconds = 0;
@@ -224,6 +252,10 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
   }
   int64_t failures = 0, total_tests = static_cast<int64_t>(verdicts.size());
   for (const RuleVerdict& v : verdicts) failures += Fails(report, v);
+  if (report.regressions) {
+    total_tests += static_cast<int64_t>(report.regressions->traces.size());
+    failures += report.regressions->Diverged();
+  }
   if (report.selftest) {
     total_tests += static_cast<int64_t>(report.selftest->bugs.size());
     failures += static_cast<int64_t>(report.selftest->bugs.size()) - report.selftest->Caught();
@@ -264,6 +296,7 @@ std::string ReportJUnit(const RunReport& report, const std::vector<RuleVerdict>&
     if (!report.started_at.empty()) out += " timestamp=\"" + XmlAttr(report.started_at) + "\"";
     out += ">\n" + RunProperties(report, family) + cases + "  </testsuite>\n";
   }
+  if (report.regressions) out += RegressionSuite(report);
   if (report.selftest) out += SelftestSuite(report);
   return out + "</testsuites>\n";
 }

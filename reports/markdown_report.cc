@@ -236,10 +236,31 @@ std::string Properties(const RunReport& report) {
   return md + "\n</details>\n";
 }
 
+// The regression corpus the run replayed first: a line, and the traces in a folded table.
+std::string Regressions(const RunReport& report) {
+  if (!report.regressions) return "";
+  const RegressionSection& r = *report.regressions;
+  std::string md =
+      "\n## Regression corpus\n\n" + std::to_string(r.traces.size()) + " traces from " +
+      Code(r.directory) +
+      ", one per fixed bug, replayed on the engine and the model before the batches: " +
+      (r.Diverged() == 0
+           ? std::string("every one replayed.")
+           : "**" + std::to_string(r.Diverged()) + " diverged.** See [Findings](#findings).") +
+      "\n";
+  if (r.traces.empty()) return md;
+  md += "\n<details><summary>" + std::to_string(r.traces.size()) +
+        " traces</summary>\n\n| trace | family | steps | verdict |\n|---|---|--:|---|\n";
+  for (const PropertyResult& p : r.traces) {
+    md += "| " + CodeCell(p.id) + " | " + Cell(p.family) + " | " + Grouped(p.operations) + " | " +
+          VerdictMark(p.passed ? "pass" : "fail") + " |\n";
+  }
+  return md + "\n</details>\n";
+}
+
 std::string Findings(const RunReport& report) {
   std::string md;
-  for (const PropertyResult& p : report.properties) {
-    if (p.passed) continue;
+  for (const PropertyResult& p : FailedResults(report)) {
     if (md.empty()) md = "\n## Findings\n";
     md += "\n### " + Code(p.id) + "\n\n";
     if (!p.config.empty()) md += "Configuration: " + Code(p.config) + "\n\n";
@@ -306,7 +327,7 @@ std::string MutationScore(const RunReport& report) {
 
 std::string ReportMarkdown(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   return Header(report, verdicts) + MutationScore(report) + RuleTable(verdicts) +
-         FailPoints(report) + Properties(report) + Findings(report);
+         FailPoints(report) + Properties(report) + Regressions(report) + Findings(report);
 }
 
 }  // namespace statecheck::reports

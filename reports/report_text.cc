@@ -197,6 +197,10 @@ Totals RunTotals(const RunReport& report) {
     t.cases += p.cases;
     t.operations += p.operations;
   }
+  if (report.regressions) {
+    t.regression_traces = static_cast<int64_t>(report.regressions->traces.size());
+    t.failed_regressions = report.regressions->Diverged();
+  }
   if (report.elapsed_seconds > 0) {
     t.ops_per_second = static_cast<double>(t.operations) / report.elapsed_seconds;
   }
@@ -222,6 +226,11 @@ std::vector<std::pair<std::string, int64_t>> VerdictCounts(const std::vector<Rul
 const PropertyResult* FindProperty(const RunReport& report, std::string_view id) {
   for (const PropertyResult& p : report.properties) {
     if (p.id == id) return &p;
+  }
+  if (report.regressions) {
+    for (const PropertyResult& p : report.regressions->traces) {
+      if (p.id == id) return &p;
+    }
   }
   return nullptr;
 }

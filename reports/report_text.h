@@ -57,6 +57,8 @@ std::string ConfigurationSummary(const RunConfiguration& c);
 struct Totals {
   int64_t properties = 0;
   int64_t failed_properties = 0;
+  int64_t regression_traces = 0;  // Of the corpus the run replayed (RunReport::regressions).
+  int64_t failed_regressions = 0;
   int64_t cases = 0;
   int64_t operations = 0;
   double ops_per_second = 0;  // Over the run's elapsed time; 0 when it is unknown.
@@ -78,7 +80,7 @@ std::string JoinIds(const std::vector<std::string>& ids);
 // rule, "its family fails W3, W6".
 std::string CaughtBy(const PlantedBugResult& bug);
 
-// The property of the report with this id, or nullptr.
+// The property (or regression trace) of the report with this id, or nullptr.
 const PropertyResult* FindProperty(const RunReport& report, std::string_view id);
 
 // Operations per second between consecutive progress samples: (time at the end of the interval,

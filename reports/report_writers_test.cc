@@ -305,6 +305,70 @@ Sample RealisticSample() {
   return s;
 }
 
+// The realistic report with the regression corpus it replayed first: one trace passed, one
+// diverged with its check citing W3.
+Sample RegressionSample() {
+  Sample s = RealisticSample();
+  RegressionSection& corpus = s.report.regressions.emplace();
+  corpus.directory = "/src/statecheck/regressions";
+  PropertyResult ok;
+  ok.id = "regressions/window-store-drop-rule.jsonl";
+  ok.family = "window_store";
+  ok.config = "6 steps against both";
+  ok.cases = 1;
+  ok.operations = 6;
+  ok.seconds = 0.01;
+  ok.batches = Batches(1, 1, 6, 0.01, true);
+  PropertyResult bad = ok;
+  bad.id = "regressions/windowed-emit-final-<max>.jsonl";
+  bad.family = "windowed";
+  bad.passed = false;
+  bad.operations = 4;
+  bad.batches = Batches(1, 1, 4, 0.01, false);
+  bad.failing_rule = "E5";
+  bad.message = "DIVERGED at step 5 (line 6)\n  op: {\"op\":\"process\"}\n  E5: emitted none\n";
+  bad.counterexample = {"{\"op\":\"process\",\"max_records\":1}"};
+  bad.trace_path = "/src/statecheck/regressions/windowed-emit-final-<max>.jsonl";
+  bad.replay_commands = {"statecheck replay '" + bad.trace_path + "'"};
+  corpus.traces = {ok, bad};
+  std::vector<const Rule*> rules;
+  for (const Rule& rule : RuleCatalogue::Builtin().rules()) rules.push_back(&rule);
+  s.verdicts = RuleVerdicts(rules, s.report);
+  return s;
+}
+
+// The regression corpus is a section of each report, and its divergence a finding.
+TEST(ReportWriters, TheRegressionCorpusIsASectionOfItsOwn) {
+  const Sample s = RegressionSample();
+  const std::string md = ReportMarkdown(s.report, s.verdicts);
+  EXPECT_NE(md.find("## Regression corpus\n\n2 traces from `/src/statecheck/regressions`"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("**1 diverged.**"), std::string::npos);
+  EXPECT_NE(md.find("### `regressions/windowed-emit-final-<max>.jsonl`"), std::string::npos);
+  const std::string html = ReportHtml(s.report, s.verdicts);
+  EXPECT_NE(html.find("<section id=\"regressions\">"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#regressions\">Regressions</a>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"finding-regressions/windowed-emit-final-&lt;max&gt;.jsonl\""),
+            std::string::npos);
+  EXPECT_NE(html.find("data-overall=\"FAIL\""), std::string::npos);
+  const std::string xml = ReportJUnit(s.report, s.verdicts);
+  EXPECT_NE(xml.find("<testsuite name=\"statecheck.regressions\" tests=\"2\" failures=\"1\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("type=\"regression trace diverged\""), std::string::npos);
+  // E5's testcase lists the trace among its failing properties.
+  for (const RuleVerdict& v : s.verdicts) {
+    if (v.rule->id != "E5") continue;
+    EXPECT_EQ(v.verdict, "fail");
+  }
+  // A run without a corpus has no such section.
+  const Sample plain = RealisticSample();
+  EXPECT_EQ(ReportMarkdown(plain.report, plain.verdicts).find("Regression corpus"),
+            std::string::npos);
+  EXPECT_EQ(ReportHtml(plain.report, plain.verdicts).find("id=\"regressions\""), std::string::npos);
+}
+
 // A selftest's report: the realistic campaign as its control run, and a mutation score of two
 // of three planted bugs, one of them with text meant to break writers.
 Sample SelftestSample() {
@@ -559,8 +623,11 @@ TEST(ReportJUnit, ValidatesAgainstTheJenkinsJUnitSchema) {
   const Sample nasty = NastySample();
   const Sample realistic = RealisticSample();
   const Sample selftest = SelftestSample();
-  const std::pair<const char*, const Sample*> samples[] = {
-      {"nasty", &nasty}, {"realistic", &realistic}, {"selftest", &selftest}};
+  const Sample regressions = RegressionSample();
+  const std::pair<const char*, const Sample*> samples[] = {{"nasty", &nasty},
+                                                           {"realistic", &realistic},
+                                                           {"selftest", &selftest},
+                                                           {"regressions", &regressions}};
   for (const auto& [name, sample] : samples) {
     const fs::path xml = dir / (std::string(name) + "-junit.xml");
     WriteFile(xml, ReportJUnit(sample->report, sample->verdicts));
@@ -874,8 +941,12 @@ TEST(ReportJson, ValidatesAgainstTheDocumentedSchema) {
     b.description = report_text::SanitizeText(b.description);
     b.message = report_text::SanitizeText(b.message);
   }
-  const std::pair<const char*, const Sample*> samples[] = {
-      {"nasty", &nasty}, {"realistic", &realistic}, {"merged", &merged}, {"selftest", &selftest}};
+  const Sample regressions = RegressionSample();
+  const std::pair<const char*, const Sample*> samples[] = {{"nasty", &nasty},
+                                                           {"realistic", &realistic},
+                                                           {"merged", &merged},
+                                                           {"selftest", &selftest},
+                                                           {"regressions", &regressions}};
   for (const auto& [name, sample] : samples) {
     const fs::path doc = dir / (std::string(name) + "-report.json");
     WriteFile(doc, ReportJson(sample->report, sample->verdicts));

@@ -263,6 +263,24 @@ std::string RuleVerdict::EvidenceFraction() const {
          std::to_string(evidence.size());
 }
 
+int64_t RegressionSection::Diverged() const {
+  return std::count_if(traces.begin(), traces.end(),
+                       [](const PropertyResult& t) { return !t.passed; });
+}
+
+std::vector<PropertyResult> FailedResults(const RunReport& report) {
+  std::vector<PropertyResult> out;
+  for (const PropertyResult& p : report.properties) {
+    if (!p.passed) out.push_back(p);
+  }
+  if (report.regressions) {
+    for (const PropertyResult& p : report.regressions->traces) {
+      if (!p.passed) out.push_back(p);
+    }
+  }
+  return out;
+}
+
 bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidence) {
   return std::any_of(verdicts.begin(), verdicts.end(), [&](const RuleVerdict& v) {
     return v.verdict == "fail" || (require_evidence && v.verdict == "not exercised");
@@ -271,6 +289,7 @@ bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidenc
 
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report) {
+  static const std::vector<PropertyResult> kNoTraces;
   std::vector<RuleVerdict> out;
   for (const Rule* rule : rules) {
     RuleVerdict v;
@@ -290,6 +309,14 @@ std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
       v.seconds += p.seconds;
       v.no_fault_cases += p.no_fault_cases;
       v.faults += p.faults;
+    }
+    // A diverged regression trace fails the rule its check cites, or its family's unattributed.
+    for (const PropertyResult& p : report.regressions ? report.regressions->traces : kNoTraces) {
+      const bool of_family = std::find(fams.begin(), fams.end(), p.family) != fams.end();
+      if (!p.passed && (p.failing_rule == rule->id || (of_family && p.failing_rule.empty()))) {
+        v.failing_properties.push_back(p.id);
+        v.unattributed = v.unattributed || p.failing_rule.empty();
+      }
     }
     for (const Situation& s : rule->situations) {
       int64_t count = 0;
@@ -313,6 +340,44 @@ std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
   return out;
 }
 
+namespace {
+
+// A property's result as report.json has it (ReadPropertyJson reads it back).
+Json PropertyJson(const PropertyResult& p) {
+  Json batches = Json::array();
+  for (const BatchResult& b : p.batches) {
+    batches.push_back(Json{{"number", b.number},
+                           {"seed", b.seed},
+                           {"cases", b.cases},
+                           {"operations", b.operations},
+                           {"seconds", b.seconds},
+                           {"passed", b.passed}});
+  }
+  Json o{{"id", p.id},
+         {"family", p.family},
+         {"config", p.config},
+         {"passed", p.passed},
+         {"cases", p.cases},
+         {"operations", p.operations},
+         {"seconds", p.seconds},
+         {"no_fault_cases", p.no_fault_cases},
+         {"faults", FaultsJson(p.faults)},
+         {"evidence", CountsJson(p.evidence)},
+         {"rule_cases", CountsJson(p.rule_cases)},
+         {"batches", std::move(batches)}};
+  if (!p.passed) {
+    o["failure"] = Json{{"rule", p.failing_rule},
+                        {"message", p.message},
+                        {"counterexample", p.counterexample},
+                        {"trace", p.trace_path},
+                        {"reproduce", p.reproduce},
+                        {"replay_commands", p.replay_commands}};
+  }
+  return o;
+}
+
+}  // namespace
+
 std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   Json j;
   j["statecheck_report"] = kReportVersion;
@@ -334,39 +399,13 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
   j["command"] = report.command;
   j["merged_shards"] = report.merged_shards;
   Json props = Json::array();
-  for (const PropertyResult& p : report.properties) {
-    Json batches = Json::array();
-    for (const BatchResult& b : p.batches) {
-      batches.push_back(Json{{"number", b.number},
-                             {"seed", b.seed},
-                             {"cases", b.cases},
-                             {"operations", b.operations},
-                             {"seconds", b.seconds},
-                             {"passed", b.passed}});
-    }
-    Json o{{"id", p.id},
-           {"family", p.family},
-           {"config", p.config},
-           {"passed", p.passed},
-           {"cases", p.cases},
-           {"operations", p.operations},
-           {"seconds", p.seconds},
-           {"no_fault_cases", p.no_fault_cases},
-           {"faults", FaultsJson(p.faults)},
-           {"evidence", CountsJson(p.evidence)},
-           {"rule_cases", CountsJson(p.rule_cases)},
-           {"batches", std::move(batches)}};
-    if (!p.passed) {
-      o["failure"] = Json{{"rule", p.failing_rule},
-                          {"message", p.message},
-                          {"counterexample", p.counterexample},
-                          {"trace", p.trace_path},
-                          {"reproduce", p.reproduce},
-                          {"replay_commands", p.replay_commands}};
-    }
-    props.push_back(std::move(o));
-  }
+  for (const PropertyResult& p : report.properties) props.push_back(PropertyJson(p));
   j["properties"] = std::move(props);
+  if (report.regressions) {
+    Json traces = Json::array();
+    for (const PropertyResult& p : report.regressions->traces) traces.push_back(PropertyJson(p));
+    j["regressions"] = Json{{"directory", report.regressions->directory}, {"traces", traces}};
+  }
   Json points = Json::array();
   for (const FailPointRow& f : report.fail_points) {
     points.push_back(Json{
@@ -406,6 +445,53 @@ std::string ReportJson(const RunReport& report, const std::vector<RuleVerdict>& 
   // Messages and counterexamples can hold raw key bytes: invalid UTF-8 is replaced, not thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
+
+namespace {
+
+// Reads PropertyJson's object back; `where` names it in an error.
+Status ReadPropertyJson(const Json& o, const std::string& where, PropertyResult* out) {
+  PropertyResult p;
+  STATECHECK_RETURN_IF_ERROR(Field(o, where, "id", &p.id));
+  const std::string at = "property " + p.id;
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "family", &p.family));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "config", &p.config));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "passed", &p.passed));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "cases", &p.cases));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "operations", &p.operations));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "seconds", &p.seconds));
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "no_fault_cases", &p.no_fault_cases));
+  Json faults, batches;
+  STATECHECK_RETURN_IF_ERROR(Field(o, at, "faults", &faults));
+  STATECHECK_RETURN_IF_ERROR(FaultsFromJson(faults, at + " faults", &p.faults));
+  STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "evidence", &p.evidence));
+  STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "rule_cases", &p.rule_cases));
+  STATECHECK_RETURN_IF_ERROR(ArrayField(o, at, "batches", &batches));
+  for (const Json& b : batches) {
+    BatchResult r;
+    const std::string bat = at + " batch";
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "number", &r.number));
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seed", &r.seed));
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "cases", &r.cases));
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "operations", &r.operations));
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seconds", &r.seconds));
+    STATECHECK_RETURN_IF_ERROR(Field(b, bat, "passed", &r.passed));
+    p.batches.push_back(r);
+  }
+  if (!p.passed) {
+    Json f;
+    STATECHECK_RETURN_IF_ERROR(Field(o, at, "failure", &f));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "rule", &p.failing_rule));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "message", &p.message));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "counterexample", &p.counterexample));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "trace", &p.trace_path));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "reproduce", &p.reproduce));
+    STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "replay_commands", &p.replay_commands));
+  }
+  *out = std::move(p);
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status ReadReportJson(const std::string& text, RunReport* out) {
   // Read aside: a malformed report leaves `*out` as it was.
@@ -450,44 +536,21 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
   STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "properties", &props));
   for (const Json& o : props) {
     PropertyResult p;
-    const std::string where = "a property";
-    STATECHECK_RETURN_IF_ERROR(Field(o, where, "id", &p.id));
-    const std::string at = "property " + p.id;
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "family", &p.family));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "config", &p.config));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "passed", &p.passed));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "cases", &p.cases));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "operations", &p.operations));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "seconds", &p.seconds));
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "no_fault_cases", &p.no_fault_cases));
-    Json faults, batches;
-    STATECHECK_RETURN_IF_ERROR(Field(o, at, "faults", &faults));
-    STATECHECK_RETURN_IF_ERROR(FaultsFromJson(faults, at + " faults", &p.faults));
-    STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "evidence", &p.evidence));
-    STATECHECK_RETURN_IF_ERROR(CountsFromJson(o, at, "rule_cases", &p.rule_cases));
-    STATECHECK_RETURN_IF_ERROR(ArrayField(o, at, "batches", &batches));
-    for (const Json& b : batches) {
-      BatchResult r;
-      const std::string bat = at + " batch";
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "number", &r.number));
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seed", &r.seed));
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "cases", &r.cases));
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "operations", &r.operations));
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "seconds", &r.seconds));
-      STATECHECK_RETURN_IF_ERROR(Field(b, bat, "passed", &r.passed));
-      p.batches.push_back(r);
-    }
-    if (!p.passed) {
-      Json f;
-      STATECHECK_RETURN_IF_ERROR(Field(o, at, "failure", &f));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "rule", &p.failing_rule));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "message", &p.message));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "counterexample", &p.counterexample));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "trace", &p.trace_path));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "reproduce", &p.reproduce));
-      STATECHECK_RETURN_IF_ERROR(Field(f, at + " failure", "replay_commands", &p.replay_commands));
-    }
+    STATECHECK_RETURN_IF_ERROR(ReadPropertyJson(o, "a property", &p));
     report->properties.push_back(std::move(p));
+  }
+  if (j.contains("regressions")) {
+    Json r, traces;
+    STATECHECK_RETURN_IF_ERROR(Field(j, "the report", "regressions", &r));
+    RegressionSection section;
+    STATECHECK_RETURN_IF_ERROR(Field(r, "regressions", "directory", &section.directory));
+    STATECHECK_RETURN_IF_ERROR(ArrayField(r, "regressions", "traces", &traces));
+    for (const Json& o : traces) {
+      PropertyResult p;
+      STATECHECK_RETURN_IF_ERROR(ReadPropertyJson(o, "a regression trace", &p));
+      section.traces.push_back(std::move(p));
+    }
+    report->regressions = std::move(section);
   }
   Json points, progress;
   STATECHECK_RETURN_IF_ERROR(ArrayField(j, "the report", "fail_points", &points));
@@ -633,6 +696,10 @@ Status MergeReports(const std::vector<RunReport>& shards, RunReport* merged) {
   for (PropertyResult& p : merged->properties) {
     std::sort(p.batches.begin(), p.batches.end(),
               [](const BatchResult& a, const BatchResult& b) { return a.number < b.number; });
+  }
+  // The regression corpus: replayed by shard 0 alone.
+  for (const RunReport* s : ordered) {
+    if (s->regressions && !merged->regressions) merged->regressions = s->regressions;
   }
   // Fail points: the same catalogue in every shard; counts add up.
   for (const RunReport* s : ordered) {

@@ -172,6 +172,17 @@ struct SelftestSection {
   int64_t CitingExpected() const;  // Bugs whose cited rules include an expected one.
 };
 
+// The regression corpus a run replayed before its batches (regressions/: one trace per fixed
+// bug, docs/traces.md): each trace as a PropertyResult — id "regressions/<file name>", the
+// family of its kind, one case, the steps that passed as its operations, and on a divergence
+// the message, the rule its check cites ("" for none: the family's rules fail unattributed),
+// the trace's path and the command that replays it.
+struct RegressionSection {
+  std::string directory;
+  std::vector<PropertyResult> traces;
+  int64_t Diverged() const;
+};
+
 struct RunReport {
   uint64_t seed = 0;
   RunConfiguration configuration;
@@ -186,6 +197,8 @@ struct RunReport {
   std::vector<std::string> merged_shards;
   // A selftest's report: the control run (no bug active) is the rest of the report.
   std::optional<SelftestSection> selftest;
+  // Absent when the run replayed no corpus (none given, another shard, a reproduction).
+  std::optional<RegressionSection> regressions;
 };
 
 struct RuleVerdict {
@@ -212,6 +225,9 @@ struct RuleVerdict {
   // Situations reached, of those declared: "3/4".
   std::string EvidenceFraction() const;
 };
+
+// The failed properties, then the diverged regression traces: the run's findings, in order.
+std::vector<PropertyResult> FailedResults(const RunReport& report);
 
 // Whether the verdicts fail a run: any "fail", and with require_evidence any "not exercised".
 bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidence);

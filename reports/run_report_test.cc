@@ -234,6 +234,49 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
             std::string::npos);
 }
 
+// A regression corpus: its traces fail the rule their check cites (or their family's rules,
+// unattributed), round-trip through report.json, and a merge keeps shard 0's.
+TEST(RunReport, RegressionTracesFailTheirRuleAndRoundTrip) {
+  Rule x1{"X1", "X", "a", "Checked by family f.", {"S.T"}, {"f"}, X1Situations()};
+  Rule x2{"X2", "X", "b", "Checked by family f too.", {"S.U"}, {"f"}, {}};
+  Rule y1{"Y1", "Y", "c", "Checked by family g.", {"S.V"}, {"g"}, {}};
+  RunReport report = Sample(0, 2);
+  RegressionSection& corpus = report.regressions.emplace();
+  corpus.directory = "regressions";
+  corpus.traces.push_back(Property("regressions/ok.jsonl", "f", true, 1, 6));
+  corpus.traces.push_back(Property("regressions/cites.jsonl", "f", false, 1, 3));
+  corpus.traces[1].failing_rule = "X2";
+  EXPECT_EQ(corpus.Diverged(), 1);
+  auto v = RuleVerdicts({&x1, &x2, &y1}, report);
+  EXPECT_EQ(v[1].verdict, "fail");
+  EXPECT_EQ(v[1].failing_properties, std::vector<std::string>{"regressions/cites.jsonl"});
+  EXPECT_FALSE(v[1].unattributed);
+  EXPECT_NE(v[0].verdict, "fail");
+  EXPECT_NE(v[2].verdict, "fail");
+  // A trace whose check cites no rule fails its family's rules, unattributed.
+  report.regressions->traces.push_back(Property("regressions/none.jsonl", "g", false, 1, 2));
+  v = RuleVerdicts({&x1, &x2, &y1}, report);
+  EXPECT_EQ(v[2].verdict, "fail");
+  EXPECT_TRUE(v[2].unattributed);
+  const std::vector<PropertyResult> failed = FailedResults(report);
+  ASSERT_GE(failed.size(), 2u);
+  EXPECT_EQ(failed[failed.size() - 2].id, "regressions/cites.jsonl");
+
+  const std::string text = ReportJson(report, v);
+  RunReport back;
+  ASSERT_TRUE(ReadReportJson(text, &back).ok());
+  ASSERT_TRUE(back.regressions.has_value());
+  EXPECT_EQ(back.regressions->directory, "regressions");
+  EXPECT_EQ(ReportJson(back, RuleVerdicts({&x1, &x2, &y1}, back)), text);
+  ASSERT_TRUE(ReadReportJson(ReportJson(Sample(0, 1), {}), &back).ok());
+  EXPECT_FALSE(back.regressions.has_value());
+
+  RunReport merged;
+  ASSERT_TRUE(MergeReports({Sample(1, 2), report}, &merged).ok());
+  ASSERT_TRUE(merged.regressions.has_value());
+  EXPECT_EQ(merged.regressions->traces.size(), 3u);
+}
+
 TEST(RunReport, MergeSumsTheShardsAndKeepsTheFailure) {
   RunReport merged;
   ASSERT_TRUE(MergeReports({Sample(1, 2), Sample(0, 2)}, &merged).ok());

@@ -17,10 +17,12 @@
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/json_lines.h"
 #include "properties/property_registry.h"
-#include "tools/campaign_workers.h"
+#include "properties/trace_replay.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/planted_bugs.h"
+#include "tools/campaign_workers.h"
 
 namespace statecheck::tools {
 namespace {
@@ -28,6 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
 
 std::string NowIso8601() {
   const std::time_t t = std::time(nullptr);
@@ -186,6 +189,11 @@ class Campaign {
   }
   bool Inline() const { return jobs_ == 0; }
   void MakePlans();
+  // Replays the regression corpus into the report (RunReport::regressions).
+  Status ReplayRegressions();
+  // The binary as a replay command names it: a command that works pasted into any shell (an
+  // absolute path, quoted), in the planted build with the active planted bug in its environment.
+  std::string ReplayExecutable() const;
   // The next batch to run: the property whose family has had the least time, then the property
   // of the family that has; -1 when none is left (or the budget is spent).
   int NextSpec();
@@ -370,6 +378,107 @@ void Campaign::Absorb(const BatchJob& job, const BatchRun& run) {
   }
 }
 
+std::string Campaign::ReplayExecutable() const {
+  const std::string active_bug = planted::ActiveName();
+  return (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
+         ShellQuote(options_.executable);
+}
+
+Status Campaign::ReplayRegressions() {
+  if (options_.regressions_dir.empty() || !options_.reproduce.empty() ||
+      !options_.only_batch_property.empty() || options_.shard_index != 0) {
+    return Status::Ok();
+  }
+  const fs::path dir(options_.regressions_dir);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Status::InvalidArgument("--regressions " + options_.regressions_dir +
+                                   ": not a directory (give the corpus directory, such as the "
+                                   "source tree's regressions/, or \"\" for none)");
+  }
+  // The traces of the families this run checks, by file name.
+  std::set<std::string> families;
+  for (const properties::PropertySpec& spec : specs_) families.insert(spec.family);
+  std::vector<std::pair<fs::path, std::string>> traces;  // (file, family)
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".jsonl") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string kind = properties::TraceKind(text.str());
+    if (kind.empty()) kind = "window_store";  // Its reader says what is wrong.
+    if (families.count(kind) != 0) traces.emplace_back(e.path(), kind);
+  }
+  std::sort(traces.begin(), traces.end());
+  // Each in a process of its own, as the batches are: the engine's threads stay out of this
+  // process (the workers are forked from it), and a replay that dies is a finding.
+  const std::vector<Json> replays = ForkEach(traces.size(), std::max(1, jobs_), [&](size_t i) {
+    const auto started = Clock::now();
+    properties::TraceReplay r;
+    const Status s =
+        properties::ReplayTraceFile(traces[i].first.string(), properties::ReplayTarget::kBoth, &r);
+    return Json{{"error", s.ok() ? "" : s.message()},
+                {"description", r.description},
+                {"steps_run", r.steps_run},
+                {"diverged", r.diverged},
+                {"rule", r.rule},
+                {"op", r.op},
+                {"verdict", r.verdict},
+                {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}};
+  });
+  reports::RegressionSection section;
+  section.directory = options_.regressions_dir;
+  const std::string exe = ReplayExecutable();
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const Json& j = replays[i];
+    const fs::path& file = traces[i].first;
+    if (j.contains("error") && !j["error"].get<std::string>().empty()) {
+      return Status::InvalidArgument("the regression corpus holds a trace that cannot run: " +
+                                     j["error"].get<std::string>());
+    }
+    reports::PropertyResult r;
+    r.id = "regressions/" + file.filename().string();
+    r.family = traces[i].second;
+    r.cases = 1;
+    const bool died = j.contains("died");
+    if (!died) {
+      r.config = j["description"].get<std::string>();
+      r.operations = j["steps_run"].get<int64_t>();
+      r.seconds = j["seconds"].get<double>();
+    }
+    const bool diverged = died || j["diverged"].get<bool>();
+    r.batches.push_back(reports::BatchResult{0, 0, 1, r.operations, r.seconds, !diverged});
+    if (diverged) {
+      r.passed = false;
+      r.trace_path = fs::absolute(file, ec).string();
+      r.replay_commands = {exe + " replay " + ShellQuote(r.trace_path)};
+      if (died) {
+        r.message = "the process replaying it died: it was " + j["died"].get<std::string>() +
+                    ". No check failed, so the failure is unattributed.\n";
+      } else {
+        r.failing_rule = j["rule"].get<std::string>();
+        r.message = j["verdict"].get<std::string>();
+        r.counterexample = {j["op"].get<std::string>()};
+      }
+      ++result_->findings;
+      if (result_->first_finding_seconds < 0) result_->first_finding_seconds = Elapsed();
+      if (options_.stop_at_first_finding) stop_ = true;
+      if (options_.progress) {
+        *options_.progress << (options_.progress_is_tty ? "\r\033[K" : "") << "FAIL " << r.id
+                           << " (the regression corpus)\n"
+                           << r.message;
+      }
+    }
+    section.traces.push_back(std::move(r));
+  }
+  if (options_.progress) {
+    *options_.progress << "regression corpus: " << section.traces.size() << " traces from "
+                       << section.directory << ", " << section.Diverged() << " diverged\n";
+  }
+  result_->report.regressions = std::move(section);
+  return Status::Ok();
+}
+
 void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run,
                              reports::PropertyResult* r) {
   const properties::PropertySpec& spec = specs_[job.spec];
@@ -381,12 +490,7 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run,
   r->trace_path = out.trace_path;
   r->reproduce = out.reproduce;
   r->counterexample = out.counterexample;
-  // Commands that work pasted into any shell: absolute paths, quoted; in the planted build
-  // with the active planted bug in their environment.
-  const std::string active_bug = planted::ActiveName();
-  const std::string exe =
-      (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
-      ShellQuote(options_.executable);
+  const std::string exe = ReplayExecutable();
   if (!run.died.empty()) {
     // No check failed: the process running the batch did not survive it. The batch alone, in the
     // foreground (under a debugger, say), repeats it.
@@ -452,6 +556,7 @@ Status Campaign::Run() {
   properties::ResetFaultTally();
   start_ = Clock::now();
   Sample();
+  STATECHECK_RETURN_IF_ERROR(ReplayRegressions());
   if (Inline()) {
     for (int next; (next = NextSpec()) >= 0;) {
       const BatchJob job = MakeJob(static_cast<size_t>(next));
@@ -607,8 +712,11 @@ void PrintSummary(const CampaignResult& result, std::ostream& out) {
   out << "\n"
       << cases << " cases, " << ops << " operations in " << Compact(report.elapsed_seconds)
       << " s; " << result.findings << (result.findings == 1 ? " finding" : " findings") << "\n";
-  for (const auto& p : report.properties) {
-    if (p.passed) continue;
+  if (report.regressions) {
+    out << "regression corpus: " << report.regressions->traces.size() << " traces from "
+        << report.regressions->directory << ", " << report.regressions->Diverged() << " diverged\n";
+  }
+  for (const auto& p : reports::FailedResults(report)) {
     out << "  " << p.id << ": replay with\n";
     for (const std::string& c : p.replay_commands) out << "    " << c << "\n";
   }

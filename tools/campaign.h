@@ -71,6 +71,11 @@ struct CampaignOptions {
   // this process: how a batch whose worker died is run again in the foreground.
   std::string only_batch_property;
   uint64_t only_batch = 0;
+  // The regression corpus (regressions/: one trace per fixed bug) replayed before the batches,
+  // its traces of the selected families only; "" replays none. Not in a reproduction, a single
+  // batch, or a shard other than 0. A trace that diverges is a finding; one that cannot be read
+  // is a usage error.
+  std::string regressions_dir;
   // Test hook (campaign_test): the worker that starts this batch kills itself with SIGKILL.
   std::string test_kill_worker_property;
   uint64_t test_kill_worker_batch = 0;

@@ -1,7 +1,7 @@
 // statecheck: the harness's command line.
 //
 //   statecheck run [--budget 60 | --batches N] [--seed N] [--select W|W3,...]
-//                  [--family F,...] [--shard i/n] [--report-dir DIR]
+//                  [--family F,...] [--shard i/n] [--report-dir DIR] [--regressions DIR]
 //   statecheck run --reproduce STRING
 //   statecheck report merge SHARD_REPORT... --out DIR
 //   statecheck replay TRACE [--against engine|model|both]
@@ -39,6 +39,7 @@
 #include "properties/json_lines.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
+#include "properties/trace_replay.h"
 #include "properties/window_store_trace.h"
 #include "properties/windowed_aggregation_property.h"
 #include "reports/catalogue_format.h"
@@ -128,68 +129,7 @@ int ListRuleSites(bool json, const std::string& select, const std::string& sourc
 // ---------------------------------------------------------------------------------------------
 // replay
 
-// A task or windowed trace (`kind`): read with `read`, its operations run on the engine and the
-// model together by `replay`, checked as the property checks them (a windowed trace's recorded
-// expectations too). `describe` says what the trace runs.
-template <class Trace, class Outcome>
-int ReplayOnBoth(const std::string& kind, const std::string& path, const std::string& against,
-                 Status (*read)(const std::string&, Trace*),
-                 Status (*replay)(const Trace&, Outcome*), std::string (*describe)(const Trace&)) {
-  if (against != "both") {
-    return UsageError("a " + kind +
-                      " trace replays against the engine and the model together; drop "
-                      "--against " +
-                      against);
-  }
-  Trace trace;
-  Status s = read(path, &trace);
-  if (!s.ok())
-    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
-  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps of " << describe(trace)
-            << "\n";
-  if (trace.info.contains("failure")) {
-    std::cout << "recorded failure: " << trace.info["failure"].template get<std::string>() << "\n";
-  }
-  Outcome out;
-  s = replay(trace, &out);
-  if (!s.ok()) return UsageError(s.message());
-  if (!out.diverged) {
-    std::cout << "OK: all " << out.steps_run << " steps passed every check\n";
-    return kExitOk;
-  }
-  std::cout << "DIVERGED at step " << out.step << " (line " << out.line << ")\n  op: " << out.op
-            << "\n  " << out.message << "\n";
-  return kExitFailed;
-}
-
-int ReplayTask(const std::string& path, const std::string& against) {
-  return ReplayOnBoth<properties::TaskTrace, properties::TaskReplayOutcome>(
-      "task", path, against, &properties::ReadTaskTrace,
-      +[](const properties::TaskTrace& t, properties::TaskReplayOutcome* o) {
-        return properties::ReplayTaskTrace(t, o);
-      },
-      +[](const properties::TaskTrace& t) {
-        return "task configuration " + t.config + ", setup " + t.setup.dump();
-      });
-}
-
-int ReplayWindowed(const std::string& path, const std::string& against) {
-  return ReplayOnBoth<properties::WindowedTrace, properties::WindowedReplayOutcome>(
-      "windowed", path, against, &properties::ReadWindowedTrace, &properties::ReplayWindowedTrace,
-      +[](const properties::WindowedTrace& t) {
-        return "the windowed aggregation " + properties::ConfigToJson(t.config).dump();
-      });
-}
-
 int Replay(const std::string& path, const std::string& against) {
-  {
-    std::ifstream file(path, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
-    const std::string kind = properties::TraceKind(text.str());
-    if (kind == "task") return ReplayTask(path, against);
-    if (kind == "windowed") return ReplayWindowed(path, against);
-  }
   properties::ReplayTarget target;
   if (against == "engine") {
     target = properties::ReplayTarget::kEngine;
@@ -200,27 +140,15 @@ int Replay(const std::string& path, const std::string& against) {
   } else {
     return UsageError("--against takes engine, model or both, not \"" + against + "\"");
   }
-  properties::Trace trace;
-  const Status s = properties::ReadTraceFile(path, &trace);
-  if (!s.ok()) {
-    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
+  properties::TraceReplay replay;
+  const Status s = properties::ReplayTraceFile(path, target, &replay);
+  if (!s.ok()) return UsageError(s.message());
+  std::cout << "replaying " << path << ": " << replay.description << "\n";
+  if (!replay.recorded_failure.empty()) {
+    std::cout << "recorded failure: " << replay.recorded_failure << "\n";
   }
-  std::cout << "replaying " << path << ": " << trace.steps.size() << " steps against " << against
-            << "\n";
-  if (trace.info.contains("failure")) {
-    std::cout << "recorded failure: " << trace.info["failure"].get<std::string>() << "\n";
-  }
-  const properties::ReplayOutcome out = properties::ReplayTrace(
-      trace, target, properties::EngineWindowStoreFactory(), properties::ModelWindowStoreFactory());
-  if (!out.error.ok()) return UsageError(path + ": " + out.error.message());
-  if (!out.diverged) {
-    std::cout << "OK: all " << out.steps_run << " steps gave the expected results\n";
-    return kExitOk;
-  }
-  std::cout << "DIVERGED at step " << out.step << " (line " << out.line << "), " << out.what
-            << "\n  op:       " << out.op << "\n  expected: " << out.expected.dump()
-            << "\n  actual:   " << out.actual.dump() << "\n";
-  return kExitFailed;
+  std::cout << replay.verdict;
+  return replay.diverged ? kExitFailed : kExitOk;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -455,6 +383,14 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--max-size", flags.max_size, "Longest operation sequence")
       ->check(CLI::PositiveNumber);
+  // The corpus of the source tree this binary was built from, when it is there.
+  if (const std::string corpus = std::string(STATECHECK_SOURCE_DIR) + "/regressions";
+      std::filesystem::is_directory(corpus)) {
+    flags.regressions_dir = corpus;
+  }
+  run->add_option("--regressions", flags.regressions_dir,
+                  "The regression corpus replayed before the batches: a directory of traces, one "
+                  "per fixed bug (default: the source tree's regressions/; \"\" for none)");
 
   auto* report = app.add_subcommand("report", "Work with run reports");
   report->require_subcommand(1);

@@ -1,0 +1,123 @@
+#include "properties/trace_replay.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "properties/json_lines.h"
+#include "properties/task_property.h"
+#include "properties/window_store_property.h"
+#include "properties/windowed_aggregation_property.h"
+
+namespace statecheck::properties {
+namespace {
+
+constexpr const char* kFormatHint = "\n(the trace format is described in docs/traces.md)";
+
+// The rule a check's message starts with ("E5: step 5: ..."), or "".
+std::string CitedRule(const std::string& message) {
+  static const std::regex kRule(R"(^([A-Z]+[0-9]+): )");
+  std::smatch m;
+  return std::regex_search(message, m, kRule) ? m[1].str() : "";
+}
+
+// A task or windowed trace: read with `read`, run by `replay` on the engine and the model.
+template <class Trace, class Outcome>
+Status ReplayOnBoth(const std::string& path, ReplayTarget target,
+                    Status (*read)(const std::string&, Trace*),
+                    Status (*replay)(const Trace&, Outcome*), std::string (*describe)(const Trace&),
+                    TraceReplay* out) {
+  if (target != ReplayTarget::kBoth) {
+    return Status::InvalidArgument("a " + out->kind +
+                                   " trace replays against the engine and the model together; "
+                                   "drop --against");
+  }
+  Trace trace;
+  Status s = read(path, &trace);
+  if (!s.ok()) return Status::InvalidArgument(s.message() + kFormatHint);
+  out->steps = static_cast<int>(trace.steps.size());
+  out->description = std::to_string(out->steps) + " steps of " + describe(trace);
+  if (trace.info.contains("failure") && trace.info["failure"].is_string()) {
+    out->recorded_failure = trace.info["failure"].template get<std::string>();
+  }
+  Outcome o;
+  STATECHECK_RETURN_IF_ERROR(replay(trace, &o));
+  out->steps_run = o.steps_run;
+  out->diverged = o.diverged;
+  if (!o.diverged) {
+    out->verdict = "OK: all " + std::to_string(o.steps_run) + " steps passed every check\n";
+    return Status::Ok();
+  }
+  out->step = o.step;
+  out->line = o.line;
+  out->op = o.op;
+  out->message = o.message;
+  if constexpr (requires { o.rule; }) out->rule = o.rule;
+  if (out->rule.empty()) out->rule = CitedRule(o.message);
+  out->verdict = "DIVERGED at step " + std::to_string(o.step) + " (line " + std::to_string(o.line) +
+                 ")\n  op: " + o.op + "\n  " + o.message + "\n";
+  return Status::Ok();
+}
+
+Status ReplayWindowStore(const std::string& path, ReplayTarget target, TraceReplay* out) {
+  Trace trace;
+  const Status s = ReadTraceFile(path, &trace);
+  if (!s.ok()) return Status::InvalidArgument(s.message() + kFormatHint);
+  static const char* const kTargets[] = {"engine", "model", "both"};
+  out->steps = static_cast<int>(trace.steps.size());
+  out->description =
+      std::to_string(out->steps) + " steps against " + kTargets[static_cast<int>(target)];
+  if (trace.info.contains("failure") && trace.info["failure"].is_string()) {
+    out->recorded_failure = trace.info["failure"].get<std::string>();
+  }
+  const ReplayOutcome o =
+      ReplayTrace(trace, target, EngineWindowStoreFactory(), ModelWindowStoreFactory());
+  if (!o.error.ok()) return Status::InvalidArgument(path + ": " + o.error.message());
+  out->steps_run = o.steps_run;
+  out->diverged = o.diverged;
+  if (!o.diverged) {
+    out->verdict = "OK: all " + std::to_string(o.steps_run) + " steps gave the expected results\n";
+    return Status::Ok();
+  }
+  out->step = o.step;
+  out->line = o.line;
+  out->op = o.op;
+  out->message = o.what + ": expected " + o.expected.dump() + ", got " + o.actual.dump();
+  out->verdict = "DIVERGED at step " + std::to_string(o.step) + " (line " + std::to_string(o.line) +
+                 "), " + o.what + "\n  op:       " + o.op + "\n  expected: " + o.expected.dump() +
+                 "\n  actual:   " + o.actual.dump() + "\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay* out) {
+  *out = TraceReplay();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::InvalidArgument("cannot open trace file " + path);
+  std::stringstream text;
+  text << file.rdbuf();
+  out->kind = TraceKind(text.str());
+  if (out->kind.empty()) out->kind = "window_store";  // Its reader names what is wrong.
+  out->family = out->kind;
+  if (out->kind == "task") {
+    return ReplayOnBoth<TaskTrace, TaskReplayOutcome>(
+        path, target, &ReadTaskTrace,
+        +[](const TaskTrace& t, TaskReplayOutcome* o) { return ReplayTaskTrace(t, o); },
+        +[](const TaskTrace& t) {
+          return "task configuration " + t.config + ", setup " + t.setup.dump();
+        },
+        out);
+  }
+  if (out->kind == "windowed") {
+    return ReplayOnBoth<WindowedTrace, WindowedReplayOutcome>(
+        path, target, &ReadWindowedTrace, &ReplayWindowedTrace,
+        +[](const WindowedTrace& t) {
+          return "the windowed aggregation " + ConfigToJson(t.config).dump();
+        },
+        out);
+  }
+  return ReplayWindowStore(path, target, out);
+}
+
+}  // namespace statecheck::properties
