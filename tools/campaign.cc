@@ -378,6 +378,37 @@ void Campaign::Absorb(const BatchJob& job, const BatchRun& run) {
   }
 }
 
+// A regression trace's replay (`replay`: what ReplayRegressions' child sent back, or ForkEach's
+// {"died": ...}) as a property result; `exe` starts its replay command.
+reports::PropertyResult RegressionResult(const fs::path& file, const std::string& family,
+                                         const Json& replay, const std::string& exe) {
+  reports::PropertyResult r;
+  r.id = "regressions/" + file.filename().string();
+  r.family = family;
+  r.cases = 1;
+  const bool died = replay.contains("died");
+  if (!died) {
+    r.config = replay["description"].get<std::string>();
+    r.operations = replay["steps_run"].get<int64_t>();
+    r.seconds = replay["seconds"].get<double>();
+  }
+  r.passed = !died && !replay["diverged"].get<bool>();
+  r.batches.push_back(reports::BatchResult{0, 0, 1, r.operations, r.seconds, r.passed});
+  if (r.passed) return r;
+  std::error_code ec;
+  r.trace_path = fs::absolute(file, ec).string();
+  r.replay_commands = {exe + " replay " + ShellQuote(r.trace_path)};
+  if (died) {
+    r.message = "the process replaying it died: it was " + replay["died"].get<std::string>() +
+                ". No check failed, so the failure is unattributed.\n";
+  } else {
+    r.failing_rule = replay["rule"].get<std::string>();
+    r.message = replay["verdict"].get<std::string>();
+    r.counterexample = {replay["op"].get<std::string>()};
+  }
+  return r;
+}
+
 std::string Campaign::ReplayExecutable() const {
   const std::string active_bug = planted::ActiveName();
   return (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
@@ -431,35 +462,12 @@ Status Campaign::ReplayRegressions() {
   const std::string exe = ReplayExecutable();
   for (size_t i = 0; i < traces.size(); ++i) {
     const Json& j = replays[i];
-    const fs::path& file = traces[i].first;
     if (j.contains("error") && !j["error"].get<std::string>().empty()) {
       return Status::InvalidArgument("the regression corpus holds a trace that cannot run: " +
                                      j["error"].get<std::string>());
     }
-    reports::PropertyResult r;
-    r.id = "regressions/" + file.filename().string();
-    r.family = traces[i].second;
-    r.cases = 1;
-    const bool died = j.contains("died");
-    if (!died) {
-      r.config = j["description"].get<std::string>();
-      r.operations = j["steps_run"].get<int64_t>();
-      r.seconds = j["seconds"].get<double>();
-    }
-    const bool diverged = died || j["diverged"].get<bool>();
-    r.batches.push_back(reports::BatchResult{0, 0, 1, r.operations, r.seconds, !diverged});
-    if (diverged) {
-      r.passed = false;
-      r.trace_path = fs::absolute(file, ec).string();
-      r.replay_commands = {exe + " replay " + ShellQuote(r.trace_path)};
-      if (died) {
-        r.message = "the process replaying it died: it was " + j["died"].get<std::string>() +
-                    ". No check failed, so the failure is unattributed.\n";
-      } else {
-        r.failing_rule = j["rule"].get<std::string>();
-        r.message = j["verdict"].get<std::string>();
-        r.counterexample = {j["op"].get<std::string>()};
-      }
+    reports::PropertyResult r = RegressionResult(traces[i].first, traces[i].second, j, exe);
+    if (!r.passed) {
       ++result_->findings;
       if (result_->first_finding_seconds < 0) result_->first_finding_seconds = Elapsed();
       if (options_.stop_at_first_finding) stop_ = true;
