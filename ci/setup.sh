@@ -9,6 +9,7 @@ packages=(
   libfiu-dev fiu-utils libabsl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   clang-14 libclang-rt-14-dev  # ci/fuzz.sh: clang and its libFuzzer and sanitizer runtimes.
   clang-tidy-14  # ci/check_engine_with_clang.sh: clang-tidy and -Wthread-safety over the engine.
+  clang-format-14  # StatecheckCli.EmitGTestIsCurrent formats the generated test.
   # report_writers_test: xmllint checks junit.xml against reports/schemas/junit.xsd, headless
   # Chromium opens report.html, jsonschema checks report.json against docs/report-schema.json.
   libxml2-utils chromium python3-jsonschema

@@ -5,6 +5,7 @@
 //   statecheck run --reproduce STRING
 //   statecheck report merge SHARD_REPORT... --out DIR
 //   statecheck replay TRACE [--against engine|model|both]
+//   statecheck replay TRACE --emit-gtest [--test-name NAME]
 //   statecheck list rules [--json | --checks] [--select SEL]
 //   statecheck list rules --sites [--json] [--select SEL] [--source DIR]
 //   statecheck list faults [--json]
@@ -36,6 +37,7 @@
 #include "faults/fault_fs.h"
 #include "properties/crash_runner.h"
 #include "properties/generators.h"
+#include "properties/gtest_emitter.h"
 #include "properties/json_lines.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
@@ -128,6 +130,30 @@ int ListRuleSites(bool json, const std::string& select, const std::string& sourc
 
 // ---------------------------------------------------------------------------------------------
 // replay
+
+// `replay --emit-gtest`: the window-store trace at `path` as a GoogleTest on the public API.
+int EmitGTest(const std::string& path, const std::string& test_name) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string kind = properties::TraceKind(text.str());
+  if (kind == "task" || kind == "windowed") {
+    return UsageError("--emit-gtest takes window-store traces; a " + kind +
+                      " trace replays through the harness's task model, which is not the "
+                      "engine's public API: run it with `statecheck replay " +
+                      path + "`");
+  }
+  properties::Trace trace;
+  Status s = properties::ReadTraceFile(path, &trace);
+  if (!s.ok()) {
+    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
+  }
+  std::string test;
+  s = properties::EmitGTest(trace, path, test_name, &test);
+  if (!s.ok()) return UsageError(path + ": " + s.message());
+  std::cout << test;
+  return kExitOk;
+}
 
 int Replay(const std::string& path, const std::string& against) {
   properties::ReplayTarget target;
@@ -331,6 +357,13 @@ int Main(int argc, char** argv) {
   std::string trace_path, against = "both";
   replay->add_option("trace", trace_path, "The trace (JSON Lines)")->required();
   replay->add_option("--against", against, "engine, model or both (default both)");
+  bool emit_gtest = false;
+  std::string test_name;
+  replay->add_flag("--emit-gtest", emit_gtest,
+                   "Print the window-store trace as a GoogleTest on the engine's public API "
+                   "instead of replaying it");
+  replay->add_option("--test-name", test_name,
+                     "With --emit-gtest: the test's name (default: from the file name)");
 
   auto* inspect = app.add_subcommand(
       "inspect", "Show what a state directory or a log directory holds (read-only)");
@@ -472,7 +505,18 @@ int Main(int argc, char** argv) {
     return ListRules(json, checks, list_select);
   }
   if (list_faults->parsed()) return ListFaults(faults_json);
-  if (replay->parsed()) return Replay(trace_path, against);
+  if (replay->parsed()) {
+    if (!emit_gtest && replay->count("--test-name") > 0) {
+      return UsageError("--test-name is read with --emit-gtest only");
+    }
+    if (emit_gtest) {
+      if (replay->count("--against") > 0) {
+        return UsageError("--emit-gtest prints a test of the engine: drop --against");
+      }
+      return EmitGTest(trace_path, test_name);
+    }
+    return Replay(trace_path, against);
+  }
   if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
   if (checkpoint_read->parsed()) return CheckpointRead(checkpoint_file, checkpoint_json);
   if (crash->parsed()) {
