@@ -1,7 +1,7 @@
 #include "properties/trace_replay.h"
 
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "properties/json_lines.h"
@@ -16,9 +16,12 @@ constexpr const char* kFormatHint = "\n(the trace format is described in docs/tr
 
 // The rule a check's message starts with ("E5: step 5: ..."), or "".
 std::string CitedRule(const std::string& message) {
-  static const std::regex kRule(R"(^([A-Z]+[0-9]+): )");
-  std::smatch m;
-  return std::regex_search(message, m, kRule) ? m[1].str() : "";
+  size_t i = 0;
+  while (i < message.size() && std::isupper(static_cast<unsigned char>(message[i])) != 0) ++i;
+  const size_t letters = i;
+  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i])) != 0) ++i;
+  const bool rule = letters > 0 && i > letters && message.compare(i, 2, ": ") == 0;
+  return rule ? message.substr(0, i) : "";
 }
 
 // A task or windowed trace: read with `read`, run by `replay` on the engine and the model.
