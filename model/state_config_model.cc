@@ -103,13 +103,15 @@ CheckResult CompareT1Row(const std::map<std::string, std::string>& props, const 
     return std::nullopt;
   }
   // Encodes: T1 — the engine's resolution differs from the table's row
-  return Finding("T1", "the engine resolves " + Describe(props) + " to (" +
-         Row(engine.guarantee, engine.isolation, engine.buffer_writes,
-             engine.wipe_on_unclean_shutdown, engine.format, engine.uncommitted_max_bytes) +
-         "); T1's table says (" +
-         Row(expected.guarantee, expected.isolation, expected.buffer_writes,
-             expected.wipe_on_unclean_shutdown, expected.format, expected.uncommitted_max_bytes) +
-         ")");
+  return Finding(
+      "T1",
+      "the engine resolves " + Describe(props) + " to (" +
+          Row(engine.guarantee, engine.isolation, engine.buffer_writes,
+              engine.wipe_on_unclean_shutdown, engine.format, engine.uncommitted_max_bytes) +
+          "); T1's table says (" +
+          Row(expected.guarantee, expected.isolation, expected.buffer_writes,
+              expected.wipe_on_unclean_shutdown, expected.format, expected.uncommitted_max_bytes) +
+          ")");
 }
 
 }  // namespace statecheck::model

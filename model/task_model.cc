@@ -239,8 +239,8 @@ CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& obs
   if (config_.guarantee == ProcessingGuarantee::kExactlyOnceV2) {
     // Encodes: C3 — exactly-once: committed output is exactly the last commit's, nothing open
     if (observed == committed_output_) return std::nullopt;
-    return Finding("C3", "committed output " + Show(observed) + ", expected " +
-                             Show(committed_output_));
+    return Finding("C3",
+                   "committed output " + Show(observed) + ", expected " + Show(committed_output_));
   }
   // Encodes: C4, F4 — at-least-once: the last commit's output then a whole-record prefix
   const size_t base = committed_output_.size();
@@ -261,7 +261,8 @@ void TaskModel::CommitFailed() {
 }
 
 CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t now_ms) {
-  if (clean && since_commit_ != 0) return Finding("C1", "model: a clean restart needs Close() first");
+  if (clean && since_commit_ != 0)
+    return Finding("C1", "model: a clean restart needs Close() first");
   if (!commit_uncertain_) {
     CheckResult r = CheckAndAdopt(clean, o, Slack::kNone, now_ms);
     if (!r) last_failed_commit_ = FailedCommitOutcome::kNone;
@@ -308,11 +309,12 @@ CheckResult TaskModel::Restart(bool clean, const RestartObservation& o, int64_t 
   // At-least-once writes the input offset last (C1's order): a store that must still restore
   // records of a commit whose input offset is committed was committed after it, or never.
   if (offset_committed && !eos && rule == "C2") rule = "C1";
-  return Finding(rule, "after a failed commit the task restarted in neither outcome: had it "
-                       "committed, " +
-                           why_after->ToString() + "; had it not, " + why_before->ToString() +
-                           " (its committed input offset says it " +
-                           (offset_committed ? "had" : "had not") + ")");
+  return Finding(rule,
+                 "after a failed commit the task restarted in neither outcome: had it "
+                 "committed, " +
+                     why_after->ToString() + "; had it not, " + why_before->ToString() +
+                     " (its committed input offset says it " +
+                     (offset_committed ? "had" : "had not") + ")");
 }
 
 CheckResult TaskModel::KeptBufferedWrites(const std::string& name, const Store& s,
@@ -395,14 +397,14 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
         }
       }
       if (!found_prefix) {
-        return Finding("C4", "store " + name + " after its wipe and restore is " + Show(observed) +
-                                 ", not what its changelog held at the last commit " +
-                                 Show(s.logged.front()) +
-                                 (s.logged.size() > 1
-                                      ? " (or " + std::to_string(s.logged.size() - 1) + " more)"
-                                      : std::string()) +
-                                 " followed by a prefix of its " +
-                                 std::to_string(s.pending.size()) + " later writes");
+        return Finding(
+            "C4",
+            "store " + name + " after its wipe and restore is " + Show(observed) +
+                ", not what its changelog held at the last commit " + Show(s.logged.front()) +
+                (s.logged.size() > 1 ? " (or " + std::to_string(s.logged.size() - 1) + " more)"
+                                     : std::string()) +
+                " followed by a prefix of its " + std::to_string(s.pending.size()) +
+                " later writes");
       }
       s.changelog_committed = restored;
     } else if (eos || clean) {
@@ -418,17 +420,15 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
         // transactions were restored (C1). Fewer: the restore stopped short (C2).
         return Finding(eos && restored > expect_restored ? "C1" : "C2",
                        "store " + name + " restored " + std::to_string(restored) +
-                                 " changelog records, expected " +
-                                 std::to_string(expect_restored) +
-                                 (wiped ? " (every committed one, after the wipe)"
-                                        : " (its stored offset is the changelog's committed end)"));
+                           " changelog records, expected " + std::to_string(expect_restored) +
+                           (wiped ? " (every committed one, after the wipe)"
+                                  : " (its stored offset is the changelog's committed end)"));
       }
       // Encodes: C3 — exactly-once (or a clean close): each store is exactly its last commit
       if (observed != s.committed) {
         // The store must be the last commit's (C3 under exactly-once, C4 for a clean close).
-        return Finding(eos ? "C3" : "C4", "store " + name + " after restart is " +
-                                              Show(observed) + ", the last commit left " +
-                                              Show(s.committed));
+        return Finding(eos ? "C3" : "C4", "store " + name + " after restart is " + Show(observed) +
+                                              ", the last commit left " + Show(s.committed));
       }
     } else {
       // Encodes: C2 — a store not wiped restores only records after its stored offset
@@ -460,9 +460,8 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       if (!found_state) {
         if (CheckResult kept = KeptBufferedWrites(name, s, observed, restored, clean)) return kept;
         return Finding("C4", "store " + name + " after restart is " + Show(observed) +
-                                 ", not its last commit " + Show(s.committed) +
-                                 " with the first " + std::to_string(restored) + " of its " +
-                                 std::to_string(k) +
+                                 ", not its last commit " + Show(s.committed) + " with the first " +
+                                 std::to_string(restored) + " of its " + std::to_string(k) +
                                  " later writes re-applied (on top of any prefix of them, under "
                                  "READ_UNCOMMITTED)");
       }

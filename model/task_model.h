@@ -146,8 +146,7 @@ class TaskModel {
   // finding of the rule the difference breaks. After a failed commit (commit_uncertain()) the
   // observed committed input offset says which outcome the commit had (C1: it is written last,
   // or atomically with the rest), and the finding is that outcome's.
-  [[nodiscard]] CheckResult Restart(bool clean, const RestartObservation& observed,
-                                    int64_t now_ms);
+  [[nodiscard]] CheckResult Restart(bool clean, const RestartObservation& observed, int64_t now_ms);
 
   // Checks the output partition as committed readers see it: exactly the last commit's output
   // under exactly_once_v2 (C3); under at_least_once, where output is visible once the log syncs

@@ -263,12 +263,13 @@ std::string EvidenceSection(const std::vector<RuleVerdict>& verdicts) {
     const size_t reached = v.evidence.size() - missing.size();
     const double share = static_cast<double>(reached) / static_cast<double>(v.evidence.size());
     h += "<tr data-rule=\"" + Html(v.rule->id) + "\" data-reached=\"" + std::to_string(reached) +
-         "\" data-declared=\"" + std::to_string(v.evidence.size()) + "\"><th scope=\"row\">"
-         "<span class=\"rid\">" + Html(v.rule->id) + "</span> " + Html(v.rule->title) +
-         "</th><td>" + Badge(v.verdict) + "</td>" + NumCell(v.cases) +
-         "<td class=\"sit\"><details><summary><span class=\"ev" +
-         (missing.empty() ? "" : " short") + "\"><span style=\"width:" +
-         Fixed(100 * share, 0) + "%\"></span></span>" + std::to_string(reached) + " of " +
+         "\" data-declared=\"" + std::to_string(v.evidence.size()) +
+         "\"><th scope=\"row\">"
+         "<span class=\"rid\">" +
+         Html(v.rule->id) + "</span> " + Html(v.rule->title) + "</th><td>" + Badge(v.verdict) +
+         "</td>" + NumCell(v.cases) + "<td class=\"sit\"><details><summary><span class=\"ev" +
+         (missing.empty() ? "" : " short") + "\"><span style=\"width:" + Fixed(100 * share, 0) +
+         "%\"></span></span>" + std::to_string(reached) + " of " +
          std::to_string(v.evidence.size()) + "</summary><ul>";
     // Unreached first: they are what the reader looks for.
     for (int pass = 0; pass < 2; ++pass) {
@@ -542,10 +543,12 @@ std::string Findings(const RunReport& report) {
          "</code></h3>\n";
     if (!p.config.empty()) h += "<p>Configuration: " + Html(p.config) + "</p>\n";
     h += p.failing_rule.empty()
-             ? std::string("<p class=\"credit\">Unattributed: no check failed (a crash or an "
-                           "unexpected error), so every rule of its family fails.</p>\n")
-             : "<p class=\"credit\" data-rule=\"" + Html(p.failing_rule) + "\">Credited to <strong>" +
-                   Html(p.failing_rule) + "</strong>, the rule of the check that failed.</p>\n";
+             ? std::string(
+                   "<p class=\"credit\">Unattributed: no check failed (a crash or an "
+                   "unexpected error), so every rule of its family fails.</p>\n")
+             : "<p class=\"credit\" data-rule=\"" + Html(p.failing_rule) +
+                   "\">Credited to <strong>" + Html(p.failing_rule) +
+                   "</strong>, the rule of the check that failed.</p>\n";
     h += "<h4>Message</h4>\n<pre class=\"message\">" + Html(p.message) + "</pre>\n";
     if (!p.counterexample.empty()) {
       h += "<h4>Shrunk counterexample (" + std::to_string(p.counterexample.size()) +
@@ -583,8 +586,8 @@ std::string MutationScore(const RunReport& report) {
                   " s budget per bug, " +
                   (t.scope == "all" ? "the whole campaign each"
                                     : "each campaign checking the rules its bug breaks") +
-                  ". <span id=\"citing-expected\">Of the caught bugs, " + Grouped(t.CitingExpected()) +
-                  " of " + Grouped(t.Caught()) +
+                  ". <span id=\"citing-expected\">Of the caught bugs, " +
+                  Grouped(t.CitingExpected()) + " of " + Grouped(t.Caught()) +
                   " were caught by a check of a rule they are expected to break.</span> The rest "
                   "of this report is the control run, with no bug planted.</p>\n";
   const int row = 18, label = 330, width = 360, right = 90;
@@ -633,8 +636,8 @@ std::string MutationScore(const RunReport& report) {
          "</td><td class=\"num\">" + Fixed(b.seconds, 1) + "</td><td class=\"num\">" +
          (b.caught ? report_text::StepsText(b.counterexample_steps) : "") + "</td><td>" +
          (b.caught ? "<code>" + BreakableId(b.property) + "</code><br><span class=\"" +
-                         (b.CitesExpectedRule() ? "cited" : "cited other") + "\">" +
-                         Html(rules) + "</span>"
+                         (b.CitesExpectedRule() ? "cited" : "cited other") + "\">" + Html(rules) +
+                         "</span>"
                    : "") +
          "</td></tr>\n";
   }
@@ -680,8 +683,8 @@ constexpr const char* kScript = R"js(
 
 std::string ReportHtml(const RunReport& report, const std::vector<RuleVerdict>& verdicts) {
   const report_text::Totals t = report_text::RunTotals(report);
-  const bool failed = t.failed_properties > 0 ||
-                      VerdictsFail(verdicts, report.configuration.require_evidence);
+  const bool failed =
+      t.failed_properties > 0 || VerdictsFail(verdicts, report.configuration.require_evidence);
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";

@@ -67,7 +67,8 @@ std::string MissingText(const RuleVerdict& v) {
 std::string SkipMessage(const RuleVerdict& v) {
   if (v.verdict == "not exercised") {
     return "not exercised: the checks held, but no case reached " + MissingText(v) + " (" +
-           v.EvidenceFraction() + " situations reached; a longer run, or a generator that reaches "
+           v.EvidenceFraction() +
+           " situations reached; a longer run, or a generator that reaches "
            "them, earns the pass)";
   }
   if (v.verdict == "not run") {

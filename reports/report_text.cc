@@ -208,9 +208,9 @@ Totals RunTotals(const RunReport& report) {
 }
 
 std::vector<std::pair<std::string, int64_t>> VerdictCounts(const std::vector<RuleVerdict>& v) {
-  std::vector<std::pair<std::string, int64_t>> out = {
-      {"pass", 0},       {"fail", 0},        {"not exercised", 0},
-      {"not run", 0},    {"tests only", 0},  {"not checked", 0}};
+  std::vector<std::pair<std::string, int64_t>> out = {{"pass", 0},          {"fail", 0},
+                                                      {"not exercised", 0}, {"not run", 0},
+                                                      {"tests only", 0},    {"not checked", 0}};
   for (const RuleVerdict& r : v) {
     auto it =
         std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == r.verdict; });

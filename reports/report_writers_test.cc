@@ -866,9 +866,8 @@ TEST(ReportMarkdown, MutationScoreListsEveryBugAndExplainsTheMissedOnes) {
   EXPECT_NE(md.find("## Mutation score"), std::string::npos);
   EXPECT_NE(md.find("**2 of 3 planted bugs caught (66.7%)**, 60 s budget per bug"),
             std::string::npos);
-  EXPECT_NE(
-      md.find("| `window_store/drop_rule_off_by_one` | W3,W6 | ✅ a check of W3 | 0.8 | 3 |"),
-      std::string::npos)
+  EXPECT_NE(md.find("| `window_store/drop_rule_off_by_one` | W3,W6 | ✅ a check of W3 | 0.8 | 3 |"),
+            std::string::npos)
       << md;
   EXPECT_NE(md.find("Of the caught bugs, 1 of 2 were caught by a check of a rule they are "
                     "expected to break."),

@@ -145,10 +145,13 @@ Json SelftestJson(const SelftestSection& s) {
                         {"cited_rules", b.cited_rules},
                         {"cites_expected_rule", b.CitesExpectedRule()}});
   }
-  return Json{{"budget_seconds", s.budget_seconds}, {"scope", s.scope},
-              {"planted", s.bugs.size()},           {"caught", s.Caught()},
+  return Json{{"budget_seconds", s.budget_seconds},
+              {"scope", s.scope},
+              {"planted", s.bugs.size()},
+              {"caught", s.Caught()},
               {"citing_expected_rule", s.CitingExpected()},
-              {"mutation_score", s.Score()},        {"bugs", std::move(bugs)}};
+              {"mutation_score", s.Score()},
+              {"bugs", std::move(bugs)}};
 }
 
 Status SelftestFromJson(const Json& j, SelftestSection* s) {
@@ -528,8 +531,7 @@ Status ReadReportJson(const std::string& text, RunReport* out) {
   STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "shard", &shard));
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "index", &rc.shard_index));
   STATECHECK_RETURN_IF_ERROR(Field(shard, "configuration.shard", "count", &rc.shard_count));
-  STATECHECK_RETURN_IF_ERROR(
-      Field(c, "configuration", "require_evidence", &rc.require_evidence));
+  STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "require_evidence", &rc.require_evidence));
   STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "jobs", &rc.jobs));
   STATECHECK_RETURN_IF_ERROR(Field(c, "configuration", "workers_started", &rc.workers_started));
   Json props;

@@ -168,7 +168,7 @@ struct SelftestSection {
   std::string scope;
   std::vector<PlantedBugResult> bugs;
   int64_t Caught() const;
-  double Score() const;  // Caught / planted, in percent (0 when none ran).
+  double Score() const;            // Caught / planted, in percent (0 when none ran).
   int64_t CitingExpected() const;  // Bugs whose cited rules include an expected one.
 };
 
@@ -214,7 +214,7 @@ struct RuleVerdict {
   double seconds = 0;
   int64_t no_fault_cases = 0;
   FaultCounts faults;
-  std::vector<std::string> properties;          // Of its families, that ran in this run.
+  std::vector<std::string> properties;  // Of its families, that ran in this run.
   // Properties whose failing check enforces it (any family), or of its families that failed
   // unattributed.
   std::vector<std::string> failing_properties;

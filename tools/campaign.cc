@@ -180,9 +180,7 @@ class Campaign {
     int64_t in_flight_cases = 0;  // Of batches handed out and not yet back.
   };
 
-  double Elapsed() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   uint64_t Advance(const std::string& id, uint64_t from) const {
     while (ShardOf(id, from, options_.shard_count) != options_.shard_index) ++from;
     return from;
@@ -311,15 +309,16 @@ BatchJob Campaign::MakeJob(size_t spec_index) {
   BatchJob job;
   job.spec = spec_index;
   job.number = plan.next;
-  job.params.seed = properties::Mix(seed_ ^ properties::Mix(Fnv1a(spec.id) ^ properties::Mix(plan.next)));
+  job.params.seed =
+      properties::Mix(seed_ ^ properties::Mix(Fnv1a(spec.id) ^ properties::Mix(plan.next)));
   job.params.max_success = std::max(1, options_.cases_per_batch / spec.batch_divisor);
   job.params.max_size = options_.max_size;
   job.params.trace_dir = result_->report_dir + "/counterexamples";
   if (!options_.reproduce.empty()) job.params.reproduce = options_.reproduce;
-  job.kill_worker = options_.test_kill_worker_property == spec.id &&
-                    options_.test_kill_worker_batch == plan.next;
-  plan.next = options_.only_batch_property.empty() ? Advance(spec.id, plan.next + 1)
-                                                   : plan.next + 1;
+  job.kill_worker =
+      options_.test_kill_worker_property == spec.id && options_.test_kill_worker_batch == plan.next;
+  plan.next =
+      options_.only_batch_property.empty() ? Advance(spec.id, plan.next + 1) : plan.next + 1;
   if (plan.left > 0) --plan.left;
   plan.in_flight_cases += job.params.max_success;
   // Counted now at its estimate, so that the other workers' picks see it; Absorb corrects it.
@@ -487,8 +486,7 @@ Status Campaign::ReplayRegressions() {
   return Status::Ok();
 }
 
-void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run,
-                             reports::PropertyResult* r) {
+void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::PropertyResult* r) {
   const properties::PropertySpec& spec = specs_[job.spec];
   const properties::PropertyOutcome& out = run.outcome;
   ++result_->findings;
@@ -503,8 +501,8 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run,
     // No check failed: the process running the batch did not survive it. The batch alone, in the
     // foreground (under a debugger, say), repeats it.
     r->message = "the worker process running batch " + std::to_string(job.number) + " (seed " +
-                 std::to_string(job.params.seed) + ") of " + spec.id + " died: it was " +
-                 run.died + ". No check failed, so the failure is unattributed.";
+                 std::to_string(job.params.seed) + ") of " + spec.id + " died: it was " + run.died +
+                 ". No check failed, so the failure is unattributed.";
     r->replay_commands.push_back(exe + " run --seed " + std::to_string(seed_) + " --batch " +
                                  ShellQuote(spec.id + ":" + std::to_string(job.number)));
   }
@@ -698,7 +696,8 @@ void PrintSummary(const CampaignResult& result, std::ostream& out) {
   }
   for (const auto& v : result.verdicts) {
     if (v.unattributed) {
-      out << "\n" << v.rule->id
+      out << "\n"
+          << v.rule->id
           << " fails unattributed: a property of its family failed with no check to credit (a "
              "crash or an unexpected error)\n";
     }
