@@ -293,34 +293,36 @@ bool VerdictsFail(const std::vector<RuleVerdict>& verdicts, bool require_evidenc
 std::vector<RuleVerdict> RuleVerdicts(const std::vector<const Rule*>& rules,
                                       const RunReport& report) {
   static const std::vector<PropertyResult> kNoTraces;
+  const std::vector<PropertyResult>& traces =
+      report.regressions ? report.regressions->traces : kNoTraces;
   std::vector<RuleVerdict> out;
   for (const Rule* rule : rules) {
     RuleVerdict v;
     v.rule = rule;
     const auto& fams = rule->property_families;
-    for (const PropertyResult& p : report.properties) {
-      if (p.batches.empty()) continue;  // Not run here (another shard, no time left).
-      const bool of_family = std::find(fams.begin(), fams.end(), p.family) != fams.end();
-      if (auto it = p.rule_cases.find(rule->id); it != p.rule_cases.end()) v.cases += it->second;
-      if (!p.passed && (p.failing_rule == rule->id || (of_family && p.failing_rule.empty()))) {
+    auto of_family = [&](const PropertyResult& p) {
+      return std::find(fams.begin(), fams.end(), p.family) != fams.end();
+    };
+    // A failure fails the rule its check cites, or (none cited) its family's rules, unattributed.
+    auto credit = [&](const PropertyResult& p) {
+      if (!p.passed && (p.failing_rule == rule->id || (of_family(p) && p.failing_rule.empty()))) {
         v.failing_properties.push_back(p.id);
         v.unattributed = v.unattributed || p.failing_rule.empty();
       }
-      if (!of_family) continue;
+    };
+    for (const PropertyResult& p : report.properties) {
+      if (p.batches.empty()) continue;  // Not run here (another shard, no time left).
+      if (auto it = p.rule_cases.find(rule->id); it != p.rule_cases.end()) v.cases += it->second;
+      credit(p);
+      if (!of_family(p)) continue;
       v.properties.push_back(p.id);
       v.operations += p.operations;
       v.seconds += p.seconds;
       v.no_fault_cases += p.no_fault_cases;
       v.faults += p.faults;
     }
-    // A diverged regression trace fails the rule its check cites, or its family's unattributed.
-    for (const PropertyResult& p : report.regressions ? report.regressions->traces : kNoTraces) {
-      const bool of_family = std::find(fams.begin(), fams.end(), p.family) != fams.end();
-      if (!p.passed && (p.failing_rule == rule->id || (of_family && p.failing_rule.empty()))) {
-        v.failing_properties.push_back(p.id);
-        v.unattributed = v.unattributed || p.failing_rule.empty();
-      }
-    }
+    // A diverged regression trace counts as a failure; its one case is no evidence.
+    for (const PropertyResult& p : traces) credit(p);
     for (const Situation& s : rule->situations) {
       int64_t count = 0;
       for (const PropertyResult& p : report.properties) {
