@@ -278,6 +278,14 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (options.write_buffer_size > 0) db_options.write_buffer_size = options.write_buffer_size;
     // Keeps: F5 — optionally no background compactions, so that a fault schedule replays exactly
     db_options.disable_auto_compactions = options.disable_auto_compactions;
+    // Kafka Streams' level (RocksDBStore.openDB): RocksDB's LOG holds its errors, not a dump of
+    // every option at each open.
+    db_options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
+    if (options.config_setter) {
+      const rocksdb::Options chosen = db_options;
+      options.config_setter(name_, &db_options);
+      STATECHECK_RETURN_IF_ERROR(CheckConfigSetter(chosen, db_options, options));
+    }
     rocksdb::Status s = internal::CreateDirs(db_options.env, options.directory);
     if (!s.ok()) return FromRocksDB(s);
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -321,6 +329,45 @@ class RocksDBStoreImpl final : public RocksDBStore,
   }
 
   ~RocksDBStoreImpl() override { Close(); }
+
+  // InvalidArgument when the config setter changed a setting the store's rules rest on (the
+  // list is RocksDBConfigSetter's, in rocksdb_store.h).
+  Status CheckConfigSetter(const rocksdb::Options& chosen, const rocksdb::Options& set,
+                           const RocksDBStoreOptions& options) const {
+    auto changed = [&](const char* setting, const char* why) {
+      return Status::InvalidArgument("store " + name_ + ": the RocksDB config setter changed " +
+                                     setting + ", which " + why +
+                                     ": leave it as the engine sets it");
+    };
+    if (set.atomic_flush != chosen.atomic_flush) {
+      return changed("atomic_flush", "keeps the data and its changelog offsets together (T7)");
+    }
+    if (set.avoid_flush_during_shutdown != chosen.avoid_flush_during_shutdown) {
+      return changed("avoid_flush_during_shutdown",
+                     "keeps an abandoned store from making uncommitted data durable");
+    }
+    if (set.create_if_missing != chosen.create_if_missing ||
+        set.create_missing_column_families != chosen.create_missing_column_families ||
+        set.error_if_exists != chosen.error_if_exists) {
+      return changed("create_if_missing, create_missing_column_families or error_if_exists",
+                     "the store needs to create itself and its metadata column family");
+    }
+    if (set.env != chosen.env) {
+      return changed("env", "is the one the store was given (RocksDBStoreOptions::env)");
+    }
+    if (!set.wal_dir.empty() || !set.db_paths.empty() || !set.cf_paths.empty()) {
+      return changed("wal_dir, db_paths or cf_paths",
+                     "keep every file in the store's directory, which a wipe deletes (T10)");
+    }
+    if (options.write_buffer_size > 0 && set.write_buffer_size != chosen.write_buffer_size) {
+      return changed("write_buffer_size", "RocksDBStoreOptions::write_buffer_size sets");
+    }
+    if (set.disable_auto_compactions != chosen.disable_auto_compactions) {
+      return changed("disable_auto_compactions",
+                     "RocksDBStoreOptions::disable_auto_compactions sets");
+    }
+    return Status::Ok();
+  }
 
   // KeyValueStore -----------------------------------------------------------------------------
   const std::string& name() const override { return name_; }

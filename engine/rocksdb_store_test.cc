@@ -4,6 +4,7 @@
 #include <fiu.h>
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/utilities/options_util.h>
 
 #include <atomic>
 #include <filesystem>
@@ -439,6 +440,59 @@ TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
   EXPECT_TRUE(old_commit || new_commit)
       << "a=" << a.value_or("none") << " b=" << b.value_or("none");
   store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// The RocksDB config setter (Kafka Streams' rocksdb.config.setter): called with the store's
+// name, what it sets is what RocksDB opens with, and a change to a setting the store's rules
+// rest on fails the open with InvalidArgument naming it, before anything is created.
+TEST(RocksDBStoreConfigSetter, TunesRocksDBAndRefusesTheSettingsTheRulesRestOn) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("statecheck_setter_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RocksDBStoreOptions o;
+  o.name = "counts";
+  o.directory = (dir / "counts").string();
+  o.logger = NullLogger();
+  std::vector<std::string> called;
+  o.config_setter = [&](const std::string& store, rocksdb::Options* options) {
+    called.push_back(store);
+    options->max_file_opening_threads = 1;
+    options->max_open_files = 321;
+  };
+  std::unique_ptr<RocksDBStore> store;
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  EXPECT_EQ(called, std::vector<std::string>{"counts"});
+  store.reset();
+  rocksdb::DBOptions persisted;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  rocksdb::ConfigOptions config;
+  ASSERT_TRUE(rocksdb::LoadLatestOptions(config, o.directory, &persisted, &families).ok());
+  EXPECT_EQ(persisted.max_file_opening_threads, 1);
+  EXPECT_EQ(persisted.max_open_files, 321);
+  // The engine's own default: Kafka Streams' info log level.
+  EXPECT_EQ(persisted.info_log_level, rocksdb::InfoLogLevel::ERROR_LEVEL);
+
+  const std::vector<std::pair<std::string, std::function<void(rocksdb::Options*)>>> breaking = {
+      {"atomic_flush", [](rocksdb::Options* p) { p->atomic_flush = false; }},
+      {"avoid_flush_during_shutdown",
+       [](rocksdb::Options* p) { p->avoid_flush_during_shutdown = false; }},
+      {"create_if_missing", [](rocksdb::Options* p) { p->create_if_missing = false; }},
+      {"env", [](rocksdb::Options* p) { p->env = nullptr; }},
+      {"db_paths", [](rocksdb::Options* p) { p->db_paths.emplace_back("/elsewhere", 1); }},
+      {"disable_auto_compactions", [](rocksdb::Options* p) { p->disable_auto_compactions = true; }},
+  };
+  for (const auto& [setting, change] : breaking) {
+    o.directory = (dir / setting).string();
+    o.config_setter = [&change = change](const std::string&, rocksdb::Options* options) {
+      change(options);
+    };
+    const Status s = OpenRocksDBStore(o, &store);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << setting << ": " << s;
+    EXPECT_NE(s.message().find(setting), std::string::npos) << s;
+    EXPECT_NE(s.message().find("store counts"), std::string::npos) << s;
+    EXPECT_FALSE(std::filesystem::exists(o.directory)) << setting << ": created before refusing";
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -749,6 +749,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     so.use_wal = options_.store_use_wal;
     so.write_buffer_size = options_.store_write_buffer_size;
     so.disable_auto_compactions = options_.store_disable_auto_compactions;
+    so.config_setter = options_.store_config_setter;
     so.logger = logger_;
     so.format = options_.config.format;
     if (legacy_ && !wiped) {

@@ -21,6 +21,7 @@
 #include "faults/fault_fs.h"
 #include "model/task_model.h"
 #include "properties/generators.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/task_property.h"
 #include "statecheck/fail_points.h"
 #include "statecheck/log.h"
@@ -386,6 +387,7 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
   to.clock = std::make_shared<ManualClock>();
   to.env = env.env.get();
   to.logger = NullLogger();
+  to.store_config_setter = HarnessRocksDBConfig();
   std::unique_ptr<Task> task;
   if (plan.kill_point == kFailTaskRestoreBatch) arm();
   s = OpenTask(to,

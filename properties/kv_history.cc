@@ -17,6 +17,7 @@
 
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/kv_store_property.h"
 #include "properties/window_store_ops.h"
 #include "statecheck/logger.h"
@@ -995,6 +996,7 @@ KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
     o.directory = directory;
     o.isolation = isolation;
     o.logger = NullLogger();
+    o.config_setter = HarnessRocksDBConfig();
     std::unique_ptr<RocksDBStore> s;
     STATECHECK_RETURN_IF_ERROR(OpenRocksDBStore(o, &s));
     *store = std::move(s);

@@ -18,6 +18,7 @@
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/window_store_ops.h"
 #include "statecheck/rocksdb_store.h"
@@ -933,6 +934,7 @@ KvStoreFactory EngineKvStoreFactory() {
     o.write_buffer_size = config.write_buffer_size;
     o.env = KvScratchEnv();
     o.logger = NullLogger();
+    o.config_setter = HarnessRocksDBConfig();
     std::unique_ptr<RocksDBStore> s;
     STATECHECK_RETURN_IF_ERROR(OpenRocksDBStore(o, &s));
     *store = std::move(s);

@@ -18,6 +18,7 @@
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/window_store_ops.h"
 #include "statecheck/fail_points.h"
@@ -67,6 +68,7 @@ class TaskSut {
     options_.clock = clock_;
     options_.store_use_wal = config.use_wal;
     options_.logger = NullLogger();
+    options_.store_config_setter = HarnessRocksDBConfig();
     model_ = std::make_unique<model::TaskModel>(ModelConfig(), clock_->NowMs());
     eos_ = resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2;
     if (config.power_loss || !config.real_disk) {
@@ -595,6 +597,7 @@ class TaskSut {
       so.env = options_.env;
       so.use_wal = options_.store_use_wal;
       so.disable_auto_compactions = options_.store_disable_auto_compactions;
+      so.config_setter = options_.store_config_setter;
       so.logger = NullLogger();
       std::unique_ptr<RocksDBStore> store;
       Status s = OpenRocksDBStore(so, &store);

@@ -17,6 +17,7 @@
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/in_memory_aggregation_store.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/session_aggregation_store.h"
@@ -204,6 +205,7 @@ TaskOptions TaskOptionsFor(const std::string& dir, Log* log, std::shared_ptr<Clo
   o.log = log;
   o.clock = std::move(clock);
   o.logger = NullLogger();
+  o.store_config_setter = HarnessRocksDBConfig();
   return o;
 }
 

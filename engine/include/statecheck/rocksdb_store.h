@@ -31,6 +31,7 @@
 #define STATECHECK_ROCKSDB_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,9 +43,23 @@
 
 namespace rocksdb {
 class Env;
+struct Options;
 }  // namespace rocksdb
 
 namespace statecheck {
+
+// Kafka Streams' rocksdb.config.setter: called with the store's name and the RocksDB options the
+// engine chose, just before the store opens, to tune what the engine leaves to RocksDB (caches,
+// table options, threads, the info log). The engine's defaults are RocksDB's, except the info
+// log's level, which is ERROR as Kafka Streams sets it. The settings the engine's rules rest on
+// are not the setter's to change, and an open whose setter changed one fails with
+// InvalidArgument naming it: atomic_flush (T7), avoid_flush_during_shutdown (a crash loses what
+// was not committed), create_if_missing, create_missing_column_families, error_if_exists, env
+// (all I/O goes through the one given), wal_dir, db_paths and cf_paths (a wipe deletes the store's
+// directory, so every file stays in it), and write_buffer_size and disable_auto_compactions
+// when RocksDBStoreOptions sets them.
+using RocksDBConfigSetter =
+    std::function<void(const std::string& store_name, rocksdb::Options* options)>;
 
 struct RocksDBStoreOptions {
   std::string name;
@@ -59,6 +74,7 @@ struct RocksDBStoreOptions {
   // fault schedule ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0.
   bool disable_auto_compactions = false;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
+  RocksDBConfigSetter config_setter;  // Null = none.
   StateFormat format = StateFormat::kCurrent;
   // Legacy format: the committed position the store starts from (its task reads it from the
   // store's .position file). Ignored in the current format.

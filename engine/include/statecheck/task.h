@@ -100,6 +100,7 @@
 #include "statecheck/key_value_store.h"
 #include "statecheck/log.h"
 #include "statecheck/logger.h"
+#include "statecheck/rocksdb_store.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
@@ -210,6 +211,7 @@ struct TaskOptions {
   bool store_use_wal = false;                   // RocksDBStoreOptions::use_wal.
   int64_t store_write_buffer_size = 0;          // RocksDBStoreOptions::write_buffer_size.
   bool store_disable_auto_compactions = false;  // RocksDBStoreOptions::disable_auto_compactions.
+  RocksDBConfigSetter store_config_setter;      // RocksDBStoreOptions::config_setter.
   int restore_batch_records = 1000;             // Restored records per store commit.
   std::shared_ptr<Logger> logger;               // Null = StderrLogger().
 };
