@@ -260,7 +260,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
       : name_(options.name),
         isolation_(options.format == StateFormat::kLegacy ? IsolationLevel::kReadUncommitted
                                                           : options.isolation),
-        legacy_(options.format == StateFormat::kLegacy),
+        legacy_(options.format == StateFormat::kLegacy && !options.read_only),
+        read_only_(options.read_only),
         use_wal_(options.use_wal),
         logger_(options.logger ? options.logger : StderrLogger()) {}
 
@@ -286,6 +287,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
       options.config_setter(name_, &db_options);
       STATECHECK_RETURN_IF_ERROR(CheckConfigSetter(chosen, db_options, options));
     }
+    if (read_only_) return OpenReadOnly(db_options, options.directory);
     rocksdb::Status s = internal::CreateDirs(db_options.env, options.directory);
     if (!s.ok()) return FromRocksDB(s);
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -329,6 +331,32 @@ class RocksDBStoreImpl final : public RocksDBStore,
   }
 
   ~RocksDBStoreImpl() override { Close(); }
+
+  // RocksDBStoreOptions::read_only: RocksDB's read-only open, which writes nothing (a WAL is
+  // replayed into memory), of a store this engine wrote.
+  Status OpenReadOnly(const rocksdb::Options& db_options, const std::string& directory) {
+    rocksdb::Env* env = db_options.env;
+    if (env->FileExists(directory + "/CURRENT").IsNotFound()) {
+      return Status::NotFound("store " + name_ + ": no store to open read-only in " + directory);
+    }
+    std::vector<std::string> names;
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, directory, &names);
+    if (!s.ok()) return FromRocksDB(s);
+    // Without its metadata family (a first open that crashed before creating it) the store has
+    // committed nothing: it opens with none (no offsets, no position, no format mark).
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options)}};
+    if (std::find(names.begin(), names.end(), kMetaFamily) != names.end()) {
+      families.emplace_back(kMetaFamily, rocksdb::ColumnFamilyOptions(db_options));
+    }
+    auto db = std::make_shared<Db>();
+    s = rocksdb::DB::OpenForReadOnly(db_options, directory, families, &db->handles, &db->db);
+    if (!s.ok()) return FromRocksDB(s);
+    db_ = std::move(db);
+    STATECHECK_RETURN_IF_ERROR(LoadMetadata());
+    open_ = true;
+    return Status::Ok();
+  }
 
   // InvalidArgument when the config setter changed a setting the store's rules rest on (the
   // list is RocksDBConfigSetter's, in rocksdb_store.h).
@@ -378,7 +406,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   std::optional<StateFormat> found_format() const override { return found_format_; }
 
   Status ImportLegacy(const ChangelogOffsets& offsets, const Position& position) override {
-    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     if (legacy_ || found_format_ != StateFormat::kLegacy || imported_ || !buffer_.empty() ||
         UncommittedPosition() != CommittedPosition()) {
       return Status::FailedPrecondition(
@@ -394,7 +422,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
-    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     // Keeps: T4 — READ_COMMITTED: a write waits in the buffer, unseen by views until the commit
     if (Buffered()) {
       BufferWrite(key, value);
@@ -411,6 +439,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status PutIfAbsent(std::string_view key, std::string_view value,
                      std::optional<std::string>* existing, const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     STATECHECK_RETURN_IF_ERROR(Get(key, existing));
     if (*existing) return Status::Ok();
     return Put(key, value, context);
@@ -418,7 +447,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
                 const RecordContext* context) override {
-    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     if (Buffered()) {
       for (const auto& [k, v] : kvs) BufferWrite(k, v);
     } else {
@@ -434,6 +463,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status Delete(std::string_view key, std::optional<std::string>* old,
                 const RecordContext* context) override {
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     STATECHECK_RETURN_IF_ERROR(Get(key, old));
     return Put(key, std::nullopt, context);
   }
@@ -474,7 +504,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   int64_t ApproximateNumUncommittedBytes() const override { return buffered_bytes_; }
 
   Status Commit(const ChangelogOffsets& offsets) override {
-    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     if (legacy_) return CommitLegacy(offsets);
     rocksdb::WriteBatch batch;
     // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets.
@@ -560,7 +590,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   }
 
   Status Rollback() override {
-    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    STATECHECK_RETURN_IF_ERROR(CheckWritable());
     if (!Buffered()) {
       return Status::FailedPrecondition("store " + name_ +
                                         " writes directly (READ_UNCOMMITTED): there is nothing "
@@ -653,7 +683,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
         uncommitted_position_ = committed_position_;
       }
     }
-    if (clean && !legacy_) {
+    if (clean && !legacy_ && !read_only_) {
       rocksdb::WriteBatch batch;
       batch.Delete(db_->meta(), kStatusKey);
       const Status s = WriteDurably(&batch);
@@ -675,6 +705,15 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Status CheckOpen() const {
     if (!open_) return ClosedError();
     if (!broken_.empty()) return Status::FailedPrecondition(broken_);
+    return Status::Ok();
+  }
+  Status CheckWritable() const {
+    STATECHECK_RETURN_IF_ERROR(CheckOpen());
+    if (read_only_) {
+      return Status::FailedPrecondition("store " + name_ +
+                                        " is open read-only: it writes, commits and rolls back "
+                                        "nothing; open it without read_only to write");
+    }
     return Status::Ok();
   }
 
@@ -757,35 +796,38 @@ class RocksDBStoreImpl final : public RocksDBStore,
   }
 
   Status LoadMetadata() {
-    std::unique_ptr<rocksdb::Iterator> it(
-        db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta()));
     bool marker = false;
     Position committed;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      const std::string key = it->key().ToString();
-      const std::string value = it->value().ToString();
-      int64_t number = 0;
-      if (key.rfind(kOffsetPrefix, 0) == 0) {
-        STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
-        committed_offsets_[key.substr(sizeof(kOffsetPrefix) - 1)] = number;
-      } else if (key.rfind(kPositionPrefix, 0) == 0) {
-        STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
-        committed[key.substr(sizeof(kPositionPrefix) - 1)] = number;
-      } else if (key == kStatusKey) {
-        marker = true;
-      } else if (key == kFormatKey) {
-        if (value == kFormatVersion) {
-          found_format_ = StateFormat::kCurrent;
-        } else if (value == kLegacyFormatVersion) {
-          found_format_ = StateFormat::kLegacy;
-        } else {
-          return Status::Corruption("store " + name_ + " has on-disk format " + value +
-                                    "; this engine reads formats " + kLegacyFormatVersion +
-                                    " (legacy) and " + kFormatVersion + " (current)");
+    // Every open but a read-only one of a store without its metadata family has the family.
+    if (db_->handles.size() > 1) {
+      std::unique_ptr<rocksdb::Iterator> it(
+          db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        const std::string key = it->key().ToString();
+        const std::string value = it->value().ToString();
+        int64_t number = 0;
+        if (key.rfind(kOffsetPrefix, 0) == 0) {
+          STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
+          committed_offsets_[key.substr(sizeof(kOffsetPrefix) - 1)] = number;
+        } else if (key.rfind(kPositionPrefix, 0) == 0) {
+          STATECHECK_RETURN_IF_ERROR(DecodeInt(value, key, &number));
+          committed[key.substr(sizeof(kPositionPrefix) - 1)] = number;
+        } else if (key == kStatusKey) {
+          marker = true;
+        } else if (key == kFormatKey) {
+          if (value == kFormatVersion) {
+            found_format_ = StateFormat::kCurrent;
+          } else if (value == kLegacyFormatVersion) {
+            found_format_ = StateFormat::kLegacy;
+          } else {
+            return Status::Corruption("store " + name_ + " has on-disk format " + value +
+                                      "; this engine reads formats " + kLegacyFormatVersion +
+                                      " (legacy) and " + kFormatVersion + " (current)");
+          }
         }
       }
+      if (!it->status().ok()) return FromRocksDB(it->status());
     }
-    if (!it->status().ok()) return FromRocksDB(it->status());
     if (!found_format_) {
       // Data without a format mark: a legacy store written by something that did not mark it.
       std::unique_ptr<rocksdb::Iterator> data(
@@ -808,6 +850,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
   const std::string name_;
   const IsolationLevel isolation_;
   const bool legacy_;  // Opened in the legacy format.
+  const bool read_only_;
   const bool use_wal_;
   const std::shared_ptr<Logger> logger_;
 

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "statecheck/fail_points.h"
@@ -302,6 +303,88 @@ TEST_P(RocksDBStoreTest, ACurrentStoreOpenedLegacyRefusesEverythingUntilWiped) {
   store = Open(IsolationLevel::kReadCommitted);
   EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
   EXPECT_EQ(store->CommittedOffset("changelog"), 0);
+}
+
+// A read-only open sees the store as a crash left it (its commits, its open-status marker set)
+// and changes nothing on disk: no file is added, removed or grows, writes are refused with a
+// message that says what to do, and Close clears no marker.
+TEST_P(RocksDBStoreTest, AReadOnlyOpenSeesTheStoreAsItIsAndWritesNothing) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    ASSERT_TRUE(store->Put("a", "1").ok());
+    ASSERT_TRUE(store->Commit({{"cl", 4}}).ok());
+    ASSERT_TRUE(store->Put("b", "2").ok());  // Never committed.
+    store->Abandon();                        // A crash: the marker stays set.
+  }
+  auto files = [&] {
+    std::map<std::string, uintmax_t> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      out[e.path().filename().string()] = e.file_size();
+    }
+    return out;
+  };
+  const std::map<std::string, uintmax_t> before = files();
+  for (int round = 0; round < 2; ++round) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = dir_.string();
+    o.use_wal = GetParam();
+    o.logger = NullLogger();
+    o.read_only = true;
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+    EXPECT_FALSE(store->was_closed_cleanly());
+    EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+    EXPECT_EQ(store->CommittedOffset("cl"), 4);
+    EXPECT_EQ(GetOf(*store, "a"), "1");
+    EXPECT_EQ(GetOf(*store, "b"), std::nullopt);
+    EXPECT_EQ(GetOf(*store->NewQueryView(), "a"), "1");
+    std::optional<std::string> old;
+    for (const Status& s : {store->Put("c", "3"), store->Delete("a", &old), store->Commit({}),
+                            store->PutIfAbsent("d", "4", &old), store->Rollback()}) {
+      EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
+      EXPECT_NE(s.message().find("open it without read_only"), std::string::npos) << s;
+    }
+    store->Close();  // Clears no marker: the second round sees it still set.
+  }
+  EXPECT_EQ(files(), before);
+
+  // A database without the metadata family (something else wrote it): read-only opens it with
+  // no offsets, as a legacy store (data without a format mark), and creates nothing.
+  const std::filesystem::path plain = dir_ / "plain";
+  {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, plain.string(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+  RocksDBStoreOptions unmarked;
+  unmarked.name = "kv";
+  unmarked.directory = plain.string();
+  unmarked.logger = NullLogger();
+  unmarked.read_only = true;
+  std::unique_ptr<RocksDBStore> other;
+  ASSERT_TRUE(OpenRocksDBStore(unmarked, &other).ok());
+  EXPECT_EQ(other->found_format(), StateFormat::kLegacy);
+  EXPECT_EQ(GetOf(*other, "k"), "v");
+  EXPECT_EQ(other->CommittedOffset("cl"), std::nullopt);
+  other->Close();
+  std::vector<std::string> families;
+  ASSERT_TRUE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), plain.string(), &families).ok());
+  EXPECT_EQ(families, std::vector<std::string>{"default"});
+
+  RocksDBStoreOptions missing;
+  missing.name = "kv";
+  missing.directory = (dir_ / "nothing-here").string();
+  missing.read_only = true;
+  std::unique_ptr<RocksDBStore> store;
+  const Status s = OpenRocksDBStore(missing, &store);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s;
+  EXPECT_FALSE(std::filesystem::exists(missing.directory));
 }
 
 INSTANTIATE_TEST_SUITE_P(Wal, RocksDBStoreTest, ::testing::Values(false, true),

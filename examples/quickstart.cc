@@ -56,6 +56,12 @@ int main() {
   ok &= Check(iq->Get("a", &v).ok() && v == "1", "the IQ reader sees it after commit");
   ok &= Check(kv->CommittedOffset("counts-changelog-0") == 0, "the offset is stored with the data");
   kv->Close();
+  // Read-only: the store as it is on disk, for a look that must change nothing.
+  ko.read_only = true;
+  ok &= Check(statecheck::OpenRocksDBStore(ko, &kv).ok() && kv->Get("a", &v).ok() && v == "1",
+              "a read-only open sees the commit");
+  ok &= Check(!kv->Put("b", "2").ok(), "and refuses writes");
+  kv->Close();
   std::filesystem::remove_all(dir);
   std::printf("%s\n", ok ? "quickstart: OK" : "quickstart: FAILED");
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;

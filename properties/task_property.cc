@@ -590,6 +590,8 @@ class TaskSut {
       const std::string directory = options_.state_directory + "/" + name;
       rocksdb::Env* env = options_.env ? options_.env : rocksdb::Env::Default();
       if (!env->FileExists(directory + "/CURRENT").ok()) continue;  // Never created.
+      // Read-only: the check reads the store as the crash left it and writes nothing into it
+      // (a writable open would set its open marker and flush before the restart sees it).
       RocksDBStoreOptions so;
       so.name = name;
       so.directory = directory;
@@ -599,6 +601,7 @@ class TaskSut {
       so.disable_auto_compactions = options_.store_disable_auto_compactions;
       so.config_setter = options_.store_config_setter;
       so.logger = NullLogger();
+      so.read_only = true;
       std::unique_ptr<RocksDBStore> store;
       Status s = OpenRocksDBStore(so, &store);
       if (!s.ok()) {
@@ -606,14 +609,13 @@ class TaskSut {
                        "store " + name + " does not open after the crash: " + s.ToString());
       }
       if (store->found_format() == StateFormat::kLegacy) {
-        store->Abandon();  // No offsets in a legacy store: its task's .checkpoint has them.
-        continue;
+        continue;  // No offsets in a legacy store: its task's .checkpoint has them.
       }
       const std::string changelog = ChangelogPartitionName(options_, name);
       const std::optional<int64_t> stored = store->CommittedOffset(changelog);
       model::StoreState on_disk, prefix;
       CheckResult why = ReadAll(store.get(), /*view=*/false, &on_disk, "T7");
-      store->Abandon();  // Its open marker stays as the crash left it.
+      store->Close();
       if (why) return why;
       bool stored_is_committed = !stored;
       if (stored) {

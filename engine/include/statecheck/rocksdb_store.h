@@ -75,6 +75,13 @@ struct RocksDBStoreOptions {
   bool disable_auto_compactions = false;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
   RocksDBConfigSetter config_setter;  // Null = none.
+  // Opens the store as it is on disk, as a crash or another process left it, and writes nothing:
+  // no OPTIONS file, no open-status marker, no flush (RocksDB's read-only open; a WAL is replayed
+  // into memory). Reads and views work; Put, PutAll, Delete, PutIfAbsent, Commit, Rollback and
+  // ImportLegacy fail with FailedPrecondition, and Close clears no marker. NotFound when there is
+  // no store in `directory`; `format` and `legacy_position` are ignored (found_format() says what
+  // is there).
+  bool read_only = false;
   StateFormat format = StateFormat::kCurrent;
   // Legacy format: the committed position the store starts from (its task reads it from the
   // store's .position file). Ignored in the current format.
