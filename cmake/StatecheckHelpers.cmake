@@ -39,16 +39,17 @@ function(statecheck_library name)
   target_link_libraries(${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# statecheck_light_folder(): the calling folder's code runs for milliseconds of a run (writing
-# reports, parsing the command line, starting workers), so it compiles for the compile's sake:
-# at -O0 in the sanitizer builds, as test sources do (statecheck_test) — under ASan+UBSan a third
-# of -O1's compile time — and at -O1 in Release (reports/run_report.cc, gcc 12: 15.7 s against
-# -O3's 23.3 s). The engine, the models, the fault file system and the properties keep the build's
-# optimization.
+# statecheck_light_folder([SANITIZERS_ONLY]): the calling folder's code runs for milliseconds of
+# a run (writing reports, parsing the command line, starting workers), so it compiles for the
+# compile's sake: at -O0 in the sanitizer builds, as test sources do (statecheck_test) — under
+# ASan+UBSan a third of -O1's compile time — and at -O1 in Release (reports/run_report.cc,
+# gcc 12: 15.7 s against -O3's 23.3 s). With SANITIZERS_ONLY, Release keeps its optimization
+# (properties/: the campaign's speed is the properties'). The engine, the models and the fault
+# file system keep the build's optimization everywhere.
 macro(statecheck_light_folder)
   if(STATECHECK_SANITIZE OR STATECHECK_TSAN)
     add_compile_options(-O0)
-  elseif(CMAKE_BUILD_TYPE STREQUAL "Release")
+  elseif(CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT "${ARGV0}" STREQUAL "SANITIZERS_ONLY")
     add_compile_options(-O1)
   endif()
 endmacro()
