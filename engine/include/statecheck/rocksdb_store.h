@@ -73,7 +73,7 @@ struct RocksDBStoreOptions {
   // No background compactions: every file write then happens in a call the writer made, so a
   // fault schedule ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0.
   bool disable_auto_compactions = false;
-  std::shared_ptr<Logger> logger;  // Null = StderrLogger().
+  std::shared_ptr<Logger> logger;     // Null = StderrLogger().
   RocksDBConfigSetter config_setter;  // Null = none.
   // Opens the store as it is on disk, as a crash or another process left it, and writes nothing:
   // no OPTIONS file, no open-status marker, no flush (RocksDB's read-only open; a WAL is replayed
