@@ -1,6 +1,7 @@
-// The embedded log's on-disk record format (statecheck/log.h describes it), exposed for the
-// log_fuzz target and tests. Internal to the engine: the log itself (engine/log.cc) is the only
-// writer and reader of partition files.
+// The embedded log's on-disk record format (statecheck/log.h describes it; docs/formats.md has
+// it byte by byte). Internal to the engine: the log (engine/log.cc, engine/log_partition.cc,
+// engine/log_inspect.cc) is the only writer and reader of partition files; the LogFileRecord
+// view below is for the log_fuzz target and tests.
 #ifndef STATECHECK_ENGINE_LOG_FORMAT_H_
 #define STATECHECK_ENGINE_LOG_FORMAT_H_
 
@@ -12,7 +13,43 @@
 #include <string_view>
 #include <vector>
 
+#include "statecheck/log.h"
+
 namespace statecheck::internal {
+
+// Partition files are "<partition>.log" in the log directory. The log's own partitions: the
+// commit decisions of transactions, and consumer groups' committed offsets.
+inline constexpr char kLogSuffix[] = ".log";
+inline constexpr char kTxnStatePartition[] = "__txn_state";
+inline constexpr char kOffsetsPartition[] = "__offsets";
+inline constexpr size_t kMaxPartitionName = 200;  // Bytes.
+
+enum class LogRecordType : uint8_t { kData = 1, kTxnBegin = 2, kTxnCommit = 3, kTxnAbort = 4 };
+
+// A record's transactional state as readers see it (set by recovery, not stored).
+enum class LogTxnState : uint8_t { kNone, kOpen, kCommitted, kAborted };
+
+// A record as the log holds it; its offset is its place in its partition.
+struct LogEntry {
+  LogRecordType type = LogRecordType::kData;
+  LogTxnState state = LogTxnState::kNone;
+  int64_t txn_id = 0;
+  std::string key;
+  std::optional<std::string> value;
+  int64_t timestamp = kNoTimestamp;
+};
+
+// The bytes of record `e` at `offset`: a 32-byte header (magic, type, flags, 0, txn id, offset,
+// key size, value size, CRC32C of the header's first 28 bytes and the payload), then the
+// payload: the timestamp (8 bytes, when it has one), the key, the value.
+std::string EncodeLogRecord(const LogEntry& e, int64_t offset);
+// Decodes the record at `pos` of `data` into `*e` (state kNone), its `*offset` and `*length` in
+// bytes. False if it is cut short or invalid (bad magic, type or flags, a length past the end,
+// a CRC mismatch).
+bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* offset,
+                     size_t* length);
+// Whether any valid record starts in `data` at or after `from`.
+bool ValidLogRecordFrom(std::string_view data, size_t from);
 
 // One record of a partition file, as written.
 struct LogFileRecord {
