@@ -2,42 +2,20 @@
 
 #include <rocksdb/env.h>
 
-#include <cstdlib>
-#include <map>
 #include <set>
 #include <utility>
 
 #include "engine/env_util.h"
 #include "engine/fail_point.h"
+#include "engine/legacy_files.h"
 #include "engine/planted.h"
+#include "engine/restore_plan.h"
 #include "engine/rocksdb_status.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck {
-
-namespace {
-// The default of ProcessorContext's window store calls: a context that has none.
-Status NoWindowStores(std::string_view store) {
-  return Status::Unimplemented("this processor context has no window stores (asked for \"" +
-                               std::string(store) +
-                               "\"): a context wrapping a task's must forward the Window* calls");
-}
-}  // namespace
-
-Status ProcessorContext::WindowPut(std::string_view store, std::string_view,
-                                   std::optional<std::string_view>, int64_t) {
-  return NoWindowStores(store);
-}
-Status ProcessorContext::WindowFetch(std::string_view store, std::string_view, int64_t,
-                                     std::optional<std::string>*) {
-  return NoWindowStores(store);
-}
-Status ProcessorContext::WindowFetchAll(std::string_view store, int64_t, int64_t,
-                                        std::unique_ptr<WindowStoreIterator>*) {
-  return NoWindowStores(store);
-}
 
 std::string_view CommitReasonName(CommitReason reason) {
   switch (reason) {
@@ -58,31 +36,6 @@ namespace {
 constexpr int64_t kAtLeastOnceCommitIntervalMs = 30000;  // Kafka's commit.interval.ms defaults.
 constexpr int64_t kExactlyOnceCommitIntervalMs = 100;
 constexpr int kInputBatch = 500;  // Input records fetched from the log at a time.
-
-// The key-value processor (task.h).
-class KeyValueProcessor final : public Processor {
- public:
-  std::vector<std::string> StoreNames() const override { return {"kv", "counts"}; }
-
-  Status Process(const LogRecord& record, ProcessorContext* context) override {
-    std::optional<std::string> count;
-    STATECHECK_RETURN_IF_ERROR(context->Get("counts", record.key, &count));
-    int64_t n = 0;
-    if (count) {
-      // The store holds what this processor wrote; anything else is damage.
-      char* end = nullptr;
-      n = std::strtoll(count->c_str(), &end, 10);
-      if (count->empty() || *end != '\0' || n < 0) {
-        return Status::Corruption("store counts: key holds \"" + *count + "\", not a count");
-      }
-    }
-    const std::string next = std::to_string(n + 1);
-    STATECHECK_RETURN_IF_ERROR(context->Put("counts", record.key, next));
-    STATECHECK_RETURN_IF_ERROR(context->Put("kv", record.key, record.value));
-    if (!record.value) return context->Forward(record.key, std::nullopt);
-    return context->Forward(record.key, *record.value + "#" + next);
-  }
-};
 
 // Positive, stable for a task: the log transaction id the task's transactions use. A new task
 // object of the same task aborts a transaction an older one left open (Kafka's fencing).
@@ -135,7 +88,8 @@ class TaskImpl final : public Task, private ProcessorContext {
         group_(options.application_id + "-" + options.task_id),
         txn_id_(TransactionId(group_)),
         eos_(options.config.guarantee == ProcessingGuarantee::kExactlyOnceV2),
-        legacy_(options.config.format == StateFormat::kLegacy) {
+        legacy_(options.config.format == StateFormat::kLegacy),
+        legacy_files_(options.env, options.state_directory, options.task_id, logger_) {
     commit_interval_ms_ = options.commit_interval_ms >= 0 ? options.commit_interval_ms
                           : eos_                          ? kExactlyOnceCommitIntervalMs
                                                           : kAtLeastOnceCommitIntervalMs;
@@ -151,12 +105,13 @@ class TaskImpl final : public Task, private ProcessorContext {
       Status s = log->AbortTransaction(txn_id_);
       if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
     }
-    STATECHECK_RETURN_IF_ERROR(LoadLegacyFiles());
-    if ((legacy_ && eos_ && legacy_files_found_) ||
-        (STATECHECK_PLANTED(UpgradeDeletesFilesBeforeImport) && !legacy_ && legacy_files_found_)) {
+    STATECHECK_RETURN_IF_ERROR(legacy_files_.Load(LegacyStores()));
+    if ((legacy_ && eos_ && legacy_files_.found()) ||
+        (STATECHECK_PLANTED(UpgradeDeletesFilesBeforeImport) && !legacy_ &&
+         legacy_files_.found())) {
       // Legacy exactly-once: the files are good for one start only; once this task has
       // written anything they no longer describe the stores (SPEC U).
-      STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
+      STATECHECK_RETURN_IF_ERROR(legacy_files_.Delete(LegacyStores()));
     }
     for (const std::string& name : processor_->StoreNames()) {
       TaskStore ts;
@@ -186,11 +141,11 @@ class TaskImpl final : public Task, private ProcessorContext {
       // that the next start does not apply it again.
       STATECHECK_RETURN_IF_ERROR(WriteLegacyFiles());
     }
-    if (!legacy_ && legacy_files_found_) {
+    if (!legacy_ && legacy_files_.found()) {
       // U1: every store holds its imported offsets durably; only now may the files go (U2).
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskUpgradeBeforeDelete));
       // Keeps: U1, U2 — the legacy files go only once every store holds their offsets
-      STATECHECK_RETURN_IF_ERROR(DeleteLegacyFiles());
+      STATECHECK_RETURN_IF_ERROR(legacy_files_.Delete(LegacyStores()));
       logger_->Log(LogLevel::kInfo, "Task " + options_.task_id +
                                         " upgraded from the legacy state format: offsets "
                                         "imported into the stores, .checkpoint and .position "
@@ -456,118 +411,24 @@ class TaskImpl final : public Task, private ProcessorContext {
   }
 
   // The legacy files (SPEC U) --------------------------------------------------------------------
-  std::string CheckpointPath() const {
-    return options_.state_directory + "/" + kCheckpointFileName;
-  }
-  std::string PositionPath(const std::string& store) const {
-    return options_.state_directory + "/" + store + kPositionFileSuffix;
-  }
-
-  // Reads .checkpoint and every store's .position file. A file that cannot be trusted (any
-  // content error, or an entry skipped as invalid) is logged and marked damaged: the stores it
-  // covers are wiped and restored in full (U5). An I/O error fails the open (F1).
-  Status LoadLegacyFiles() {
-    rocksdb::Env* env = options_.env;
-    std::vector<std::string> warnings;
-    Status s = ReadOffsetCheckpoint(env, CheckpointPath(), &checkpoint_, &warnings);
-    if (s.code() == Status::Code::kIOError) return s;
-    legacy_files_found_ = !s.ok() || !checkpoint_.empty() || !warnings.empty();
-    checkpoint_damaged_ = Untrusted(s, warnings, ".checkpoint", "every store of the task");
-    if (checkpoint_damaged_) checkpoint_.clear();
-    std::set<std::string> changelogs;
+  // The task's key-value stores as its legacy files name them.
+  std::vector<internal::LegacyStore> LegacyStores() const {
+    std::vector<internal::LegacyStore> out;
     for (const std::string& name : processor_->StoreNames()) {
-      changelogs.insert(ChangelogPartition(name));
-      warnings.clear();
-      CheckpointOffsets entries;
-      s = ReadOffsetCheckpoint(env, PositionPath(name), &entries, &warnings);
-      if (s.code() == Status::Code::kIOError) return s;
-      legacy_files_found_ = legacy_files_found_ || !s.ok() || !entries.empty() || !warnings.empty();
-      for (const auto& [tp, offset] : entries) {
-        if (tp.partition != 0 && s.ok()) {
-          s = Status::Corruption(PositionPath(name) + ": entry " + tp.topic + " " +
-                                 std::to_string(tp.partition) +
-                                 " names a partition other than 0, which this engine never "
-                                 "writes");
-        }
-        if (offset != kOffsetUnknown) positions_[name][tp.topic] = offset;
-      }
-      if (Untrusted(s, warnings, name + kPositionFileSuffix, "store " + name)) {
-        position_damaged_.insert(name);
-        positions_.erase(name);
-      }
+      out.push_back({name, ChangelogPartition(name)});
     }
-    for (const auto& [tp, offset] : checkpoint_) {
-      if (tp.partition != 0 || !changelogs.count(tp.topic)) {
-        logger_->Log(LogLevel::kWarn,
-                     CheckpointPath() + ": entry " + tp.topic + " " + std::to_string(tp.partition) +
-                         " names no changelog of task " + options_.task_id + ": ignored");
-      }
-    }
-    return Status::Ok();
-  }
-
-  // Logs why a legacy file cannot be trusted; false when it can.
-  bool Untrusted(const Status& s, const std::vector<std::string>& warnings, const std::string& file,
-                 const std::string& covers) const {
-    for (const std::string& w : warnings) logger_->Log(LogLevel::kWarn, w);
-    // Keeps: U5 — any content error or skipped entry: logged, and the file is not trusted
-    if (s.ok() && warnings.empty()) return false;
-    logger_->Log(LogLevel::kError,
-                 "Task " + options_.task_id + ": " +
-                     (s.ok() ? "an entry of " + file + " was invalid" : s.message()) +
-                     ". Not trusting " + file + ": " + covers +
-                     " will be wiped and restored from the changelog.");
-    return true;
-  }
-
-  Status DeleteLegacyFiles() {
-    STATECHECK_RETURN_IF_ERROR(DeleteOffsetCheckpoint(options_.env, CheckpointPath()));
-    for (const std::string& name : processor_->StoreNames()) {
-      STATECHECK_RETURN_IF_ERROR(DeleteOffsetCheckpoint(options_.env, PositionPath(name)));
-    }
-    return Status::Ok();
+    return out;
   }
 
   // .checkpoint with every store's last changelog offset (-4: none yet), then each store's
   // committed position in its .position file.
   Status WriteLegacyFiles() {
-    CheckpointOffsets offsets;
+    std::vector<internal::LegacyStoreState> states;
     for (const TaskStore& ts : stores_) {
-      offsets[{ts.changelog, 0}] = ts.last_changelog_offset.value_or(kOffsetUnknown);
+      states.push_back(
+          {ts.name, ts.changelog, ts.last_changelog_offset, ts.store->CommittedPosition()});
     }
-    STATECHECK_RETURN_IF_ERROR(WriteOffsetCheckpoint(options_.env, CheckpointPath(), offsets));
-    for (const TaskStore& ts : stores_) {
-      CheckpointOffsets position;
-      for (const auto& [partition, offset] : ts.store->CommittedPosition()) {
-        position[{partition, 0}] = offset;
-      }
-      STATECHECK_RETURN_IF_ERROR(
-          WriteOffsetCheckpoint(options_.env, PositionPath(ts.name), position));
-    }
-    return Status::Ok();
-  }
-
-  // What the legacy files say of store `ts`, or why the store must be wiped (`*wipe_why`): the
-  // checkpoint offset (std::nullopt = restore from the beginning).
-  std::optional<int64_t> LegacyOffset(const TaskStore& ts, std::string* wipe_why) const {
-    // Keeps: U5 — an untrusted file yields no offset: its stores are wiped and restored in full
-    if (checkpoint_damaged_ || position_damaged_.count(ts.name)) {
-      *wipe_why = "its .checkpoint or .position file cannot be trusted (U5)";
-      return std::nullopt;
-    }
-    auto it = checkpoint_.find({ts.changelog, 0});
-    if (it == checkpoint_.end()) {
-      // Kafka wipes only under exactly-once and restores over the store under at-least-once;
-      // the result is the same here, minus any key the changelog never got.
-      *wipe_why = eos_ ? "it has no offset in .checkpoint (written only at a clean close under "
-                         "exactly-once), and under EOS it has the risk of getting uncommitted "
-                         "data in stores"
-                       : "it has no offset in .checkpoint (its task never committed, or the file "
-                         "was lost), so nothing says which of its writes the changelog has";
-      return std::nullopt;
-    }
-    if (it->second == kOffsetUnknown) return std::nullopt;
-    return it->second;
+    return legacy_files_.Write(states);
   }
 
   // Opens the store of `ts`, wipes it where T10 says, and restores it from its changelog (C2).
@@ -587,56 +448,51 @@ class TaskImpl final : public Task, private ProcessorContext {
     } else {
       STATECHECK_RETURN_IF_ERROR(OpenStore(ts->name, directory, &ts->store));
     }
-    restore->was_closed_cleanly = ts->store->was_closed_cleanly();
+    internal::StoreOpenFacts facts;
+    facts.legacy_configured = legacy_;
+    facts.eos = eos_;
+    facts.wipe_on_unclean_shutdown = options_.config.wipe_on_unclean_shutdown;
+    facts.found_format = ts->store->found_format();
+    facts.was_closed_cleanly = ts->store->was_closed_cleanly();
+    facts.legacy = legacy_files_.EntryOf({ts->name, ts->changelog}, &facts.legacy_offset);
+    const internal::StoreOpenPlan plan = internal::PlanStoreOpen(facts);
+    restore->found_format = facts.found_format;
+    restore->was_closed_cleanly = plan.was_closed_cleanly;
     // The offset to restore after, when it comes from the legacy files rather than the store.
-    std::optional<int64_t> legacy_offset;
-    // Keeps: U4 — the format found on disk, not the one last configured, decides what follows
-    const std::optional<StateFormat> found = ts->store->found_format();
-    restore->found_format = found;
-    std::string wipe_why;
-    // Keeps: U3 — a downgrade: the legacy format wipes a current-format store and restores it
-    if (legacy_ && found == StateFormat::kCurrent) {
-      wipe_why = "it has the current format (offsets kept in the store), which state.format=" +
-                 std::string(StateFormatName(StateFormat::kLegacy)) + " cannot use (U3)";
-    } else if (legacy_ && found) {
-      legacy_offset = LegacyOffset(*ts, &wipe_why);
-    } else if (!legacy_ && found == StateFormat::kLegacy) {
-      // U1: import what the legacy files say, atomically with the current-format mark. (A
-      // legacy store's open-status marker means nothing: the files say how it was closed.)
-      restore->was_closed_cleanly = true;
-      legacy_offset = LegacyOffset(*ts, &wipe_why);
-      if (wipe_why.empty()) {
+    std::optional<int64_t> legacy_offset = plan.legacy_offset;
+    switch (plan.action) {
+      case internal::StoreOpenAction::kKeep:
+        break;
+      case internal::StoreOpenAction::kImport: {
         ChangelogOffsets offsets;
         if (legacy_offset) offsets[ts->changelog] = *legacy_offset;
-        const auto position = positions_.find(ts->name);
         // Keeps: U1 — an upgrade imports .checkpoint and .position into the store in one commit
-        STATECHECK_RETURN_IF_ERROR(ts->store->ImportLegacy(
-            offsets, position == positions_.end() ? Position{} : position->second));
+        STATECHECK_RETURN_IF_ERROR(
+            ts->store->ImportLegacy(offsets, legacy_files_.PositionOf(ts->name)));
         logger_->Log(LogLevel::kInfo,
                      "Store " + ts->name + " of task " + options_.task_id +
                          " upgraded to the current format: changelog offset " +
                          (legacy_offset ? std::to_string(*legacy_offset) : "none") +
                          " imported from .checkpoint");
         legacy_offset.reset();  // The store has it now.
+        break;
       }
-    }
-    if (!wipe_why.empty()) {
-      logger_->Log(LogLevel::kWarn, "Store " + ts->name + " of task " + options_.task_id +
-                                        ": wiping it and restoring it from changelog " +
-                                        ts->changelog + ", because " + wipe_why + ".");
-      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
-      restore->wiped = true;
-    } else if (!restore->was_closed_cleanly && options_.config.wipe_on_unclean_shutdown &&
-               !legacy_) {
-      // Keeps: T10 — an unclean shutdown where the T1 table says wipe: wipe, restore from 0
-      logger_->Log(LogLevel::kWarn,
-                   "Store " + ts->name + " of task " + options_.task_id +
-                       " was not closed cleanly: wiping it and restoring it from changelog " +
-                       ts->changelog +
-                       ". Didn't find a valid state, since under EOS it has the "
-                       "risk of getting uncommitted data in stores.");
-      STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
-      restore->wiped = true;
+      case internal::StoreOpenAction::kWipe:
+        if (plan.wipe_why.empty()) {
+          logger_->Log(LogLevel::kWarn,
+                       "Store " + ts->name + " of task " + options_.task_id +
+                           " was not closed cleanly: wiping it and restoring it from changelog " +
+                           ts->changelog +
+                           ". Didn't find a valid state, since under EOS it has the "
+                           "risk of getting uncommitted data in stores.");
+        } else {
+          logger_->Log(LogLevel::kWarn, "Store " + ts->name + " of task " + options_.task_id +
+                                            ": wiping it and restoring it from changelog " +
+                                            ts->changelog + ", because " + plan.wipe_why + ".");
+        }
+        STATECHECK_RETURN_IF_ERROR(Wipe(ts, directory));
+        restore->wiped = true;
+        break;
     }
     Log* log = options_.log;
     // Keeps: C2 — to the changelog's end: committed records to the last stable offset (EOS), or all
@@ -752,10 +608,7 @@ class TaskImpl final : public Task, private ProcessorContext {
     so.config_setter = options_.store_config_setter;
     so.logger = logger_;
     so.format = options_.config.format;
-    if (legacy_ && !wiped) {
-      auto it = positions_.find(name);
-      if (it != positions_.end()) so.legacy_position = it->second;
-    }
+    if (legacy_ && !wiped) so.legacy_position = legacy_files_.PositionOf(name);
     return OpenRocksDBStore(so, store);
   }
 
@@ -842,12 +695,7 @@ class TaskImpl final : public Task, private ProcessorContext {
   const bool legacy_;  // state.format=legacy.
   int64_t commit_interval_ms_ = 0;
 
-  // The legacy files as Open found them (LoadLegacyFiles).
-  bool legacy_files_found_ = false;
-  CheckpointOffsets checkpoint_;
-  bool checkpoint_damaged_ = false;
-  std::map<std::string, Position> positions_;  // Per store.
-  std::set<std::string> position_damaged_;
+  internal::LegacyFiles legacy_files_;  // As Open found them.
 
   std::vector<TaskStore> stores_;
   std::vector<TaskWindowStore> window_stores_;
@@ -877,8 +725,6 @@ Status CheckPartition(std::string_view option, const std::string& partition) {
 std::string ChangelogPartitionName(const TaskOptions& options, std::string_view store) {
   return options.application_id + "-" + std::string(store) + "-changelog-" + options.task_id;
 }
-
-std::unique_ptr<Processor> NewKeyValueProcessor() { return std::make_unique<KeyValueProcessor>(); }
 
 Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor,
                 std::unique_ptr<Task>* task) {
