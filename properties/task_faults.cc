@@ -1,0 +1,210 @@
+// TaskSut's fault steps: arming fail points, damaged legacy files, faulty upgrades, crashes and
+// power loss (properties/task_sut.h).
+#include <rocksdb/env.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "faults/fail_points.h"
+#include "faults/fault_fs.h"
+#include "model/state_config_model.h"
+#include "model/task_model.h"
+#include "properties/evidence.h"
+#include "properties/fault_tally.h"
+#include "properties/generators.h"
+#include "properties/harness_rocksdb.h"
+#include "properties/task_sut.h"
+#include "properties/window_store_ops.h"
+#include "statecheck/fail_points.h"
+#include "statecheck/log.h"
+#include "statecheck/offset_checkpoint.h"
+#include "statecheck/rocksdb_store.h"
+#include "statecheck/task.h"
+
+namespace statecheck::properties {
+
+namespace {
+
+// The fail points a faulty commit arms: every fsync and directory fsync of every file kind.
+constexpr const char* kSyncFamilies[] = {"statecheck/fs/sync/*", "statecheck/fs/dir_fsync/*"};
+
+}  // namespace
+
+CheckResult TaskSut::Arm(const TaskOp& op) {
+  std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
+  if (op.point != "fsync") points = {op.point};
+  for (const std::string& point : points) {
+    faults::FaultSpec spec{faults::FaultSpec::Mode::kOnce, static_cast<uint64_t>(op.n), 0};
+    spec.error = op.error;
+    const Status s = faults::FailPoints::Enable(point, spec, 0);
+    if (!s.ok()) return Finding("F1", "arming " + point + ": " + s.ToString());
+  }
+  return std::nullopt;
+}
+
+bool TaskSut::ExplainedByInjectedFault(const Status& s, uint64_t fired) {
+  if (faults::IsInjectedFault(s)) return true;
+  return fired > 0 && s.code() == Status::Code::kInvalidArgument &&
+         s.message().find("Direct I/O is not supported") != std::string::npos;
+}
+
+uint64_t TaskSut::Disarm() {
+  uint64_t fired = 0;
+  for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
+  faults::FailPoints::Reset();
+  return fired;
+}
+
+std::string TaskSut::StoreOf(const std::string& position_file) {
+  return position_file.substr(0, position_file.size() - (sizeof(kPositionFileSuffix) - 1));
+}
+
+TaskSut::LegacyFiles TaskSut::ReadLegacyFiles() const {
+  LegacyFiles out;
+  std::vector<std::string> names = {kCheckpointFileName};
+  for (const std::string& store : model::TaskModel::StoreNames()) {
+    names.push_back(store + kPositionFileSuffix);
+  }
+  for (const std::string& name : names) {
+    if (Env()->FileExists(StatePath(name)).ok()) out.present.push_back(name);
+    std::vector<std::string> warnings;
+    CheckpointOffsets entries;
+    if (!ReadOffsetCheckpoint(Env(), StatePath(name), &entries, &warnings).ok() ||
+        !warnings.empty()) {
+      continue;
+    }
+    if (name == kCheckpointFileName) {
+      if (!entries.empty()) out.checkpoint = std::move(entries);
+      continue;
+    }
+    Position& position = out.positions[StoreOf(name)];
+    for (const auto& [tp, offset] : entries) position[tp.topic] = offset;
+  }
+  return out;
+}
+
+CheckResult TaskSut::Damage(const std::string& file, const std::string& damage) {
+  const std::string path = StatePath(file);
+  std::string text;
+  if (!Env()->FileExists(path).ok() || !rocksdb::ReadFileToString(Env(), path, &text).ok()) {
+    text = file == kCheckpointFileName ? "0\n1\napp-kv-changelog-0_0 0 0\n" : "0\n1\ninput 0 0\n";
+  }
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  while (lines.size() < 2) lines.push_back(lines.empty() ? "0" : "1");
+  if (damage == "version") {
+    lines[0] = "7";
+  } else if (damage == "count") {
+    lines[1] = "9999";
+  } else if (damage == "malformed") {
+    lines.insert(lines.begin() + 2, "not an entry");
+  } else if (damage == "negative") {
+    if (lines.size() < 3) lines.push_back("app-kv-changelog-0_0 0 0");
+    lines[2] = lines[2].substr(0, lines[2].rfind(' ') + 1) + "-2";
+  }
+  std::string damaged;
+  for (const std::string& line : lines) damaged += line + "\n";
+  if (damage == "truncate") damaged = text.substr(0, text.size() / 2);
+  if (damage == "empty") damaged.clear();
+  const rocksdb::Status s = rocksdb::WriteStringToFile(Env(), damaged, path, /*should_sync=*/true);
+  if (!s.ok()) return Finding("U5", "damaging " + path + ": " + s.ToString());
+  model_->DamageLegacyFile(file == kCheckpointFileName ? "" : StoreOf(file));
+  return std::nullopt;
+}
+
+CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
+  if (options_.config.format != StateFormat::kLegacy) {
+    return Finding("U2",
+                   "faultyUpgrade: the task runs in the current format; the step needs "
+                   "the legacy one");
+  }
+  Status s = task_->Close();
+  if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
+  NoteClose();
+  model_->Close(clock_->NowMs());
+  task_.reset();
+  log_.reset();
+  shutdown_ = ShutdownFacts{};
+  if (CheckResult why = OpenTheLog("U1")) return why;
+  UseFormat(StateFormat::kCurrent);
+  model_->SwitchConfig(ModelConfig());
+  const LegacyFiles before = ReadLegacyFiles();
+  if (CheckResult why = Arm(op)) return why;
+  s = OpenTask(options_, NewProcessor(), &task_);
+  const uint64_t fired = Disarm();
+  if (s.ok()) {
+    // The fault never fired where it could fail the upgrade: a plain upgrade, then (as the
+    // step promised) on to `op.format`.
+    previous_format_ = StateFormat::kLegacy;
+    if (CheckResult why = CheckRestart(/*clean=*/true, before, /*interrupted=*/false)) {
+      return why;
+    }
+    if (op.format == StateFormat::kCurrent) return std::nullopt;
+    s = task_->Close();
+    if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
+    NoteClose();
+    model_->Close(clock_->NowMs());
+    return Restart(/*clean=*/true, op.format);
+  }
+  if (!ExplainedByInjectedFault(s, fired)) {
+    return Finding("F1", "the failed upgrade reported " + s.ToString());
+  }
+  step_.upgrade_failed = true;
+  step_.upgrade_point = op.point;
+  step_.error = op.error;
+  task_.reset();
+  model_->UpgradeInterrupted();
+  if (fault_env_.fs) fault_env_.fs->SetActive(false);
+  log_.reset();
+  if (CheckResult why = PowerLoss(op.tear_seed)) return why;
+  format_ = StateFormat::kLegacy;  // The last start that succeeded was legacy.
+  return Restart(/*clean=*/false, op.format, &before);
+}
+
+CheckResult TaskSut::Crash(uint64_t tear_seed, bool task_open) {
+  if (fault_env_.fs) fault_env_.fs->SetActive(false);  // Nothing written after the crash.
+  if (task_open) task_->Abandon();
+  task_.reset();
+  log_.reset();
+  if (CheckResult why = PowerLoss(tear_seed)) return why;
+  return Restart(/*clean=*/false);
+}
+
+CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
+  CountCrash(/*power_loss=*/config_.power_loss);
+  ++crashes_since_commit_;
+  crash_processed_ = std::max(crash_processed_, model_->next_input_offset());
+  shutdown_ = ShutdownFacts{};
+  shutdown_.kind = config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash;
+  if (!config_.power_loss) {
+    if (fault_env_.fs) fault_env_.fs->SetActive(true);  // A process crash loses nothing.
+    return std::nullopt;
+  }
+  const Status s = fault_env_.fs->SimulatePowerLoss({/*torn_writes=*/true, tear_seed});
+  fault_env_.fs->SetActive(true);
+  if (!s.ok()) return Finding("F3", "power loss: " + s.ToString());
+  shutdown_.lost = fault_env_.fs->LastPowerLoss();
+  LogSummary summary;
+  const Status inspected = InspectLog(dir_ + "/log", options_.env, &summary);
+  // Checks: F4 — after a power loss the log may be damaged only in its last write
+  if (inspected.code() == Status::Code::kCorruption) {
+    // Damage that is not a torn tail: a torn tail left in the middle of the log (F4).
+    return Finding("F4", "after the power loss the log is damaged before valid records: " +
+                             inspected.ToString());
+  }
+  for (const LogPartitionSummary& p : summary.partitions) {
+    if (p.torn_tail_at) shutdown_.torn_partitions.push_back(p.name);
+  }
+  return std::nullopt;
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,136 @@
+#include "properties/task_generator.h"
+
+#include <string>
+#include <vector>
+
+#include "properties/generators.h"
+#include "statecheck/fail_points.h"
+
+namespace statecheck::properties {
+
+rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
+  return rc::gen::exec([state] {
+    const bool power_loss = state.power_loss;
+    const int formats = state.format_switches ? 1 : 0;
+    const int crashes = state.crashes ? 1 : 0;
+    TaskOp op;
+    op.type = PickWeighted<TaskOpType>(
+        {{4, TaskOpType::kAppend},
+         {5, TaskOpType::kProcess},
+         {2, TaskOpType::kAdvanceClock},  // C5's time interval.
+         {2, TaskOpType::kCommit},
+         {2 * crashes, TaskOpType::kCrash},
+         {2, TaskOpType::kRestart},
+         {power_loss ? 3 * crashes : 0, TaskOpType::kFaultyCommit},
+         {power_loss ? crashes : 0, TaskOpType::kFaultyRestore},
+         {3 * formats, TaskOpType::kRestartAs},
+         // A damaged file matters most beside legacy stores (U5).
+         {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
+         {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade}});
+    switch (op.type) {
+      case TaskOpType::kAppend: {
+        const int n = *UniformInRange<int>(1, 4);
+        for (int i = 0; i < n; ++i) {
+          std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "b", "ab", "c"});
+          std::optional<std::string> value;
+          if (*UniformInRange<int>(0, 5) > 0) {
+            value = *rc::gen::elementOf(std::vector<std::string>{"1", "22", "x"});
+          }
+          op.records.emplace_back(std::move(key), std::move(value));
+        }
+        break;
+      }
+      case TaskOpType::kProcess:
+        op.n = *UniformInRange<int64_t>(1, 8);
+        break;
+      case TaskOpType::kAdvanceClock:
+        op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
+        break;
+      case TaskOpType::kFaultyCommit: {
+        std::vector<std::string> points = {"fsync",
+                                           "fsync",
+                                           "fsync",
+                                           "statecheck/fs/append/*",
+                                           "statecheck/fs/open/*",
+                                           "statecheck/fs/read/*",
+                                           "statecheck/fs/rename/*",
+                                           "statecheck/fs/delete/*",
+                                           "statecheck/fs/truncate/*"};
+        for (const EngineFailPoint& p : EngineFailPoints()) {
+          if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete) {
+            points.emplace_back(p.name);
+          }
+        }
+        op.point = *rc::gen::elementOf(points);
+        // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
+        // store's flush); a larger n lets the commit succeed.
+        op.n = op.point.rfind("statecheck/fs/", 0) == 0 || op.point == "fsync"
+                   ? *UniformInRange<int64_t>(1, 16)
+                   : 1;
+        op.k = *UniformInRange<int64_t>(0, 5);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace,
+            faults::FaultSpec::Error::kShortWrite});
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      }
+      case TaskOpType::kFaultyRestore:
+        // Where a start can fail: the restore's own point, or any file operation of the log's
+        // and the stores' recovery.
+        op.point = *rc::gen::elementOf(std::vector<std::string>{
+            std::string(kFailTaskRestoreBatch), std::string(kFailTaskRestoreBatch), "fsync",
+            "statecheck/fs/open/*", "statecheck/fs/read/*", "statecheck/fs/append/*",
+            "statecheck/fs/delete/*", "statecheck/fs/truncate/*"});
+        op.n = op.point == kFailTaskRestoreBatch ? 1 : *UniformInRange<int64_t>(1, 12);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kRestartAs:
+      case TaskOpType::kDamageFile:
+        // Without crashes every switch starts after a clean close.
+        op.clean = state.crashes ? *rc::gen::arbitrary<bool>() : true;
+        op.format = *rc::gen::element(StateFormat::kLegacy, StateFormat::kCurrent);
+        if (op.type == TaskOpType::kDamageFile) {
+          op.file = *rc::gen::elementOf(
+              std::vector<std::string>(std::begin(kLegacyFiles), std::end(kLegacyFiles)));
+          // A negative offset (skipped with a warning, SPEC U) is the subtlest damage: thrice.
+          std::vector<std::string> damages(std::begin(kDamages), std::end(kDamages));
+          damages.insert(damages.end(), {"negative", "negative"});
+          op.damage = *rc::gen::elementOf(damages);
+        }
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kFaultyUpgrade:
+        // Where an upgrade can fail: between its imports and the deletion of the files, any
+        // operation on the legacy files, or the n-th fsync (the imports' flushes).
+        // Each step an upgrade can crash at as often as the others (U2): reading the files,
+        // importing them (fsyncs, the stores' files), before deleting them, deleting them.
+        op.point = *rc::gen::elementOf(std::vector<std::string>{
+            std::string(kFailTaskUpgradeBeforeDelete), std::string(kFailTaskUpgradeBeforeDelete),
+            "fsync", "statecheck/fs/open/*", "statecheck/fs/append/*",
+            "statecheck/fs/delete/checkpoint", "statecheck/fs/delete/checkpoint",
+            "statecheck/fs/delete/checkpoint", "statecheck/fs/read/checkpoint",
+            "statecheck/fs/read/checkpoint", "statecheck/fs/read/checkpoint"});
+        // The legacy files are three (.checkpoint and two .position files): their points fail at
+        // one of their first three reaches, or they would seldom fail at all.
+        op.n = op.point == kFailTaskUpgradeBeforeDelete ? 1
+               : op.point.find("/checkpoint") != std::string::npos
+                   ? *UniformInRange<int64_t>(1, 3)
+                   : *UniformInRange<int64_t>(1, 12);
+        op.format = *rc::gen::element(StateFormat::kLegacy, StateFormat::kCurrent);
+        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
+        op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kCrash:
+        if (power_loss) op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      default:
+        break;
+    }
+    return op;
+  });
+}
+
+}  // namespace statecheck::properties

@@ -1,0 +1,229 @@
+// The task family's system under test: one case's engine side (a log and a task on the fault
+// file system) and model side (model::TaskModel), driven a step at a time, with the checks that
+// compare them (properties/task_checks.cc) and the fault steps (properties/task_faults.cc).
+// Internal to the task property (properties/task_property.cc runs it; task_generator.cc
+// generates its steps).
+#ifndef STATECHECK_PROPERTIES_TASK_SUT_H_
+#define STATECHECK_PROPERTIES_TASK_SUT_H_
+
+#include <rocksdb/env.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faults/fault_fs.h"
+#include "model/state_config_model.h"
+#include "model/task_model.h"
+#include "properties/evidence.h"
+#include "properties/task_property.h"
+#include "statecheck/log.h"
+#include "statecheck/offset_checkpoint.h"
+#include "statecheck/task.h"
+
+namespace statecheck::properties {
+
+// The task's input and output partitions in every case.
+inline constexpr char kTaskInput[] = "input";
+inline constexpr char kTaskOutput[] = "output";
+
+// The engine side and the model side of one case.
+class TaskSut {
+ public:
+  TaskSut(std::string dir, const TaskConfig& config, const StateConfig& resolved,
+          const TaskSetup& setup, int64_t* operations);
+
+  ~TaskSut();
+
+  // Opens the log and the task (a first start: C2); held or the finding.
+  CheckResult Start();
+
+  // Runs `op` on both sides and checks them; held or the finding, its message naming the step.
+  // When every check of the step held, the situations it reached count (evidence.h).
+  CheckResult Step(const TaskOp& op);
+
+ private:
+  // What the model said before the step (for the situations the step reaches).
+  struct ModelSnapshot {
+    int64_t committed_input = 0;
+    int64_t next_input = 0;
+    size_t committed_output = 0;
+    size_t pending_output = 0;
+    int64_t uncommitted_bytes = 0;
+    int64_t total_commits[model::TaskModel::kReasons] = {0, 0, 0, 0};
+    int64_t records_interval_commits = 0;
+    int64_t time_interval_commits = 0;
+    int restarts = 0;
+  };
+  ModelSnapshot Snapshot() const;
+  // How the task last went down.
+  enum class Shutdown { kClean, kCrash, kPowerLoss };
+  struct ShutdownFacts {
+    Shutdown kind = Shutdown::kClean;
+    faults::PowerLossStats lost;               // kPowerLoss: what it threw away.
+    std::vector<std::string> torn_partitions;  // kPowerLoss: log partitions left with a torn tail.
+    bool lost_anything() const {
+      return lost.bytes_dropped + lost.files_deleted + lost.renames_reverted +
+                 lost.deletes_restored >
+             0;
+    }
+  };
+  // What happened in the current step, beyond the model's state (for the situations).
+  struct StepFacts {
+    bool commit_failed = false;         // A faulty commit failed with the injected error ...
+    bool failed_in_processing = false;  // ... in a commit processing triggered.
+    bool engine_point = false;          // The fault was one of the engine's named steps.
+    faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;  // The failed commit's.
+    bool start_failed = false;    // A faulty restore failed the start.
+    bool upgrade_failed = false;  // A faulty upgrade failed the upgrade ...
+    std::string upgrade_point;    // ... at this point.
+    std::string damaged_file;     // damageFile: the file and how.
+    std::string damage;
+  };
+
+  CheckResult Apply(const TaskOp& op);
+
+  // A clean close is about to commit what was processed since the last commit (C5).
+  void NoteClose();
+
+  // Arms the fault of a faulty step: `op.point` ("fsync": every fsync and directory fsync) fails
+  // its `op.n`-th time with `op.error`. Held, or an F1 finding (the harness could not inject).
+  static CheckResult Arm(const TaskOp& op);
+  // F1: whether `s`, from a call during which `fired` faults fired, is the injected error.
+  // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the second
+  // succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB 7.8,
+  // DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
+  static bool ExplainedByInjectedFault(const Status& s, uint64_t fired);
+  // Disarms every fault; returns how many fired.
+  static uint64_t Disarm();
+
+  // The options and the model's configuration in `format`.
+  void UseFormat(StateFormat format);
+  model::TaskModelConfig ModelConfig() const;
+
+  // What the legacy files of the state directory hold (SPEC U).
+  struct LegacyFiles {
+    std::optional<CheckpointOffsets> checkpoint;  // nullopt: missing or untrustworthy.
+    std::map<std::string, Position> positions;    // Per store; trustworthy files only.
+    std::vector<std::string> present;             // The files that exist.
+  };
+  // The store of a "<store>.position" file name.
+  static std::string StoreOf(const std::string& position_file);
+  rocksdb::Env* Env() const { return options_.env ? options_.env : rocksdb::Env::Default(); }
+  std::string StatePath(const std::string& file) const;
+  LegacyFiles ReadLegacyFiles() const;
+
+  // Damages a legacy file (creating it first if missing): its every damage makes it
+  // untrustworthy (U5).
+  CheckResult Damage(const std::string& file, const std::string& damage);
+
+  // From the legacy format: a clean close, then a start in the current format with a fault
+  // armed. A failure must be the injected one (F1); then the machine loses power and the task
+  // starts in `op.format`: each store must be legacy with its files, or current with what they
+  // said (U2).
+  CheckResult FaultyUpgrade(const TaskOp& op);
+
+  // A crash: the process dies (and under power loss the machine too), then restarts.
+  CheckResult Crash(uint64_t tear_seed, bool task_open = true);
+
+  // Every crash comes here. Under power loss: loses what was not durable, and notes what (F3)
+  // and which log partitions it left with a torn tail (F4); then the file system is back up.
+  CheckResult PowerLoss(uint64_t tear_seed);
+
+  // The rule of a start that fails: after a crash, F2 (F3 after a power loss; F4 for a log
+  // damaged by a torn tail); after a clean close `clean_rule`.
+  std::string StartRule(const Status& s, const std::string& clean_rule) const;
+
+  // Opens (recovering) the log for the task to use; held or the finding (`clean_rule` after a
+  // clean close, see StartRule).
+  LogOptions LogOptionsFor() const;
+  CheckResult OpenTheLog(const std::string& clean_rule);
+
+  // T7 under READ_COMMITTED: each store on disk, before anything restores it, holds exactly the
+  // changelog's records up to the offset stored with them (what committed readers of the
+  // changelog see under exactly_once_v2; every durable record under at_least_once). Under
+  // exactly_once_v2 the stored offset must also be that of a committed record: stores committed
+  // with the offsets of a transaction that never committed break C1's order.
+  CheckResult CheckStoresOnDisk();
+
+  // Drops the task and the log (both already closed or abandoned), opens them again — the task
+  // in `format` if given (an upgrade or a downgrade) — and checks the restart against the
+  // model. After a crash it first checks each store as the crash left it on disk (T7).
+  // `upgrade_files`: the legacy files before an upgrade that failed (U2).
+  CheckResult Restart(bool clean, std::optional<StateFormat> format = std::nullopt,
+                      const LegacyFiles* upgrade_files = nullptr);
+
+  // The checks after a restart: C2, T7, U1–U5, then the model's (C1, C3, C4, T9, T10, U*),
+  // and the situations the restart reached.
+  CheckResult CheckRestart(bool clean, const LegacyFiles& before, bool interrupted_upgrade);
+
+  std::string ShowLost() const;
+
+  // The situations a restart that held reached (the step's later checks confirm them).
+  void NoteRestart(bool clean, const model::RestartObservation& o, const LegacyFiles& before,
+                   bool interrupted_upgrade, bool interrupted_start, bool uncommitted_work,
+                   size_t committed_output, size_t pending_output,
+                   const std::map<std::string, model::StoreState>& committed_stores,
+                   bool skipped_aborted);
+
+  static std::string ShowPosition(const Position& p);
+
+  std::unique_ptr<Processor> NewProcessor() const;
+
+  // The checks after every step: the commit triggers first (C5; T11 and T6 for the bytes
+  // trigger), then what the commits made visible (C1, C3, C4), the stores (T3, T4, T5) and the
+  // uncommitted bytes (T6).
+  CheckResult CheckLive(const TaskOp& op);
+
+  // The situations of a step whose live checks held (C1, C3, C5, T11).
+  void NoteLive(const TaskOp& op, int64_t bytes);
+
+  CheckResult ReadCommitted(int64_t* input, std::vector<model::OutputRecord>* output);
+
+  // Data records of `partition` in [from, end), as committed readers (`committed`) or every
+  // reader sees them.
+  CheckResult CountRecords(const std::string& partition, int64_t from, int64_t end, bool committed,
+                           int64_t* count);
+
+  // The store as its writer (`view` false) or an IQ reader sees it; held, or a finding of
+  // `rule` when the read fails.
+  static CheckResult ReadAll(KeyValueStore* store, bool view, model::StoreState* out,
+                             const std::string& rule);
+
+  static std::string Show(const model::StoreState& s);
+
+  const std::string dir_;
+  const TaskConfig config_;
+  const TaskSetup setup_;
+  int64_t* operations_;
+  int steps_ = 0;
+  bool eos_ = false;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  faults::FaultEnv fault_env_;                  // Unless real_disk (never with power loss).
+  std::map<StateFormat, StateConfig> configs_;  // The configuration in each format.
+  std::map<StateFormat, model::T1Row> rows_;    // T1's row in each format (the model's).
+  StateFormat format_ = StateFormat::kCurrent;  // The format the task runs in.
+  StateFormat previous_format_ = StateFormat::kCurrent;  // The one before the last start.
+  std::string unused_;
+  TaskOptions options_;
+  std::unique_ptr<Log> log_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<model::TaskModel> model_;
+  // For the situations (evidence.h).
+  ModelSnapshot before_;              // The model before the current step.
+  StepFacts step_;                    // What the current step did.
+  ShutdownFacts shutdown_;            // How the task last went down.
+  int restarts_ = 0;                  // Restarts checked.
+  int crashes_since_commit_ = 0;      // Crashes since the last commit.
+  int64_t crash_processed_ = 0;       // The furthest input offset processed before a crash.
+  bool torn_tail_recovered_ = false;  // A torn log tail was dropped earlier in the case (F4) ...
+  bool appended_after_torn_tail_ = false;  // ... and input appended since.
+  std::vector<StateFormat> switches_;      // The formats each switch went to.
+};
+
+}  // namespace statecheck::properties
+
+#endif  // STATECHECK_PROPERTIES_TASK_SUT_H_
