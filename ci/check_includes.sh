@@ -27,6 +27,8 @@ declare -A test_allowed=(
   [properties]="reports"
 )
 folders="engine model faults reports properties tools bench examples testing"
+# The folders that may include the engine's test hooks (statecheck/hooks/...).
+hook_folders="engine properties tools bench"
 
 violations=0
 for folder in $folders; do
@@ -52,6 +54,14 @@ for folder in $folders; do
         violations=$((violations + 1))
       fi
     done < <(grep -n -o '^#include "[a-z_]*/[^"]*"' "$file" | sed 's/#include "\(.*\)"/\1/')
+    if [ "$is_test" = 0 ] && [[ " $hook_folders " != *" $folder "* ]]; then
+      while IFS=: read -r line include; do
+        echo "$file:$line: #include \"$include\": the engine's test hooks are the harness's" \
+          "(properties/, tools/, bench/ and tests), not part of the engine's public API"
+        violations=$((violations + 1))
+      done < <(grep -n -o '^#include "statecheck/hooks/[^"]*"' "$file" |
+        sed 's/#include "\(.*\)"/\1/')
+    fi
   done < <(find "$folder" -type f \( -name '*.cc' -o -name '*.h' \) -print0)
 done
 if [ "$violations" -gt 0 ]; then

@@ -1,11 +1,11 @@
-// internal::FailPoint: one of the engine's named fail points (statecheck/fail_points.h), marked
+// internal::FailPoint: one of the engine's named fail points (statecheck/hooks/fail_points.h), marked
 // where the engine can fail. Internal to the engine.
 #ifndef STATECHECK_ENGINE_FAIL_POINT_H_
 #define STATECHECK_ENGINE_FAIL_POINT_H_
 
 #include <string_view>
 
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/status.h"
 
 namespace statecheck::internal {

@@ -1,4 +1,4 @@
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 #ifdef STATECHECK_FAIL_POINTS
 #include <fiu-local.h>

@@ -1,4 +1,4 @@
-#include "statecheck/planted_bugs.h"
+#include "statecheck/hooks/planted_bugs.h"
 
 #include <atomic>
 #include <cstdio>

@@ -11,7 +11,7 @@
 #include <map>
 #include <thread>
 
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck {
 namespace {

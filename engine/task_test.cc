@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 #include "testing/test_util.h"

@@ -23,7 +23,7 @@
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
 #include "properties/task_property.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 

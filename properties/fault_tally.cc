@@ -2,7 +2,7 @@
 
 #include "faults/fault_fs.h"
 #include "properties/evidence.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::properties {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "properties/generators.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::properties {
 

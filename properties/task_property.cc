@@ -23,7 +23,7 @@
 #include "properties/task_generator.h"
 #include "properties/task_sut.h"
 #include "properties/window_store_ops.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"

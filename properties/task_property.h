@@ -17,7 +17,7 @@
 // (faults/fault_fs.h, in memory): a crash also loses every byte and directory entry not yet
 // made durable, tearing unsynced tails at seeded points (F3, F4). A "faultyCommit" step arms
 // a fault — the n-th fsync or directory fsync, or one of the engine's named steps
-// (statecheck/fail_points.h) — then processes a few records and commits: a failure must be
+// (statecheck/hooks/fail_points.h) — then processes a few records and commits: a failure must be
 // the injected error, reported (F1), and stop the task (C6); the machine then loses power, and
 // the task must restart with each failed commit in one of its two outcomes, never in between,
 // and a record that failed half-way at most partly visible, as at-least-once prefixes allow.

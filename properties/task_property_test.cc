@@ -12,7 +12,7 @@
 #include "properties/fault_tally.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::properties {
 

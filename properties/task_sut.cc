@@ -19,7 +19,7 @@
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
 #include "properties/window_store_ops.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"

@@ -5,7 +5,7 @@
 
 #include "properties/json_lines.h"
 #include "properties/window_store_ops.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::properties {
 namespace {

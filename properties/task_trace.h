@@ -48,7 +48,7 @@ struct TaskOp {
   int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
   // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
   // fail points ("statecheck/fs/append/*": the n-th append fails, ...), or an engine fail point
-  // (statecheck/fail_points.h) that fails the n-th time it is reached.
+  // (statecheck/hooks/fail_points.h) that fails the n-th time it is reached.
   std::string point;
   int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
   // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).

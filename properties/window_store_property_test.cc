@@ -17,7 +17,7 @@
 
 #include "reports/rule_catalogue.h"
 #include "statecheck/in_memory_window_store.h"
-#include "statecheck/planted_bugs.h"
+#include "statecheck/hooks/planted_bugs.h"
 
 namespace statecheck::properties {
 namespace {

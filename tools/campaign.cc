@@ -20,8 +20,8 @@
 #include "properties/json_lines.h"
 #include "properties/property_registry.h"
 #include "properties/trace_replay.h"
-#include "statecheck/fail_points.h"
-#include "statecheck/planted_bugs.h"
+#include "statecheck/hooks/fail_points.h"
+#include "statecheck/hooks/planted_bugs.h"
 #include "tools/campaign_workers.h"
 
 namespace statecheck::tools {

@@ -14,7 +14,7 @@
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
-#include "statecheck/fail_points.h"
+#include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::tools {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "reports/report_text.h"
 #include "reports/rule_catalogue.h"
-#include "statecheck/planted_bugs.h"
+#include "statecheck/hooks/planted_bugs.h"
 #include "tools/campaign.h"
 
 namespace statecheck::tools {

@@ -1,5 +1,5 @@
 // `statecheck selftest`: who tests the tester. For each bug of the planted-bug catalogue
-// (statecheck/planted_bugs.h; the planted build only) it activates the bug, runs the campaign
+// (statecheck/hooks/planted_bugs.h; the planted build only) it activates the bug, runs the campaign
 // (tools/campaign.h) for a time budget until its first finding, and records whether the bug was
 // caught, how long that took, what caught it and how short the shrunk counterexample is. A
 // control run with no bug active goes first: a harness that fails the correct engine would

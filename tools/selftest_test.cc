@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "reports/rule_catalogue.h"
-#include "statecheck/planted_bugs.h"
+#include "statecheck/hooks/planted_bugs.h"
 
 namespace statecheck::tools {
 namespace {

@@ -8,8 +8,8 @@
 // the children it forks) by the environment variable STATECHECK_PLANTED_BUG=<name>, read once
 // at the first plant site reached — which is how a replay command of a selftest finding brings
 // its bug back.
-#ifndef STATECHECK_PLANTED_BUGS_H_
-#define STATECHECK_PLANTED_BUGS_H_
+#ifndef STATECHECK_HOOKS_PLANTED_BUGS_H_
+#define STATECHECK_HOOKS_PLANTED_BUGS_H_
 
 #include <string>
 #include <string_view>
@@ -46,4 +46,4 @@ std::string ActiveName();
 
 }  // namespace statecheck::planted
 
-#endif  // STATECHECK_PLANTED_BUGS_H_
+#endif  // STATECHECK_HOOKS_PLANTED_BUGS_H_

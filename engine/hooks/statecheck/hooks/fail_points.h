@@ -9,8 +9,8 @@
 // sanitizers, planted); a point nobody enabled costs one libfiu lookup. A product build
 // (ci/build.sh product) compiles every point to nothing and links no libfiu; the counts are then
 // all 0.
-#ifndef STATECHECK_FAIL_POINTS_H_
-#define STATECHECK_FAIL_POINTS_H_
+#ifndef STATECHECK_HOOKS_FAIL_POINTS_H_
+#define STATECHECK_HOOKS_FAIL_POINTS_H_
 
 #include <cstdint>
 #include <string>
@@ -47,4 +47,4 @@ void ResetEngineFailPointCounts();
 
 }  // namespace statecheck
 
-#endif  // STATECHECK_FAIL_POINTS_H_
+#endif  // STATECHECK_HOOKS_FAIL_POINTS_H_
