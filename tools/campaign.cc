@@ -315,8 +315,10 @@ BatchJob Campaign::MakeJob(size_t spec_index) {
   job.params.max_size = options_.max_size;
   job.params.trace_dir = result_->report_dir + "/counterexamples";
   if (!options_.reproduce.empty()) job.params.reproduce = options_.reproduce;
-  job.kill_worker =
+  const bool victim =
       options_.test_kill_worker_property == spec.id && options_.test_kill_worker_batch == plan.next;
+  job.kill_worker = victim && !options_.test_hang_worker;
+  job.hang_worker = victim && options_.test_hang_worker;
   plan.next =
       options_.only_batch_property.empty() ? Advance(spec.id, plan.next + 1) : plan.next + 1;
   if (plan.left > 0) --plan.left;
@@ -498,11 +500,16 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::
   r->counterexample = out.counterexample;
   const std::string exe = ReplayExecutable();
   if (!run.died.empty()) {
-    // No check failed: the process running the batch did not survive it. The batch alone, in the
-    // foreground (under a debugger, say), repeats it.
-    r->message = "the worker process running batch " + std::to_string(job.number) + " (seed " +
-                 std::to_string(job.params.seed) + ") of " + spec.id + " died: it was " + run.died +
-                 ". No check failed, so the failure is unattributed.";
+    // No check failed: the process running the batch did not survive it, or (a hang) the
+    // watchdog ended it. The batch alone, in the foreground (under a debugger, say), repeats it.
+    const std::string batch = "batch " + std::to_string(job.number) + " (seed " +
+                              std::to_string(job.params.seed) + ") of " + spec.id;
+    r->message = run.hung_seconds > 0
+                     ? "hang: " + batch + " gave no result within " + Compact(run.hung_seconds) +
+                           " s, and its worker was " + run.died +
+                           ". No check failed, so the failure is unattributed."
+                     : "the worker process running " + batch + " died: it was " + run.died +
+                           ". No check failed, so the failure is unattributed.";
     r->replay_commands.push_back(exe + " run --seed " + std::to_string(seed_) + " --batch " +
                                  ShellQuote(spec.id + ":" + std::to_string(job.number)));
   }
@@ -569,7 +576,7 @@ Status Campaign::Run() {
       Absorb(job, RunBatchHere(specs_[job.spec], job.params));
     }
   } else {
-    WorkerPool pool(&specs_, jobs_);
+    WorkerPool pool(&specs_, jobs_, options_.hang_seconds);
     std::vector<BatchJob> running(static_cast<size_t>(pool.size()));
     for (;;) {
       for (int w, next; (w = pool.FindIdle()) >= 0 && (next = NextSpec()) >= 0;) {
@@ -618,6 +625,9 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
     return Status::InvalidArgument("--shard takes i/n with 0 <= i < n");
   }
   if (options.jobs < 1) return Status::InvalidArgument("--jobs takes a number of workers >= 1");
+  if (options.hang_seconds < 0) {
+    return Status::InvalidArgument("--hang-seconds takes a number of seconds >= 0 (0: no bound)");
+  }
   std::vector<properties::PropertySpec> specs;
   STATECHECK_RETURN_IF_ERROR(SelectSpecs(options, rules, &specs));
   const uint64_t seed = options.seed

@@ -76,9 +76,15 @@ struct CampaignOptions {
   // batch, or a shard other than 0. A trace that diverges is a finding; one that cannot be read
   // is a usage error.
   std::string regressions_dir;
-  // Test hook (campaign_test): the worker that starts this batch kills itself with SIGKILL.
+  // The watchdog: a batch whose worker has given no result this many seconds after it was sent
+  // is a hang — its worker is killed, the batch is a finding naming its seed, and the campaign
+  // goes on. 0: no bound. Not in this process (--reproduce, --batch), which a debugger may stop.
+  double hang_seconds = 60;
+  // Test hook (campaign_test): the worker that starts this batch kills itself with SIGKILL, or
+  // with test_hang_worker sleeps instead of running it (a case that never ends).
   std::string test_kill_worker_property;
   uint64_t test_kill_worker_batch = 0;
+  bool test_hang_worker = false;
 
   // The machine's cores (at least 1).
   static int DefaultJobs();

@@ -172,8 +172,7 @@ TEST_F(CampaignTest, AWorkerKilledMidBatchIsAFindingAndTheRunGoesOn) {
               std::string::npos)
         << p.message;
     ASSERT_EQ(p.replay_commands.size(), 1u);
-    EXPECT_NE(p.replay_commands[0].find("run --seed 7 --batch " + victim + ":1"),
-              std::string::npos)
+    EXPECT_NE(p.replay_commands[0].find("run --seed 7 --batch " + victim + ":1"), std::string::npos)
         << p.replay_commands[0];
   }
   EXPECT_NE(seed, 0u);
@@ -194,6 +193,46 @@ TEST_F(CampaignTest, AWorkerKilledMidBatchIsAFindingAndTheRunGoesOn) {
   EXPECT_EQ(one.report.properties[0].batches[0].seed, seed);
   EXPECT_TRUE(one.report.properties[0].passed);
   EXPECT_EQ(one.report.configuration.workers_started, 0);
+}
+
+// A batch that never ends (its worker sleeps instead of running it): the watchdog kills the
+// worker once the batch is past --hang-seconds, the batch is a finding that says "hang" and names
+// its seed, with a command that runs it alone, and the run goes on and writes its report.
+TEST_F(CampaignTest, AHungBatchIsKilledByTheWatchdogAndIsAFinding) {
+  CampaignOptions o = Options("hung");
+  o.families = {"window_store"};
+  o.jobs = 2;
+  o.hang_seconds = 1;
+  const std::string victim = "window_store/MatchesModel/ret10_size3";
+  o.test_kill_worker_property = victim;
+  o.test_kill_worker_batch = 1;
+  o.test_hang_worker = true;
+  CampaignResult r;
+  ASSERT_TRUE(RunCampaign(o, &r).ok());
+  EXPECT_EQ(r.findings, 1);
+  EXPECT_TRUE(r.Failed());
+  EXPECT_EQ(r.report.configuration.workers_started, 3);  // Two, and the hung one's successor.
+  for (const reports::PropertyResult& p : r.report.properties) {
+    if (p.id != victim) {
+      EXPECT_TRUE(p.passed) << p.id;
+      continue;
+    }
+    EXPECT_FALSE(p.passed);
+    uint64_t seed = 0;
+    for (const reports::BatchResult& b : p.batches) {
+      if (b.number == 1) seed = b.seed;
+    }
+    ASSERT_NE(seed, 0u);
+    EXPECT_NE(p.message.find("hang: batch 1 (seed " + std::to_string(seed) + ") of " + victim +
+                             " gave no result within 1 s, and its worker was killed by the "
+                             "campaign's watchdog"),
+              std::string::npos)
+        << p.message;
+    ASSERT_EQ(p.replay_commands.size(), 1u);
+    EXPECT_NE(p.replay_commands[0].find("--batch " + victim + ":1"), std::string::npos)
+        << p.replay_commands[0];
+  }
+  EXPECT_TRUE(fs::exists(r.report_dir + "/report.json"));
 }
 
 TEST(Campaign, ShardsAndBadInputAreClearErrors) {

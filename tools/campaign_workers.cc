@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
@@ -86,7 +87,8 @@ Json JobJson(const BatchJob& job) {
               {"max_size", job.params.max_size},
               {"shrink", job.params.shrink},
               {"trace_dir", Bytes(job.params.trace_dir)},
-              {"kill_worker", job.kill_worker}};
+              {"kill_worker", job.kill_worker},
+              {"hang_worker", job.hang_worker}};
 }
 
 BatchJob JobFromJson(const Json& j) {
@@ -99,6 +101,7 @@ BatchJob JobFromJson(const Json& j) {
   job.params.shrink = j.at("shrink").get<bool>();
   job.params.trace_dir = Str(j.at("trace_dir"));
   job.kill_worker = j.at("kill_worker").get<bool>();
+  job.hang_worker = j.at("hang_worker").get<bool>();
   return job;
 }
 
@@ -161,6 +164,7 @@ BatchRun RunFromJson(const Json& j) {
     if (!ReadFrame(fd, &request)) ::_exit(0);  // The campaign is done (or gone).
     const BatchJob job = JobFromJson(request);
     if (job.kill_worker) ::raise(SIGKILL);
+    while (job.hang_worker) ::pause();
     const BatchRun run = RunBatchHere(specs.at(job.spec), job.params);
     if (!WriteFrame(fd, RunJson(run))) ::_exit(1);
   }
@@ -192,8 +196,11 @@ BatchRun RunBatchHere(const properties::PropertySpec& spec,
   return r;
 }
 
-WorkerPool::WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers)
-    : specs_(specs), workers_(static_cast<size_t>(std::max(1, workers))) {
+WorkerPool::WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers,
+                       double hang_seconds)
+    : specs_(specs),
+      workers_(static_cast<size_t>(std::max(1, workers))),
+      hang_seconds_(hang_seconds) {
   for (Worker& w : workers_) Fork(&w);
 }
 
@@ -249,7 +256,8 @@ std::string WorkerPool::Reap(Worker* w) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = sigabbrev_np(sig);
-    return "killed by signal " + std::to_string(sig) + (name ? " (SIG" + std::string(name) + ")" : "");
+    return "killed by signal " + std::to_string(sig) +
+           (name ? " (SIG" + std::string(name) + ")" : "");
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
@@ -277,7 +285,18 @@ Status WorkerPool::Start(int index, const BatchJob& job) {
   }
   w.busy = true;
   w.job = job;
+  w.sent = std::chrono::steady_clock::now();
   return Status::Ok();
+}
+
+BatchRun WorkerPool::Died(Worker* w, const std::string& how) {
+  BatchRun run;
+  run.died = how;
+  run.outcome.property = specs_->at(w->job.spec).id;
+  run.outcome.passed = false;
+  w->busy = false;
+  Fork(w);
+  return run;
 }
 
 Status WorkerPool::WaitAny(int* index, BatchRun* run) {
@@ -289,11 +308,37 @@ Status WorkerPool::WaitAny(int* index, BatchRun* run) {
     which.push_back(static_cast<int>(i));
   }
   if (fds.empty()) return Status::FailedPrecondition("WaitAny: no worker is running a batch");
+  using Clock = std::chrono::steady_clock;
+  const auto bound =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(hang_seconds_));
   for (;;) {
-    const int n = ::poll(fds.data(), fds.size(), -1);
+    // The watchdog: poll until the first busy worker's bound, and kill a worker past it.
+    int timeout_ms = -1;
+    if (hang_seconds_ > 0) {
+      const Clock::time_point now = Clock::now();
+      for (int i : which) {
+        Worker& w = workers_[static_cast<size_t>(i)];
+        if (now - w.sent < bound) {
+          const auto left = std::chrono::ceil<std::chrono::milliseconds>(w.sent + bound - now);
+          timeout_ms = timeout_ms < 0 ? static_cast<int>(left.count())
+                                      : std::min(timeout_ms, static_cast<int>(left.count()));
+          continue;
+        }
+        ::kill(w.pid, SIGKILL);
+        Reap(&w);
+        *index = i;
+        std::ostringstream how;
+        how << "killed by the campaign's watchdog (SIGKILL): no result after " << hang_seconds_
+            << " s (--hang-seconds)";
+        *run = Died(&w, how.str());
+        run->hung_seconds = hang_seconds_;
+        return Status::Ok();
+      }
+    }
+    const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::IOError(std::string("poll: ") + std::strerror(errno));
-    break;
+    if (n > 0) break;
   }
   for (size_t k = 0; k < fds.size(); ++k) {
     if (fds[k].revents == 0) continue;
@@ -305,11 +350,7 @@ Status WorkerPool::WaitAny(int* index, BatchRun* run) {
       *run = RunFromJson(reply);
       return Status::Ok();
     }
-    *run = BatchRun();
-    run->died = Reap(&w);
-    run->outcome.property = specs_->at(w.job.spec).id;
-    run->outcome.passed = false;
-    Fork(&w);
+    *run = Died(&w, Reap(&w));
     return Status::Ok();
   }
   return Status::IOError("poll returned no ready worker");
@@ -346,9 +387,8 @@ std::vector<Json> ForkEach(size_t count, int jobs, const std::function<Json(size
       results[c.index] = Json{{"died", "killed by signal " + std::to_string(WTERMSIG(status)) +
                                            (name ? " (SIG" + std::string(name) + ")" : "")}};
     } else {
-      results[c.index] =
-          Json{{"died", "exited with status " + std::to_string(WEXITSTATUS(status)) +
-                            " without a result"}};
+      results[c.index] = Json{{"died", "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                           " without a result"}};
     }
   };
   while (next < count || !running.empty()) {

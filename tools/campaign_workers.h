@@ -17,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -35,8 +36,10 @@ struct BatchJob {
   size_t spec = 0;
   uint64_t number = 0;  // The batch's number (for messages; params.seed derives from it).
   properties::PropertyParams params;
-  // Test hook (campaign_test): the worker kills itself with SIGKILL when it starts this batch.
+  // Test hooks (campaign_test): the worker kills itself with SIGKILL when it starts this batch,
+  // or (hang_worker) sleeps instead of running it, as a case that never ends would.
   bool kill_worker = false;
+  bool hang_worker = false;
 };
 
 // What a batch did.
@@ -53,6 +56,9 @@ struct BatchRun {
   std::map<std::string, std::pair<uint64_t, uint64_t>> fail_points;
   // Non-empty when the worker died while running it: "killed by signal 9 (SIGKILL)".
   std::string died;
+  // > 0 when the batch gave no result within the pool's hang bound, this many seconds: the
+  // watchdog killed its worker (`died` says so too). A hang, not a crash.
+  double hung_seconds = 0;
 };
 
 // Runs `spec` with `params` in this process and measures what it did.
@@ -62,8 +68,12 @@ BatchRun RunBatchHere(const properties::PropertySpec& spec,
 class WorkerPool {
  public:
   // Forks `workers` processes (at least 1) that run batches of `specs`, which must outlive the
-  // pool and be the same vector in every process (it is: the workers are forks).
-  WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers);
+  // pool and be the same vector in every process (it is: the workers are forks). A batch with no
+  // result `hang_seconds` after it was sent (> 0; 0: no bound) is a hang: WaitAny kills its
+  // worker with SIGKILL and returns it as a run with `hung_seconds` set — a stuck case never
+  // stalls the campaign.
+  WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers,
+             double hang_seconds = 0);
   // Ends every worker (EOF on its requests; SIGKILL for one still running a batch) and reaps it.
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -80,8 +90,9 @@ class WorkerPool {
   // then replaced).
   Status Start(int w, const BatchJob& job);
 
-  // Waits until a busy worker finishes its batch (or dies running it) and returns which and what.
-  // A dead worker's run has `died` set (and its outcome says so) and the worker is replaced.
+  // Waits until a busy worker finishes its batch (or dies running it, or runs past the hang
+  // bound) and returns which and what. A dead or hung worker's run has `died` set (and its
+  // outcome says so) and the worker is replaced.
   // REQUIRES: busy() > 0.
   Status WaitAny(int* w, BatchRun* run);
 
@@ -94,15 +105,19 @@ class WorkerPool {
     int requests = -1;  // Write end: the parent's requests.
     int replies = -1;   // Read end: the worker's results.
     bool busy = false;
-    BatchJob job;       // The batch it runs, while busy.
+    BatchJob job;                                // The batch it runs, while busy.
+    std::chrono::steady_clock::time_point sent;  // When it was sent that batch.
   };
   void Fork(Worker* w);
+  // A busy worker's run as the pool saw it die (`how`), and its replacement forked.
+  BatchRun Died(Worker* w, const std::string& how);
   void End(Worker* w, bool kill);
   // The worker's exit in words, after it closed its pipe: "killed by signal 9 (SIGKILL)".
   std::string Reap(Worker* w);
 
   const std::vector<properties::PropertySpec>* specs_;
   std::vector<Worker> workers_;
+  const double hang_seconds_;
   int started_ = 0;
 };
 

@@ -406,6 +406,11 @@ int Main(int argc, char** argv) {
                   "Worker processes that run the batches (default: the machine's cores, " +
                       std::to_string(tools::CampaignOptions::DefaultJobs()) + ")")
       ->check(CLI::PositiveNumber);
+  run->add_option("--hang-seconds", flags.hang_seconds,
+                  "A batch with no result this many seconds after it started is a hang: its "
+                  "worker is killed and the batch is a finding naming its seed (default 60; 0: "
+                  "no bound)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--batch", batch,
                   "PROPERTY:K: run batch K of that property alone, in this process (how a batch "
                   "whose worker died is repeated; give the run's --seed)");
