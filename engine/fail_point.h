@@ -1,5 +1,5 @@
-// internal::FailPoint: one of the engine's named fail points (statecheck/hooks/fail_points.h), marked
-// where the engine can fail. Internal to the engine.
+// internal::FailPoint: one of the engine's named fail points (statecheck/hooks/fail_points.h),
+// marked where the engine can fail. Internal to the engine.
 #ifndef STATECHECK_ENGINE_FAIL_POINT_H_
 #define STATECHECK_ENGINE_FAIL_POINT_H_
 

@@ -8,8 +8,8 @@
 // point is the n-th processor operation (a store read or write, or an output record) of the
 // cycle, counted before and after each, so kills land between any two of them — or, for half
 // of the kills, the n-th reach of a fail point: one of the engine's steps inside a commit or a
-// restore (statecheck/hooks/fail_points.h), or any fsync of the log or the stores (the child does its
-// I/O through the fault file system on the real disk). A cycle whose
+// restore (statecheck/hooks/fail_points.h), or any fsync of the log or the stores (the child does
+// its I/O through the fault file system on the real disk). A cycle whose
 // kill point lies beyond its work ends by itself, half of the time with a clean close and half
 // of the time by _exit without one. The parent only forks, waits and reads the child's verdict:
 // it never opens RocksDB, whose background threads do not survive fork().

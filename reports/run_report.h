@@ -132,7 +132,8 @@ struct RunConfiguration {
   int workers_started = 0;  // Worker processes forked, replacements of dead ones included.
 };
 
-// `statecheck selftest`: how one planted bug (statecheck/hooks/planted_bugs.h) fared in its campaign.
+// `statecheck selftest`: how one planted bug (statecheck/hooks/planted_bugs.h) fared in its
+// campaign.
 struct PlantedBugResult {
   std::string name;         // "window_store/drop_rule_off_by_one"
   std::string rules;        // The rules it breaks, "W3,W6".
