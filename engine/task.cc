@@ -531,7 +531,13 @@ class TaskImpl final : public Task, private ProcessorContext {
         ++restore->records_restored;
         applied = r.offset;
       }
-      if (!applied) break;
+      // A read that finds no data record left below the end (only the markers that close
+      // transactions) ends the restore; reading again would find the same nothing.
+      // Keeps: L1 — a restore ends when no data record is left below the changelog's end
+      if (!applied) {
+        if (STATECHECK_PLANTED(TaskRestoreSpinsOnMarkers)) continue;
+        break;
+      }
       STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskRestoreBatch));
       // Each batch is committed with the offset of its last record (T7), bounding the buffer.
       ChangelogOffsets offsets;

@@ -356,6 +356,41 @@ TEST_F(TaskTest, BadOptionsAreClearErrors) {
   EXPECT_EQ(Open(o).code(), Status::Code::kInvalidArgument);
 }
 
+// L1: under exactly-once every transaction ends with a commit marker in the changelog, so after a
+// commit the changelog's last offsets hold no data record: a restart's restore reads past the
+// store's offset, finds nothing to apply, and must end there (with a store kept, and with one
+// wiped and restored from 0 after a crash). A restore that read on until the end offset was
+// reached by a record would never return (planted: task/restore_spins_on_markers).
+TEST_F(TaskTest, RestoreEndsWhenTheChangelogEndsWithAMarker) {
+  TaskOptions o = Options(kEosRu);
+  ASSERT_OK(Open(o));
+  Input("a", "1");
+  Input("b", "2");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  ASSERT_OK(task_->Close());
+  auto restore_of_kv = [&] {
+    for (const StoreRestore& r : task_->restores()) {
+      if (r.store == "kv") return r;
+    }
+    ADD_FAILURE() << "no restore of store kv";
+    return StoreRestore();
+  };
+  ASSERT_OK(Open(o));  // Kept: restores from its offset + 1, where only the marker is.
+  const StoreRestore kept = restore_of_kv();
+  EXPECT_FALSE(kept.wiped);
+  EXPECT_EQ(kept.records_restored, 0);
+  EXPECT_LT(kept.start_offset, kept.end_offset) << "the changelog's tail is a marker to read past";
+  task_->Abandon();
+  OpenTheLog();
+  o.log = log_.get();
+  ASSERT_OK(Open(o));  // Wiped (EOS, unclean): restores both records, then the marker.
+  const StoreRestore wiped = restore_of_kv();
+  EXPECT_TRUE(wiped.wiped);
+  EXPECT_EQ(wiped.records_restored, 2);
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+}
+
 TEST_F(TaskTest, RestoreInSmallBatchesSkipsAbortedTransactions) {
   TaskOptions o = Options(kEosRu);
   o.restore_batch_records = 2;

@@ -2,7 +2,7 @@
 // test reporters) show each SPEC rule as a test.
 //
 // Shape: one <testsuites name="statecheck">; one <testsuite name="statecheck.<family>"> per SPEC
-// rule family (W, T, C, U, E, F), in catalogue order, each with the run's <properties> (a CI
+// rule family (W, T, C, U, E, F, L), in catalogue order, each with the run's <properties> (a CI
 // system shows a suite's properties next to its tests, and a suite may be looked at alone); one
 // <testcase name="<id> <title>" classname="statecheck.<family>"> per rule, so a rule is found by
 // its id in any test-report view. "fail" gives a <failure> whose body lists each failing

@@ -154,6 +154,7 @@ std::string FamilyTitle(std::string_view family) {
   if (family == "U") return "Upgrade and downgrade";
   if (family == "E") return "Windowed aggregation and emit strategies";
   if (family == "F") return "Faults";
+  if (family == "L") return "Liveness";
   return std::string(family);
 }
 

@@ -37,7 +37,7 @@ inline constexpr std::size_t kMaxSituations = 8;
 
 struct Rule {
   std::string id;         // "W3": the family letter(s) followed by a number.
-  std::string family;     // "W", "T", "C", "U", "E" or "F".
+  std::string family;     // "W", "T", "C", "U", "E", "F" or "L".
   std::string title;      // The bold name in docs/spec.md: "drop rule".
   std::string statement;  // What must hold, in one line of at most kMaxStatementLength chars.
   std::vector<std::string> checks;             // CTest test names; empty = not yet checked.

@@ -500,14 +500,17 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::
   r->counterexample = out.counterexample;
   const std::string exe = ReplayExecutable();
   if (!run.died.empty()) {
-    // No check failed: the process running the batch did not survive it, or (a hang) the
-    // watchdog ended it. The batch alone, in the foreground (under a debugger, say), repeats it.
+    // The process running the batch did not survive it: no check failed, so the failure is
+    // unattributed. Or the watchdog ended it (a hang): a finding of L1. The batch alone, in the
+    // foreground (under a debugger, say), repeats it.
     const std::string batch = "batch " + std::to_string(job.number) + " (seed " +
                               std::to_string(job.params.seed) + ") of " + spec.id;
+    // L1: a batch with no result within --hang-seconds is a hang.
+    if (run.hung_seconds > 0) r->failing_rule = "L1";
     r->message = run.hung_seconds > 0
                      ? "hang: " + batch + " gave no result within " + Compact(run.hung_seconds) +
-                           " s, and its worker was " + run.died +
-                           ". No check failed, so the failure is unattributed."
+                           " s (--hang-seconds), and its worker was " + run.died +
+                           ". A finding of L1 (no hang)."
                      : "the worker process running " + batch + " died: it was " + run.died +
                            ". No check failed, so the failure is unattributed.";
     r->replay_commands.push_back(exe + " run --seed " + std::to_string(seed_) + " --batch " +

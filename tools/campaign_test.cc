@@ -196,8 +196,8 @@ TEST_F(CampaignTest, AWorkerKilledMidBatchIsAFindingAndTheRunGoesOn) {
 }
 
 // A batch that never ends (its worker sleeps instead of running it): the watchdog kills the
-// worker once the batch is past --hang-seconds, the batch is a finding that says "hang" and names
-// its seed, with a command that runs it alone, and the run goes on and writes its report.
+// worker once the batch is past --hang-seconds, the batch is a finding of L1 that says "hang" and
+// names its seed, with a command that runs it alone, and the run goes on and writes its report.
 TEST_F(CampaignTest, AHungBatchIsKilledByTheWatchdogAndIsAFinding) {
   CampaignOptions o = Options("hung");
   o.families = {"window_store"};
@@ -218,14 +218,15 @@ TEST_F(CampaignTest, AHungBatchIsKilledByTheWatchdogAndIsAFinding) {
       continue;
     }
     EXPECT_FALSE(p.passed);
+    EXPECT_EQ(p.failing_rule, "L1");
     uint64_t seed = 0;
     for (const reports::BatchResult& b : p.batches) {
       if (b.number == 1) seed = b.seed;
     }
     ASSERT_NE(seed, 0u);
     EXPECT_NE(p.message.find("hang: batch 1 (seed " + std::to_string(seed) + ") of " + victim +
-                             " gave no result within 1 s, and its worker was killed by the "
-                             "campaign's watchdog"),
+                             " gave no result within 1 s (--hang-seconds), and its worker "
+                             "was killed by the campaign's watchdog (SIGKILL)"),
               std::string::npos)
         << p.message;
     ASSERT_EQ(p.replay_commands.size(), 1u);

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
@@ -327,10 +326,7 @@ Status WorkerPool::WaitAny(int* index, BatchRun* run) {
         ::kill(w.pid, SIGKILL);
         Reap(&w);
         *index = i;
-        std::ostringstream how;
-        how << "killed by the campaign's watchdog (SIGKILL): no result after " << hang_seconds_
-            << " s (--hang-seconds)";
-        *run = Died(&w, how.str());
+        *run = Died(&w, "killed by the campaign's watchdog (SIGKILL)");
         run->hung_seconds = hang_seconds_;
         return Status::Ok();
       }

@@ -125,6 +125,7 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
   base.executable = options.executable;
   base.progress = options.progress;
   base.progress_is_tty = options.progress_is_tty;
+  base.hang_seconds = options.hang_seconds;
 
   // The control run: the same campaign (the chosen bugs' rules, or everything) with no bug.
   planted::DeactivateAll();

@@ -31,7 +31,11 @@ struct SelftestOptions {
   // false: each bug's campaign checks the rules the bug is tied to (run --select <its rules>),
   // so it gets the time a nightly spends on those rules; true: the whole campaign.
   bool whole_campaign = false;
-  double min_score = 95;   // The score (percent) below which the selftest fails.
+  double min_score = 95;  // The score (percent) below which the selftest fails.
+  // Each campaign's hang bound (CampaignOptions::hang_seconds): shorter than a run's default, so
+  // that a planted hang (L1) is caught well inside a bug's budget. The planted build's batches
+  // take under 2 s.
+  double hang_seconds = 10;
   std::string report_dir;  // Empty: statecheck-reports/selftest-<time>-seed<seed>.
   std::string command;
   std::string commit = "unknown";
