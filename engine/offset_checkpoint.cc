@@ -64,6 +64,7 @@ class LineReader {
   explicit LineReader(std::string_view text) : text_(text) {}
   bool Next(std::string_view* line) {
     if (pos_ >= text_.size()) return false;
+    start_ = pos_;
     size_t end = text_.find_first_of("\r\n", pos_);
     if (end == std::string_view::npos) end = text_.size();
     *line = text_.substr(pos_, end - pos_);
@@ -75,10 +76,15 @@ class LineReader {
     return true;
   }
   int number() const { return number_; }
+  // Where the last line read is: "line 3 (byte 14)", so that damage can be found in the file.
+  std::string Where() const {
+    return "line " + std::to_string(number_) + " (byte " + std::to_string(start_) + ")";
+  }
 
  private:
   std::string_view text_;
   size_t pos_ = 0;
+  size_t start_ = 0;  // Of the last line read.
   int number_ = 0;
 };
 
@@ -97,7 +103,8 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
   int32_t version = 0;
   if (!reader.Next(&line)) return Status::Corruption(where + "File ended prematurely.");
   if (!ParseNumber(line, &version)) {
-    return Status::Corruption(where + "line 1: the version is not a number: " + Quote(line));
+    return Status::Corruption(where + reader.Where() +
+                              ": the version is not a number: " + Quote(line));
   }
   if (version != kVersion) {
     return Status::Corruption(where +
@@ -106,7 +113,8 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
   int32_t expected = 0;
   if (!reader.Next(&line)) return Status::Corruption(where + "File ended prematurely.");
   if (!ParseNumber(line, &expected) || expected < 0) {
-    return Status::Corruption(where + "line 2: the entry count is not a count: " + Quote(line));
+    return Status::Corruption(where + reader.Where() +
+                              ": the entry count is not a count: " + Quote(line));
   }
   CheckpointOffsets offsets;
   int64_t found = 0;
@@ -116,7 +124,7 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
     int64_t offset = 0;
     if (fields.size() != 3 || fields[0].empty() || !ParseNumber(fields[1], &tp.partition) ||
         tp.partition < 0 || !ParseNumber(fields[2], &offset)) {
-      return Status::Corruption(where + "Malformed line " + std::to_string(reader.number()) +
+      return Status::Corruption(where + "Malformed " + reader.Where() +
                                 " in offset checkpoint file: " + Quote(line) +
                                 " (expected \"<topic> <partition> <offset>\")");
     }
@@ -133,8 +141,7 @@ Status ParseOffsetCheckpoint(std::string_view text, std::string_view source, Che
       continue;
     }
     if (!offsets.emplace(tp, offset).second) {
-      return Status::Corruption(where + "line " + std::to_string(reader.number()) +
-                                ": a second entry for " + tp.topic + "-" +
+      return Status::Corruption(where + reader.Where() + ": a second entry for " + tp.topic + "-" +
                                 std::to_string(tp.partition));
     }
   }

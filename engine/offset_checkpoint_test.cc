@@ -123,7 +123,7 @@ TEST_F(OffsetCheckpointTest, NonNumericCountIsCorruption) {
 }
 
 TEST_F(OffsetCheckpointTest, LineWithTwoFieldsIsMalformed) {
-  ExpectCorruption("0\n2\nt 0 5\nt 1\n", {"Malformed line 4", "'t 1'"});
+  ExpectCorruption("0\n2\nt 0 5\nt 1\n", {"Malformed line 4 (byte 10)", "'t 1'"});
 }
 
 TEST_F(OffsetCheckpointTest, LineWithFourFieldsIsMalformed) {

@@ -12,10 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "testing/test_util.h"
 #include "statecheck/log.h"
+#include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
+#include "testing/test_util.h"
 
 namespace statecheck::tools {
 namespace {
@@ -285,6 +286,111 @@ TEST_F(InspectTest, LegacyFilesAndStoreFormats) {
     EXPECT_EQ(json["stores"][0]["format_kind"], "new");  // fresh, first by path.
   }
   EXPECT_EQ(Snapshot(dir_), before);  // Read-only.
+}
+
+// One damaged byte in the middle of each kind of file the engine keeps durable — a log partition
+// file, a store's table file (SST), a legacy .checkpoint — is Corruption naming the file and
+// where in it, from the engine and from `statecheck inspect` alike. A checkpoint is text without
+// a checksum (Kafka's format): its damage is found where it breaks the format, as here (a digit
+// turned into a letter); damage that leaves another valid number cannot be told from data.
+TEST_F(InspectTest, ADamagedByteIsCorruptionNamingTheFileAndWhereInIt) {
+  auto damage = [](const fs::path& file, char to) {
+    const auto middle = static_cast<std::streamoff>(fs::file_size(file) / 2);
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekg(middle);
+    const char was = static_cast<char>(f.get());
+    f.seekp(middle);
+    f.put(to == 0 ? static_cast<char>(was ^ 0x40) : to);
+    return middle;
+  };
+  auto expect_corruption = [](const std::string& what, const std::string& error,
+                              const fs::path& file, const std::string& where) {
+    SCOPED_TRACE(what);
+    EXPECT_NE(error.find("Corruption"), std::string::npos) << error;
+    EXPECT_NE(error.find(file.filename().string()), std::string::npos) << error;
+    EXPECT_NE(error.find(where), std::string::npos) << error;
+  };
+
+  // A log partition: 40 records; the byte in the middle of the file is inside one of them, with
+  // valid records after it (never a torn tail to drop).
+  const fs::path log_dir = dir_ / "log";
+  LogOptions lo;
+  lo.directory = log_dir.string();
+  lo.logger = NullLogger();
+  {
+    std::unique_ptr<Log> log;
+    ASSERT_OK(OpenLog(lo, &log));
+    for (int i = 0; i < 40; ++i) {
+      int64_t offset = 0;
+      ASSERT_OK(log->Append("input-0", "key" + std::to_string(i), "value", &offset));
+    }
+    ASSERT_OK(log->Sync());
+  }
+  const fs::path partition = log_dir / "input-0.log";
+  damage(partition, 0);
+  std::unique_ptr<Log> log;
+  const Status opened = OpenLog(lo, &log);
+  expect_corruption("the engine opening the log", opened.ToString(), partition, "byte offset");
+  InspectReport log_report;
+  const Status inspected = Inspect(log_dir.string(), &log_report);
+  expect_corruption("inspect of the log", inspected.ToString(), partition, "byte offset");
+
+  // A store: 200 keys committed and flushed into one table file; its middle is in a data block,
+  // whose checksum the engine's read and inspect's scan check.
+  const fs::path store_dir = dir_ / "0_0" / "kv";
+  {
+    std::unique_ptr<RocksDBStore> store = OpenStore(store_dir);
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_OK(store->Put("key" + std::to_string(1000 + i), std::string(40, 'v')));
+    }
+    ASSERT_OK(store->Commit({{"kv-changelog-0", 199}}));
+    store->Close();
+  }
+  fs::path table;
+  uintmax_t largest = 0;
+  for (const auto& e : fs::directory_iterator(store_dir)) {
+    if (e.path().extension() == ".sst" && e.file_size() > largest) {
+      table = e.path();
+      largest = e.file_size();
+    }
+  }
+  ASSERT_FALSE(table.empty()) << "no table file in " << store_dir;
+  damage(table, 0);
+  {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = store_dir.string();
+    o.logger = NullLogger();
+    o.read_only = true;
+    std::unique_ptr<RocksDBStore> store;
+    Status s = OpenRocksDBStore(o, &store);
+    if (s.ok()) {
+      std::unique_ptr<KeyValueIterator> it;
+      s = store->All(&it);
+      KeyValue kv;
+      while (s.ok() && it->HasNext()) s = it->Next(&kv);
+    }
+    expect_corruption("the engine reading the store", s.ToString(), table, "offset");
+  }
+  InspectReport store_report;
+  ASSERT_OK(Inspect((dir_ / "0_0").string(), &store_report));
+  ASSERT_EQ(store_report.stores.size(), 1u);
+  expect_corruption("inspect of the store", store_report.stores[0].error, table, "offset");
+
+  // A legacy .checkpoint: the middle byte is a digit of the first entry's offset.
+  const fs::path checkpoint = dir_ / "0_0" / ".checkpoint";
+  WriteFile(checkpoint, "0\n1\nt 0 1234567890123\n");
+  ASSERT_EQ(damage(checkpoint, 'x'), 11);
+  CheckpointOffsets offsets;
+  const Status read = ReadOffsetCheckpoint(nullptr, checkpoint.string(), &offsets, nullptr);
+  expect_corruption("the engine reading the checkpoint", read.ToString(), checkpoint,
+                    "line 3 (byte 4)");
+  InspectReport checkpoint_report;
+  ASSERT_OK(Inspect((dir_ / "0_0").string(), &checkpoint_report));
+  ASSERT_EQ(checkpoint_report.legacy_files.size(), 1u);
+  expect_corruption("inspect of the checkpoint", checkpoint_report.legacy_files[0].error,
+                    checkpoint, "line 3 (byte 4)");
 }
 
 // A task directory whose stores are gone (wiped) but whose legacy files remain is still a state
