@@ -12,7 +12,7 @@
 namespace statecheck {
 namespace {
 
-constexpr size_t kPoints = 6;
+constexpr size_t kPoints = 8;
 
 struct Counter {
   std::atomic<uint64_t> reached{0};
@@ -34,6 +34,12 @@ const std::vector<EngineFailPoint>& EngineFailPoints() {
       {kFailStoreBeforeFlush,
        "a store commit without the WAL fails after its batch is written, before the flush that "
        "makes it durable"},
+      {kFailStoreCommitWrite,
+       "a store commit's batch write into RocksDB (data, offsets and position in one batch) "
+       "fails as RocksDB's Write would: nothing of the batch is applied"},
+      {kFailStoreGet,
+       "a read of a key from RocksDB fails (a processor's Get): the read reports the error and "
+       "the task stops"},
       {kFailTaskAfterLog,
        "a task commit fails after its log part (at-least-once: the changelog and output sync; "
        "exactly-once: the transaction commit), before the stores commit"},

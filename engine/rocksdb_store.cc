@@ -546,7 +546,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
       // Readers take their snapshot and the committed position together under this lock.
       internal::MutexLock lock(&commit_mu_);
       // Keeps: T4 — one batch under commit_mu_: a view sees all of a commit or none of it
-      rocksdb::Status s = db_->db->Write(WriteOpts(use_wal_), &batch);
+      Status s = internal::FailPoint(kFailStoreCommitWrite);
+      if (s.ok()) s = FromRocksDB(db_->db->Write(WriteOpts(use_wal_), &batch));
       // Keeps: C6 — a failed commit is reported; the store refuses calls until it is reopened
       if (!s.ok()) {
         // Not applied to the memtables; but a WAL record whose sync failed may still be on
@@ -554,7 +555,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
         // (commit_mu_ is held: readers see broken_ under it.)
         broken_ = "store " + name_ + ": a commit failed (" + s.ToString() +
                   ") and may or may not be durable; abandon the store and open it again";
-        return FromRocksDB(s);
+        return s;
       }
       // Keeps: T8 — on commit the committed position becomes the uncommitted one
       committed_position_ = position;
@@ -756,6 +757,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   Status DbGet(const rocksdb::ReadOptions& ro, std::string_view key,
                std::optional<std::string>* value) {
+    STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailStoreGet));
     std::string v;
     rocksdb::Status s = db_->db->Get(ro, db_->data(), key, &v);
     if (s.IsNotFound()) return Status::Ok();

@@ -171,11 +171,7 @@ void TaskModel::ApplyRecord(int64_t i) {
 int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commit) {
   int64_t processed = 0;
   while (processed < max_records && next_ < static_cast<int64_t>(input_.size())) {
-    // Encodes: T6, T11, C5 — over the bound (not -1): commit before the next record
-    if (config_.uncommitted_max_bytes >= 0 && since_commit_ > 0 &&
-        UncommittedBytes() > config_.uncommitted_max_bytes) {
-      DoCommit(1, now_ms);
-    }
+    CommitIfOverTheBound(now_ms);
     ApplyRecord(next_);
     ++next_;
     ++since_commit_;
@@ -192,11 +188,22 @@ int64_t TaskModel::Run(int64_t max_records, int64_t now_ms, bool fail_last_commi
   return processed;
 }
 
+// Encodes: T6, T11, C5 — over the bound (not -1): commit before the next record
+void TaskModel::CommitIfOverTheBound(int64_t now_ms) {
+  if (config_.uncommitted_max_bytes >= 0 && since_commit_ > 0 &&
+      UncommittedBytes() > config_.uncommitted_max_bytes) {
+    DoCommit(1, now_ms);
+  }
+}
+
 void TaskModel::ProcessFailed(int64_t processed, bool in_commit, int64_t now_ms) {
   Run(processed, now_ms, /*fail_last_commit=*/in_commit);
   if (in_commit) {
     CommitFailed();
   } else if (next_ < static_cast<int64_t>(input_.size())) {
+    // The next record failed (a read or a write of it): the commit the bound asked for before
+    // it had happened first.
+    CommitIfOverTheBound(now_ms);
     ApplyRecord(next_);  // Maybe partly done: only prefixes of it can survive (C4).
     ++since_commit_;
   }

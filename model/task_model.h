@@ -217,6 +217,8 @@ class TaskModel {
   // Processes up to `max_records`; with `fail_last_commit`, the interval commit due right after
   // the last of them is not made (it is the one that failed).
   int64_t Run(int64_t max_records, int64_t now_ms, bool fail_last_commit);
+  // The commit a record over statestore.uncommitted.max.bytes asks for before the next one.
+  void CommitIfOverTheBound(int64_t now_ms);
   // The writes and output of processing input record `i` (not advancing the offset).
   void ApplyRecord(int64_t i);
   void DoCommit(int reason, int64_t now_ms);
