@@ -452,6 +452,34 @@ class FaultFsState {
     return active_;
   }
 
+  void SetSpaceLeft(std::optional<uint64_t> bytes) {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    space_left_ = bytes;
+  }
+  std::optional<uint64_t> SpaceLeft() {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    return space_left_;
+  }
+
+  // Takes `n` bytes of the space left for a write to `path`; the disk-full error (ENOSPC) when
+  // fewer are left, and nothing is taken: the write must not happen.
+  IOStatus TakeSpace(uint64_t n, const std::string& path) {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    if (!space_left_) return IOStatus::OK();
+    if (n > *space_left_) {
+      ++full_disk_refusals_;
+      return IOStatus::NoSpace(std::string(kInjectedFaultMarker) + "statecheck/fs/full (" + path +
+                               "): no space left on device (" + std::to_string(*space_left_) +
+                               " bytes left, " + std::to_string(n) + " to write)");
+    }
+    *space_left_ -= n;
+    return IOStatus::OK();
+  }
+  uint64_t FullDiskRefusals() {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    return full_disk_refusals_;
+  }
+
   Status SimulatePowerLoss(const PowerLossOptions& options);
 
   PowerLossStats LastPowerLoss() {
@@ -497,8 +525,10 @@ class FaultFsState {
   std::mutex gate_mu_;
   std::condition_variable drained_;  // Signalled when in_flight_ drops to 0.
   bool active_ = true;
-  uint64_t epoch_ = 0;  // Bumped by each power loss; older handles are dead.
-  int in_flight_ = 0;   // Admitted mutating operations not yet done.
+  uint64_t epoch_ = 0;                  // Bumped by each power loss; older handles are dead.
+  int in_flight_ = 0;                   // Admitted mutating operations not yet done.
+  std::optional<uint64_t> space_left_;  // Unset: no quota (SetSpaceLeft).
+  uint64_t full_disk_refusals_ = 0;
 
   mutable std::mutex mu_;
   std::vector<std::string> log_dirs_;
@@ -752,6 +782,7 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
     bool short_write = false;
     if (s.ok()) s = FaultFsState::MaybeFail(op, kind_, path_, &short_write);
     if (short_write && n / 2 > 0 && write(n / 2).ok()) fs_->TrackWrite(file_.get(), offset, n / 2);
+    if (s.ok()) s = fs_->TakeSpace(n, path_);
     if (s.ok()) s = write(n);
     if (s.ok()) fs_->TrackWrite(file_.get(), offset, n);
     return s;
@@ -790,6 +821,7 @@ class FaultRandomRWFile : public rocksdb::FSRandomRWFileOwnerWrapper {
                  IODebugContext* dbg) override {
     Pass gate;
     IOStatus s = Admit(&gate, FsOp::kPwrite);
+    if (s.ok()) s = fs_->TakeSpace(data.size(), path_);
     if (s.ok()) s = target()->Write(offset, data, options, dbg);
     if (s.ok()) fs_->TrackWrite(file_.get(), offset, data.size());
     return s;
@@ -892,6 +924,12 @@ void FaultFileSystem::RegisterLogDirectory(const std::string& path) {
 FileKind FaultFileSystem::KindOf(const std::string& path) const { return state_->KindOf(path); }
 
 void FaultFileSystem::SetActive(bool active) { state_->SetActive(active); }
+
+void FaultFileSystem::SetSpaceLeft(std::optional<uint64_t> bytes) { state_->SetSpaceLeft(bytes); }
+
+std::optional<uint64_t> FaultFileSystem::SpaceLeft() const { return state_->SpaceLeft(); }
+
+uint64_t FaultFileSystem::FullDiskRefusals() const { return state_->FullDiskRefusals(); }
 
 bool FaultFileSystem::IsActive() const { return state_->IsActive(); }
 

@@ -56,6 +56,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +182,18 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   // finish) or brings it back up (true).
   void SetActive(bool active);
   bool IsActive() const;
+
+  // A full disk (F7): with a quota set, each write (Append, PositionedAppend, a random-RW Write)
+  // takes its bytes from the space left, and a write larger than what is left fails whole with
+  // ENOSPC — an IOError of code NoSpace whose message is an injected fault's
+  // ("statecheck/fs/full") — and writes nothing, until the quota is raised or unset: the disk
+  // stays full until space is freed, not for one call. Space is only taken, never given back
+  // by deletes (the disk is full of something else; freeing it is the caller's step). nullopt
+  // (the default): no quota.
+  void SetSpaceLeft(std::optional<uint64_t> bytes);
+  std::optional<uint64_t> SpaceLeft() const;
+  // Writes refused for want of space since the file system was made.
+  uint64_t FullDiskRefusals() const;
 
   // Loses power: throws away everything not durable (see the file comment), then treats
   // everything left as durable and kills every handle opened so far. REQUIRES: the file system
