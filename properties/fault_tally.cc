@@ -10,6 +10,7 @@ namespace {
 FaultTally tally;
 bool case_faulted = false;
 uint64_t case_fired_before = 0;
+void (*case_end_hook)() = nullptr;
 
 uint64_t FiredSoFar() {
   const FailPointsFired f = FailPointsFiredSoFar();
@@ -38,7 +39,10 @@ void EndCase() {
   EndCaseEvidence();
   ++tally.cases;
   if (case_faulted || FiredSoFar() != case_fired_before) ++tally.faulted_cases;
+  if (case_end_hook != nullptr) case_end_hook();
 }
+
+void SetCaseEndHook(void (*hook)()) { case_end_hook = hook; }
 
 void CountCrash(bool power_loss) {
   ++tally.crashes;

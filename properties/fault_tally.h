@@ -34,6 +34,9 @@ void ResetFaultTally();
 void BeginCase();
 void EndCase();
 void CountCrash(bool power_loss);
+// Called at the end of every case (null: nothing): how a campaign worker tells its watchdog
+// that cases still end (tools/campaign_workers.h).
+void SetCaseEndHook(void (*hook)());
 
 class CaseScope {
  public:

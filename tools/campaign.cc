@@ -508,7 +508,8 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::
     // L1: a batch with no result within --hang-seconds is a hang.
     if (run.hung_seconds > 0) r->failing_rule = "L1";
     r->message = run.hung_seconds > 0
-                     ? "hang: " + batch + " gave no result within " + Compact(run.hung_seconds) +
+                     ? "hang: no case of " + batch + " ended within " +
+                           (std::ostringstream() << run.hung_seconds).str() +
                            " s (--hang-seconds), and its worker was " + run.died +
                            ". A finding of L1 (no hang)."
                      : "the worker process running " + batch + " died: it was " + run.died +

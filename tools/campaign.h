@@ -76,9 +76,10 @@ struct CampaignOptions {
   // batch, or a shard other than 0. A trace that diverges is a finding; one that cannot be read
   // is a usage error.
   std::string regressions_dir;
-  // The watchdog: a batch whose worker has given no result this many seconds after it was sent
-  // is a hang — its worker is killed, the batch is a finding naming its seed, and the campaign
-  // goes on. 0: no bound. Not in this process (--reproduce, --batch), which a debugger may stop.
+  // The watchdog: a batch in which no case has ended (and no result come) for this many seconds
+  // is a hang — its worker is killed, the batch is a finding of L1 naming its seed, and the
+  // campaign goes on. 0: no bound. Not in this process (--reproduce, --batch), which a
+  // debugger may stop.
   double hang_seconds = 60;
   // Test hook (campaign_test): the worker that starts this batch kills itself with SIGKILL, or
   // with test_hang_worker sleeps instead of running it (a case that never ends).

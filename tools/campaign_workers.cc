@@ -156,8 +156,25 @@ BatchRun RunFromJson(const Json& j) {
   return r;
 }
 
+// The worker's end of its socket, for the heartbeat.
+int heartbeat_fd = -1;
+
+// At the end of each case (properties::SetCaseEndHook), at most four times a second: a frame
+// that tells the watchdog cases still end, so that a batch is bounded per case, not whole (its
+// shrinking may take long).
+void Heartbeat() {
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point last;
+  const Clock::time_point now = Clock::now();
+  if (now - last < std::chrono::milliseconds(250)) return;
+  last = now;
+  WriteFrame(heartbeat_fd, Json{{"alive", true}});
+}
+
 // A worker's life: run each batch it is sent until its requests end.
 [[noreturn]] void WorkerMain(const std::vector<properties::PropertySpec>& specs, int fd) {
+  heartbeat_fd = fd;
+  properties::SetCaseEndHook(&Heartbeat);
   for (;;) {
     Json request;
     if (!ReadFrame(fd, &request)) ::_exit(0);  // The campaign is done (or gone).
@@ -311,7 +328,8 @@ Status WorkerPool::WaitAny(int* index, BatchRun* run) {
   const auto bound =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(hang_seconds_));
   for (;;) {
-    // The watchdog: poll until the first busy worker's bound, and kill a worker past it.
+    // The watchdog: poll until the first busy worker's bound, and kill a worker past it: one
+    // from which neither a result nor a heartbeat (a case ended) came for hang_seconds_.
     int timeout_ms = -1;
     if (hang_seconds_ > 0) {
       const Clock::time_point now = Clock::now();
@@ -334,22 +352,21 @@ Status WorkerPool::WaitAny(int* index, BatchRun* run) {
     const int n = ::poll(fds.data(), fds.size(), timeout_ms);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::IOError(std::string("poll: ") + std::strerror(errno));
-    if (n > 0) break;
-  }
-  for (size_t k = 0; k < fds.size(); ++k) {
-    if (fds[k].revents == 0) continue;
-    Worker& w = workers_[static_cast<size_t>(which[k])];
-    *index = which[k];
-    Json reply;
-    w.busy = false;
-    if (ReadFrame(w.replies, &reply)) {
-      *run = RunFromJson(reply);
+    for (size_t k = 0; n > 0 && k < fds.size(); ++k) {
+      if (fds[k].revents == 0) continue;
+      Worker& w = workers_[static_cast<size_t>(which[k])];
+      Json reply;
+      const bool read = ReadFrame(w.replies, &reply);
+      if (read && reply.contains("alive")) {
+        w.sent = Clock::now();  // A heartbeat: its cases still end.
+        continue;
+      }
+      *index = which[k];
+      w.busy = false;
+      *run = read ? RunFromJson(reply) : Died(&w, Reap(&w));
       return Status::Ok();
     }
-    *run = Died(&w, Reap(&w));
-    return Status::Ok();
   }
-  return Status::IOError("poll returned no ready worker");
 }
 
 void WorkerPool::AbandonBusy() {

@@ -68,10 +68,12 @@ BatchRun RunBatchHere(const properties::PropertySpec& spec,
 class WorkerPool {
  public:
   // Forks `workers` processes (at least 1) that run batches of `specs`, which must outlive the
-  // pool and be the same vector in every process (it is: the workers are forks). A batch with no
-  // result `hang_seconds` after it was sent (> 0; 0: no bound) is a hang: WaitAny kills its
-  // worker with SIGKILL and returns it as a run with `hung_seconds` set — a stuck case never
-  // stalls the campaign.
+  // pool and be the same vector in every process (it is: the workers are forks). A batch from
+  // which neither its result nor a heartbeat came for `hang_seconds` (> 0; 0: no bound) is a
+  // hang: WaitAny kills its worker with SIGKILL and returns it as a run with `hung_seconds` set
+  // — a stuck case never stalls the campaign. A worker sends a heartbeat as its cases end
+  // (properties::SetCaseEndHook; at most four a second), so the bound is on one case (or one
+  // shrinking step), not on a whole batch, however long its shrinking takes.
   WorkerPool(const std::vector<properties::PropertySpec>* specs, int workers,
              double hang_seconds = 0);
   // Ends every worker (EOF on its requests; SIGKILL for one still running a batch) and reaps it.

@@ -407,9 +407,9 @@ int Main(int argc, char** argv) {
                       std::to_string(tools::CampaignOptions::DefaultJobs()) + ")")
       ->check(CLI::PositiveNumber);
   run->add_option("--hang-seconds", flags.hang_seconds,
-                  "A batch with no result this many seconds after it started is a hang: its "
-                  "worker is killed and the batch is a finding naming its seed (default 60; 0: "
-                  "no bound)")
+                  "A batch in which no case ends for this many seconds is a hang: its worker is "
+                  "killed and the batch is a finding of L1 naming its seed (default 60; 0: no "
+                  "bound)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--batch", batch,
                   "PROPERTY:K: run batch K of that property alone, in this process (how a batch "
