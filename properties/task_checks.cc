@@ -327,6 +327,7 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(outcome == model::FailedCommitOutcome::kTookEffect, "C6.failed_commit_took_effect");
     ReachedIf(outcome != model::FailedCommitOutcome::kNone, "C1.failed_commit_all_or_none");
     Reached(step_.engine_point ? "F1.engine_step_fault" : "F1.commit_fault_reported");
+    ReachedIf(step_.full_disk, "F1.full_disk_reported");
   }
   ReachedIf(step_.start_failed && crashed, "F1.start_fault_reported");
   ReachedIf(step_.upgrade_failed && interrupted_upgrade, "F1.upgrade_fault_reported");

@@ -35,6 +35,12 @@ constexpr const char* kSyncFamilies[] = {"statecheck/fs/sync/*", "statecheck/fs/
 }  // namespace
 
 CheckResult TaskSut::Arm(const TaskOp& op) {
+  if (op.point == kFullDisk) {
+    if (!fault_env_.fs) return Finding("F1", "a full disk needs the fault file system");
+    full_disk_refusals_ = fault_env_.fs->FullDiskRefusals();
+    fault_env_.fs->SetSpaceLeft(static_cast<uint64_t>(op.n));
+    return std::nullopt;
+  }
   std::vector<std::string> points(std::begin(kSyncFamilies), std::end(kSyncFamilies));
   if (op.point != "fsync") points = {op.point};
   for (const std::string& point : points) {
@@ -56,6 +62,10 @@ uint64_t TaskSut::Disarm() {
   uint64_t fired = 0;
   for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
   faults::FailPoints::Reset();
+  if (fault_env_.fs && fault_env_.fs->SpaceLeft()) {
+    fired += fault_env_.fs->FullDiskRefusals() - full_disk_refusals_;
+    fault_env_.fs->SetSpaceLeft(std::nullopt);  // The space comes back.
+  }
   return fired;
 }
 

@@ -61,16 +61,22 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
             points.emplace_back(p.name);
           }
         }
+        points.insert(points.end(), 2, kFullDisk);
         op.point = *rc::gen::elementOf(points);
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
-        // store's flush); a larger n lets the commit succeed.
-        op.n = op.point.rfind("statecheck/fs/", 0) == 0 || op.point == "fsync"
+        // store's flush); a larger n lets the commit succeed. A full disk leaves room for none to
+        // all of a commit's writes: half the time within its log records (the first few hundred
+        // bytes), else anywhere up to its stores' table files and MANIFEST edits (a few KiB).
+        op.n = op.point == kFullDisk ? *UniformInRange<int64_t>(0, *rc::gen::element(600, 4000))
+               : op.point.rfind("statecheck/fs/", 0) == 0 || op.point == "fsync"
                    ? *UniformInRange<int64_t>(1, 16)
                    : 1;
         op.k = *UniformInRange<int64_t>(0, 5);
-        op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
-            faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace,
-            faults::FaultSpec::Error::kShortWrite});
+        op.error = op.point == kFullDisk
+                       ? faults::FaultSpec::Error::kNoSpace
+                       : *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
+                             faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace,
+                             faults::FaultSpec::Error::kShortWrite});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       }

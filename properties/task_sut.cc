@@ -174,6 +174,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       if (!task_->failed()) return Finding("C6", "the task carries on after " + s.ToString());
       step_.commit_failed = true;
       step_.error = op.error;
+      step_.full_disk = op.point == kFullDisk;
       step_.failed_in_processing = !processing.ok();
       step_.engine_point = op.point.rfind("statecheck/fs/", 0) != 0 && op.point != "fsync";
       if (processing.ok()) {

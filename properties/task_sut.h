@@ -82,6 +82,7 @@ class TaskSut {
     std::string upgrade_point;    // ... at this point.
     std::string damaged_file;     // damageFile: the file and how.
     std::string damage;
+    bool full_disk = false;  // The failed commit met a full disk (F7).
   };
 
   CheckResult Apply(const TaskOp& op);
@@ -90,15 +91,17 @@ class TaskSut {
   void NoteClose();
 
   // Arms the fault of a faulty step: `op.point` ("fsync": every fsync and directory fsync) fails
-  // its `op.n`-th time with `op.error`. Held, or an F1 finding (the harness could not inject).
-  static CheckResult Arm(const TaskOp& op);
+  // its `op.n`-th time with `op.error`; kFullDisk fills the disk, `op.n` bytes left (F7). Held,
+  // or an F1 finding (the harness could not inject).
+  CheckResult Arm(const TaskOp& op);
   // F1: whether `s`, from a call during which `fired` faults fired, is the injected error.
   // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the second
   // succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB 7.8,
   // DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
   static bool ExplainedByInjectedFault(const Status& s, uint64_t fired);
-  // Disarms every fault; returns how many fired.
-  static uint64_t Disarm();
+  // Disarms every fault (a full disk gets its space back); returns how many fired (writes a full
+  // disk refused included).
+  uint64_t Disarm();
 
   // The options and the model's configuration in `format`.
   void UseFormat(StateFormat format);
@@ -203,6 +206,7 @@ class TaskSut {
   bool eos_ = false;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   faults::FaultEnv fault_env_;                  // Unless real_disk (never with power loss).
+  uint64_t full_disk_refusals_ = 0;             // fault_env_'s, when the disk was last filled.
   std::map<StateFormat, StateConfig> configs_;  // The configuration in each format.
   std::map<StateFormat, model::T1Row> rows_;    // T1's row in each format (the model's).
   StateFormat format_ = StateFormat::kCurrent;  // The format the task runs in.

@@ -42,13 +42,18 @@ inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "co
 inline constexpr const char* kDamages[] = {"version",  "count",    "malformed",
                                            "negative", "truncate", "empty"};
 
+// A faultyCommit's point that fills the disk (F7): `n` bytes are left, every write that does not
+// fit fails with ENOSPC until the step ends and the space comes back.
+inline constexpr char kFullDisk[] = "statecheck/fs/full";
+
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
   int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
   // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
-  // fail points ("statecheck/fs/append/*": the n-th append fails, ...), or an engine fail point
-  // (statecheck/hooks/fail_points.h) that fails the n-th time it is reached.
+  // fail points ("statecheck/fs/append/*": the n-th append fails, ...), an engine fail point
+  // (statecheck/hooks/fail_points.h) that fails the n-th time it is reached, or kFullDisk (n
+  // bytes left).
   std::string point;
   int64_t k = 0;  // kFaultyCommit: records processed (with the fault armed) before the commit.
   // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
