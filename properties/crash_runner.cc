@@ -504,8 +504,22 @@ Status RunCrashCycles(const CrashRunOptions& o,
                       ? "the child died of signal " + std::to_string(WTERMSIG(status))
                       : "the child exited with " + std::to_string(WEXITSTATUS(status));
       }
-      result->finding = verdict.empty() ? model::Finding("F2", "the child died before its verdict")
-                                        : FindingOfVerdict(verdict);
+      if (verdict.empty()) {
+        const CyclePlan plan = Plan(o, cycle);
+        const std::string how = WIFSIGNALED(status)
+                                    ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                    : "exited with " + std::to_string(WEXITSTATUS(status));
+        const std::string where =
+            plan.kill_at == 0 ? "no kill planned"
+            : plan.kill_point.empty()
+                ? "its kill planned at processor step " + std::to_string(plan.kill_at)
+                : "its kill planned at reach " + std::to_string(plan.kill_at) + " of " +
+                      plan.kill_point;
+        result->finding =
+            model::Finding("F2", "the child died before its verdict (" + how + "; " + where + ")");
+      } else {
+        result->finding = FindingOfVerdict(verdict);
+      }
       result->failure = result->finding->ToString();
       break;
     }
