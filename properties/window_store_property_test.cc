@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "reports/rule_catalogue.h"
-#include "statecheck/in_memory_window_store.h"
 #include "statecheck/hooks/planted_bugs.h"
+#include "statecheck/in_memory_window_store.h"
 
 namespace statecheck::properties {
 namespace {

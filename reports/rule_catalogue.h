@@ -1,8 +1,8 @@
 // RuleCatalogue: the rules of docs/spec.md as data, with the checks that verify each.
 //
 // The catalogue is reports/rules.json, embedded into the library when it is built (so the binary
-// and the catalogue it reports on never disagree). One Rule per rule of docs/spec.md, in its order. A
-// rule's `checks` name CTest tests ("Suite.Test"; a parameterized instance such as
+// and the catalogue it reports on never disagree). One Rule per rule of docs/spec.md, in its order.
+// A rule's `checks` name CTest tests ("Suite.Test"; a parameterized instance such as
 // "Prefix/Suite.Test/0" counts too, see cmake/CheckCatalogue.cmake); an empty list means the
 // rule is not yet checked.
 //

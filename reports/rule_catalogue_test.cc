@@ -331,7 +331,12 @@ TEST(RuleCatalogue, TextOutputWrapsStatementsAtWords) {
 }
 
 TEST(RuleCatalogue, TextOutputListsEachSituationUnderItsRule) {
-  Rule rule{"X1", "X", "a", "A rule.", {"S.T"}, {"f"},
+  Rule rule{"X1",
+            "X",
+            "a",
+            "A rule.",
+            {"S.T"},
+            {"f"},
             {{"X1.edge", "a case at the edge"}, {"X1.middle", "a case in the middle"}}};
   const std::string text = FormatRulesText({&rule});
   EXPECT_TRUE(Contains(text, "- X1.edge: a case at the edge\n"));
@@ -360,8 +365,8 @@ std::vector<std::pair<std::string, std::string>> DocsSpecRules() {
   const std::string spec = text.str();
   std::vector<std::pair<std::string, std::string>> out;
   const std::regex bold(R"(\*\*([A-Z]+[0-9]+) ([^*]+?)\.?\*\*)");
-  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), bold);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), bold); it != std::sregex_iterator();
+       ++it) {
     out.emplace_back((*it)[1].str(), (*it)[2].str());
   }
   return out;
@@ -406,17 +411,16 @@ TEST(RuleCatalogue, ParseChecksSituations) {
   EXPECT_TRUE(ParseError(with(nlohmann::json::array(
                              {{{"name", "W3.at_boundary"}, {"text", "A put at the bound."}}})))
                   .ok());
-  EXPECT_TRUE(Contains(
-      ParseError(with({{{"name", "W4.at_boundary"}, {"text", "x"}}})).message(),
-      "must be \"W3.\" followed by"));
+  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W4.at_boundary"}, {"text", "x"}}})).message(),
+                       "must be \"W3.\" followed by"));
   EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.At"}, {"text", "x"}}})).message(),
                        "lower-case letters"));
-  EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3."}, {"text", "x"}}})).message(),
-                       "followed by"));
   EXPECT_TRUE(
-      Contains(ParseError(with({{{"name", "W3.a"}, {"text", "x"}}, {{"name", "W3.a"}, {"text", "y"}}}))
-                   .message(),
-               "declared twice"));
+      Contains(ParseError(with({{{"name", "W3."}, {"text", "x"}}})).message(), "followed by"));
+  EXPECT_TRUE(Contains(
+      ParseError(with({{{"name", "W3.a"}, {"text", "x"}}, {{"name", "W3.a"}, {"text", "y"}}}))
+          .message(),
+      "declared twice"));
   EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.a"}, {"text", ""}}})).message(), "empty"));
   EXPECT_TRUE(Contains(ParseError(with({{{"name", "W3.a"}}})).message(), "a situation must be"));
   EXPECT_TRUE(Contains(ParseError(with("W3.a")).message(), "must be an array"));
