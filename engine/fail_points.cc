@@ -6,52 +6,57 @@
 
 #include <array>
 #include <atomic>
+#include <iterator>
+#include <string>
 
 #include "engine/fail_point.h"
 
 namespace statecheck {
 namespace {
 
-constexpr size_t kPoints = 8;
+// Every engine fail point, in a fixed order; the counters are sized from it, so a point added here
+// is counted (and a name looked up here is a literal, null-terminated for libfiu).
+constexpr EngineFailPoint kPoints[] = {
+    {kFailLogAfterDecision,
+     "a log transaction's commit fails after its commit decision is durable, before its "
+     "markers: the transaction is committed and recovery writes the markers"},
+    {kFailStoreBeforeFlush,
+     "a store commit without the WAL fails after its batch is written, before the flush that "
+     "makes it durable"},
+    {kFailStoreCommitWrite,
+     "a store commit's batch write into RocksDB (data, offsets and position in one batch) "
+     "fails as RocksDB's Write would: nothing of the batch is applied"},
+    {kFailStoreGet,
+     "a read of a key from RocksDB fails (a processor's Get): the read reports the error and "
+     "the task stops"},
+    {kFailTaskAfterLog,
+     "a task commit fails after its log part (at-least-once: the changelog and output sync; "
+     "exactly-once: the transaction commit), before the stores commit"},
+    {kFailTaskBeforeOffsets,
+     "an at-least-once task commit fails after the stores commit, before the input offset is "
+     "written"},
+    {kFailTaskRestoreBatch,
+     "a restore fails after applying a batch of changelog records, before committing it"},
+    {kFailTaskUpgradeBeforeDelete,
+     "an upgrade from the legacy format fails after every store imported its offsets, before "
+     "the .checkpoint and .position files are deleted"},
+};
+constexpr size_t kNumPoints = std::size(kPoints);
 
 struct Counter {
   std::atomic<uint64_t> reached{0};
   std::atomic<uint64_t> fired{0};
 };
 
-std::array<Counter, kPoints>& Counters() {
-  static std::array<Counter, kPoints> counters;
+std::array<Counter, kNumPoints>& Counters() {
+  static std::array<Counter, kNumPoints> counters;
   return counters;
 }
 
 }  // namespace
 
 const std::vector<EngineFailPoint>& EngineFailPoints() {
-  static const std::vector<EngineFailPoint> points = {
-      {kFailLogAfterDecision,
-       "a log transaction's commit fails after its commit decision is durable, before its "
-       "markers: the transaction is committed and recovery writes the markers"},
-      {kFailStoreBeforeFlush,
-       "a store commit without the WAL fails after its batch is written, before the flush that "
-       "makes it durable"},
-      {kFailStoreCommitWrite,
-       "a store commit's batch write into RocksDB (data, offsets and position in one batch) "
-       "fails as RocksDB's Write would: nothing of the batch is applied"},
-      {kFailStoreGet,
-       "a read of a key from RocksDB fails (a processor's Get): the read reports the error and "
-       "the task stops"},
-      {kFailTaskAfterLog,
-       "a task commit fails after its log part (at-least-once: the changelog and output sync; "
-       "exactly-once: the transaction commit), before the stores commit"},
-      {kFailTaskBeforeOffsets,
-       "an at-least-once task commit fails after the stores commit, before the input offset is "
-       "written"},
-      {kFailTaskRestoreBatch,
-       "a restore fails after applying a batch of changelog records, before committing it"},
-      {kFailTaskUpgradeBeforeDelete,
-       "an upgrade from the legacy format fails after every store imported its offsets, before "
-       "the .checkpoint and .position files are deleted"},
-  };
+  static const std::vector<EngineFailPoint> points(std::begin(kPoints), std::end(kPoints));
   return points;
 }
 
@@ -76,13 +81,14 @@ void ResetEngineFailPointCounts() {
 namespace internal {
 
 Status FailPoint(std::string_view name) {
-  const auto& points = EngineFailPoints();
-  const bool fires = fiu_fail(std::string(name).c_str()) != 0;
-  for (size_t i = 0; i < points.size() && i < kPoints; ++i) {
-    if (points[i].name == name) {
-      ++Counters()[i].reached;
-      if (fires) ++Counters()[i].fired;
-    }
+  size_t i = 0;
+  while (i < kNumPoints && kPoints[i].name != name) ++i;
+  // A point of the table is a literal (no copy on the hot path: a store's Get passes here).
+  const bool fires = (i < kNumPoints ? fiu_fail(kPoints[i].name.data())
+                                     : fiu_fail(std::string(name).c_str())) != 0;
+  if (i < kNumPoints) {
+    ++Counters()[i].reached;
+    if (fires) ++Counters()[i].fired;
   }
   return fires ? Status::IOError("injected fault: " + std::string(name)) : Status::Ok();
 }
