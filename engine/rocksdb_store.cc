@@ -76,6 +76,18 @@ struct Db {
   rocksdb::ColumnFamilyHandle* meta() const { return handles[1]; }
 };
 
+// The read options of every read of a store. The engine never writes a range deletion, so reads
+// ignore them — which also keeps RocksDB 7.8's iterators from losing a read error: with range
+// deletions considered, a level's iterator that fails to read the next table file it moves
+// into is dropped without its status, and the scan ends early with OK, a silently short
+// result (facebook/rocksdb#11782, fixed in 8.6; found here by statecheck crash --io-errors).
+// Keeps: F1 — a read that fails says so: never a silently short scan
+rocksdb::ReadOptions StoreReadOptions() {
+  rocksdb::ReadOptions ro;
+  ro.ignore_range_deletions = true;
+  return ro;
+}
+
 // A buffered write: a value, or std::nullopt for a delete.
 // Keeps: T11 — the transaction buffer: an in-memory sorted map, no I/O per buffered write
 using Buffer = std::map<std::string, std::optional<std::string>, std::less<>>;
@@ -95,7 +107,7 @@ class MergingIterator final : public KeyValueIterator {
         lower_(std::move(from)),
         upper_(std::move(to_exclusive)),
         forward_(forward) {
-    rocksdb::ReadOptions ro;
+    rocksdb::ReadOptions ro = StoreReadOptions();
     ro.snapshot = snapshot_;
     if (lower_) {
       lower_slice_ = rocksdb::Slice(*lower_);
@@ -479,7 +491,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
         return Status::Ok();
       }
     }
-    return DbGet(rocksdb::ReadOptions(), key, value);
+    return DbGet(StoreReadOptions(), key, value);
   }
 
   Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
@@ -802,8 +814,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     Position committed;
     // Every open but a read-only one of a store without its metadata family has the family.
     if (db_->handles.size() > 1) {
-      std::unique_ptr<rocksdb::Iterator> it(
-          db_->db->NewIterator(rocksdb::ReadOptions(), db_->meta()));
+      std::unique_ptr<rocksdb::Iterator> it(db_->db->NewIterator(StoreReadOptions(), db_->meta()));
       for (it->SeekToFirst(); it->Valid(); it->Next()) {
         const std::string key = it->key().ToString();
         const std::string value = it->value().ToString();
@@ -833,7 +844,7 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (!found_format_) {
       // Data without a format mark: a legacy store written by something that did not mark it.
       std::unique_ptr<rocksdb::Iterator> data(
-          db_->db->NewIterator(rocksdb::ReadOptions(), db_->data()));
+          db_->db->NewIterator(StoreReadOptions(), db_->data()));
       data->SeekToFirst();
       if (data->Valid()) found_format_ = StateFormat::kLegacy;
       if (!data->status().ok()) return FromRocksDB(data->status());
@@ -882,7 +893,7 @@ Status QueryViewImpl::Get(std::string_view key, std::optional<std::string>* valu
   const rocksdb::Snapshot* snapshot = nullptr;
   Position position;
   STATECHECK_RETURN_IF_ERROR(store_->ReaderSnapshot(&snapshot, &db, &position));
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = StoreReadOptions();
   ro.snapshot = snapshot;
   std::string v;
   rocksdb::Status s = db->db->Get(ro, db->data(), key, &v);
