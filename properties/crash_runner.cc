@@ -1,5 +1,6 @@
 #include "properties/crash_runner.h"
 
+#include <fcntl.h>
 #include <fiu-control.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -315,6 +315,54 @@ model::Finding FindingOfVerdict(const std::string& verdict) {
   return model::Finding("F2", verdict);
 }
 
+// The verdict file is the harness's own I/O, not the engine's: under fiu-run's random
+// system-call failures (ci/fiu-smoke.sh) its reads and writes fail like any other, and a verdict
+// lost that way would read as a child that died before verifying (F2). So each call is retried
+// until it goes through (at most kIoAttempts times; at the smoke test's probability of 0.0005 a
+// second attempt all but always does).
+constexpr int kIoAttempts = 1000;
+
+void WriteVerdict(const std::string& path, const std::string& text) {
+  int fd = -1;
+  for (int i = 0; fd < 0 && i < kIoAttempts; ++i) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) return;  // The parent reads no verdict and says so.
+  size_t done = 0;
+  for (int failures = 0; done < text.size() && failures < kIoAttempts;) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else {
+      ++failures;
+    }
+  }
+  ::close(fd);
+}
+
+// The verdict file's text; "" if there is none.
+std::string ReadVerdict(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buffer[4096];
+  for (int failures = 0; failures < kIoAttempts;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n > 0) {
+      text.append(buffer, static_cast<size_t>(n));
+    } else {
+      ++failures;
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+// The file-system fail points that --io-errors fails at random.
+constexpr const char* kRandomErrorFamilies[] = {"statecheck/fs/read/*", "statecheck/fs/append/*",
+                                                "statecheck/fs/sync/*", "statecheck/fs/truncate/*"};
+
 // How a child ends besides 0 (verified, and finished without a kill); its message is in the
 // verdict file.
 constexpr int kExitCheckFailed = 3;
@@ -326,7 +374,7 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
                            bool final_check, int64_t previous_committed,
                            const std::string& verdict_path) {
   auto finish = [&](int code, const std::string& message) {
-    std::ofstream(verdict_path) << message;
+    WriteVerdict(verdict_path, message);
     ::_exit(code);
   };
   auto engine_exit = [](const Status& s) {
@@ -341,6 +389,15 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
   // The real disk, through the fault file system: its fail points mark every fsync.
   faults::FaultEnv env = faults::NewFaultEnv(faults::BaseFileSystem::kDisk);
   env.fs->RegisterLogDirectory(o.directory + "/log");
+  if (o.io_error_probability > 0 && !final_check) {
+    faults::FaultSpec random{faults::FaultSpec::Mode::kProbability, 1, o.io_error_probability};
+    uint64_t family_seed = Mix(o.seed ^ Mix(2 * static_cast<uint64_t>(cycle) + 2));
+    for (const char* family : kRandomErrorFamilies) {
+      const Status enabled = faults::FailPoints::Enable(family, random, family_seed++);
+      if (!enabled.ok())
+        finish(kExitEngineError, "enabling " + std::string(family) + ": " + enabled.ToString());
+    }
+  }
   const CyclePlan plan = Plan(o, cycle);
   // A kill point is armed once the cycle has recovered and checked — but a restore's before
   // the task opens (that cycle then dies without a verdict).
@@ -401,7 +458,7 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
       Verify(o, config, log.get(), task.get(), input, previous_committed, &committed, &read_error);
   if (!read_error.ok()) finish(engine_exit(read_error), why->ToString());
   if (why) finish(kExitCheckFailed, why->ToString());
-  std::ofstream(verdict_path) << "verified " << committed;
+  WriteVerdict(verdict_path, "verified " + std::to_string(committed));
   if (final_check) {
     task->Abandon();
     ::_exit(0);
@@ -470,11 +527,7 @@ Status RunCrashCycles(const CrashRunOptions& o,
     if (::waitpid(pid, &status, 0) != pid) {
       return Status::IOError(std::string("waitpid failed: ") + std::strerror(errno));
     }
-    std::string verdict;
-    {
-      std::ifstream in(verdict_path);
-      std::getline(in, verdict, '\0');
-    }
+    std::string verdict = ReadVerdict(verdict_path);
     const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
     const bool exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (killed && verdict.empty() && !final_check &&
@@ -488,7 +541,7 @@ Status RunCrashCycles(const CrashRunOptions& o,
     }
     const bool io_error = WIFEXITED(status) && WEXITSTATUS(status) == kExitEngineIOError;
     const bool aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-    if (o.tolerate_io_errors && !final_check &&
+    if ((o.tolerate_io_errors || o.io_error_probability > 0) && !final_check &&
         (io_error || aborted || (exited_ok && verdict.empty()))) {
       // Died of an injected system-call failure: a crash like any other.
       ++result->cycles;

@@ -62,6 +62,11 @@ struct CrashRunOptions {
   // facebook/rocksdb#10555 and #12448). The next cycle's recovery is checked as after any crash.
   // A failed check is a failure still.
   bool tolerate_io_errors = false;
+  // Seeded random I/O errors, the replayable form of the smoke mode: with p > 0 every read,
+  // write (append), fsync and truncate of the fault file system the children run on fails with
+  // EIO with probability p, each decision from the seed and the cycle (the final check runs
+  // without). Implies tolerate_io_errors.
+  double io_error_probability = 0;
   int keys = 12;  // Distinct input keys.
   // The processor the children run; null = NewKeyValueProcessor(), which the checks describe.
   // (Tests plant a different one to see a check fail.)

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "properties/crash_runner.h"
@@ -15,6 +18,18 @@
 #include "tools/campaign_workers.h"
 
 namespace statecheck::tools {
+namespace {
+
+// A probability as the command line takes it back (shortest round-trip form).
+std::string FormatProbability(double p) {
+  for (int digits = 1;; ++digits) {
+    std::ostringstream o;
+    o << std::setprecision(digits) << p;
+    if (digits == 17 || std::stod(o.str()) == p) return o.str();
+  }
+}
+
+}  // namespace
 namespace {
 
 using Json = nlohmann::json;
@@ -45,6 +60,7 @@ Json RunOne(const properties::TaskConfig& c, const CrashFlags& flags, uint64_t s
   o.keep = flags.keep;
   o.records_per_cycle = flags.records_per_cycle;
   o.tolerate_io_errors = flags.tolerate_io_errors;
+  o.io_error_probability = flags.io_errors;
   properties::CrashRunResult r;
   const int step = std::max(1, flags.cycles / 4);
   const Status s = properties::RunCrashCycles(
@@ -94,8 +110,8 @@ bool RunCrashCommand(const CrashFlags& flags, std::ostream& out) {
                                                    .string()
                                              : flags.dir;
   out << "crash runner: seed " << seed << ", " << flags.cycles << " cycles per configuration, "
-      << flags.jobs << (flags.jobs == 1 ? " worker" : " workers") << ", directories under "
-      << base << "\n"
+      << flags.jobs << (flags.jobs == 1 ? " worker" : " workers") << ", directories under " << base
+      << "\n"
       << std::flush;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Json> results = ForkEach(configs.size(), flags.jobs, [&](size_t i) {
@@ -113,7 +129,9 @@ bool RunCrashCommand(const CrashFlags& flags, std::ostream& out) {
           << (r.contains("died") ? "its worker process " + r["died"].get<std::string>()
                                  : r["error"].get<std::string>())
           << "\n    replay: statecheck crash --jobs 1 --config " << label << " --seed " << seed
-          << " --cycles " << flags.cycles << "\n";
+          << " --cycles " << flags.cycles
+          << (flags.io_errors > 0 ? " --io-errors " + FormatProbability(flags.io_errors) : "")
+          << "\n";
       continue;
     }
     total_cycles += r["cycles"].get<int64_t>();
@@ -121,20 +139,22 @@ bool RunCrashCommand(const CrashFlags& flags, std::ostream& out) {
     if (r["passed"].get<bool>()) {
       out << "  " << label << ": OK, " << r["cycles"] << " cycles (" << r["kills"]
           << " killed by SIGKILL"
-          << (flags.tolerate_io_errors
+          << (flags.tolerate_io_errors || flags.io_errors > 0
                   ? ", " + r["io_errors"].dump() + " ended by an I/O error, " + r["aborts"].dump() +
                         " aborted"
                   : std::string())
           << ") in " << Secs(r["seconds"].get<double>()) << " s; committed input "
           << r["final_committed_input"] << " of " << r["input_records"]
           << " records, nothing lost\n    kills at:";
-      for (const auto& [point, n] : r["kills_by_point"].items()) out << " " << point << " " << n << ";";
+      for (const auto& [point, n] : r["kills_by_point"].items())
+        out << " " << point << " " << n << ";";
       out << "\n";
     } else {
       ++failed;
       out << "  " << label << ": FAILED at cycle " << r["failed_cycle"] << ": "
           << r["failure"].get<std::string>() << "\n    replay: statecheck crash --config " << label
           << " --seed " << seed << " --cycles " << r["failed_cycle"].get<int>() + 1
+          << (flags.io_errors > 0 ? " --io-errors " + FormatProbability(flags.io_errors) : "")
           << "\n    directories kept: " << directory << " (statecheck inspect " << directory
           << "/state/kv)\n";
     }

@@ -23,6 +23,7 @@ struct CrashFlags {
   bool keep = false;
   int records_per_cycle = 40;
   bool tolerate_io_errors = false;
+  double io_errors = 0;                       // CrashRunOptions::io_error_probability.
   int jobs = CampaignOptions::DefaultJobs();  // Configurations run at once.
 };
 

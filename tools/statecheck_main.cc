@@ -488,6 +488,12 @@ int Main(int argc, char** argv) {
   crash->add_flag("--tolerate-io-errors", crash_flags.tolerate_io_errors,
                   "Count a cycle that fails with an I/O error as a crash (for fiu-run -x)");
   crash
+      ->add_option("--io-errors", crash_flags.io_errors,
+                   "Fail each read, append, fsync and truncate with EIO with this probability, "
+                   "from the seed (replayable, unlike fiu-run); a cycle an error ends counts "
+                   "as a crash")
+      ->check(CLI::Range(0.0, 1.0));
+  crash
       ->add_option("--records-per-cycle", crash_flags.records_per_cycle,
                    "Input records each cycle appends (default 40)")
       ->check(CLI::PositiveNumber);
