@@ -210,6 +210,18 @@ class LogImpl : public Log {
     return Status::Ok();
   }
 
+  Status CheckWritable() override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    for (const auto& [name, p] : partitions_) {
+      if (!p->broken.empty()) {
+        return Status::FailedPrecondition("partition \"" + name + "\" refuses writes until the " +
+                                          "log is reopened: " + p->broken);
+      }
+    }
+    return Status::Ok();
+  }
+
   std::vector<std::string> Partitions() override {
     internal::MutexLock l(&mu_);
     std::vector<std::string> out;
@@ -326,6 +338,7 @@ class LogImpl : public Log {
       }
     }
     // Keeps: F1 — a failed append is undone by truncation; else the partition refuses writes
+    // Keeps: F7 — a write a full disk refused is undone: once space returns the partition appends
     if (!s.ok()) {
       // Undo a partial write so that later records do not follow damage.
       rocksdb::Status t = p->file->Truncate(p->file_size);

@@ -386,6 +386,29 @@ TEST_F(LogTest, FailedFsyncOfCommitDecisionLeavesTheOutcomeToRecovery) {
   log_.reset();  // Before `env`.
 }
 
+TEST_F(LogTest, CheckWritableSaysWhenTheLogMustBeReopened) {
+  FailingSyncEnv env("output-0.log");
+  ASSERT_OK(Open(&env));
+  ASSERT_OK(log_->CheckWritable());
+  // A transaction whose commit fails before its commit point stays open: writes may go on.
+  ASSERT_OK(log_->BeginTransaction(4));
+  TxnAppendOk(4, "output-0", "o", "1");
+  env.fail = true;
+  EXPECT_EQ(log_->CommitTransaction(4).code(), Status::Code::kIOError);
+  env.fail = false;
+  // The fsync that failed was output-0's: that partition's durable contents are unknown now.
+  const Status s = log_->CheckWritable();
+  EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("output-0"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("reopen"), std::string::npos) << s;
+  // Reading goes on; other partitions take writes; a reopen makes the log writable again.
+  AppendOk("other", "k", "v");
+  ASSERT_OK(Open(&env));
+  ASSERT_OK(log_->CheckWritable());
+  EXPECT_EQ(Keys("output-0", kCommitted), Strings{});  // No decision: aborted on reopen.
+  log_.reset();                                        // Before `env`.
+}
+
 // Every file in `dir` with its size and modification time.
 std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> FileStates(const fs::path& dir) {
   std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> out;

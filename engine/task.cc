@@ -105,6 +105,14 @@ class TaskImpl final : public Task, private ProcessorContext {
       Status s = log->AbortTransaction(txn_id_);
       if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
     }
+    // Keeps: F8 — what an at-least-once restore reads is durable first
+    if (!eos_ && !STATECHECK_PLANTED(TaskRestoresUnsyncedRecords)) {
+      // An at-least-once restore reads every record written, to the end of the changelog. A log
+      // opened after a crash made what it holds durable (log.h), but one that lived through a
+      // failure may hold records a failed task wrote and never synced: sync them before the
+      // stores take them (and store their offsets) as durable.
+      STATECHECK_RETURN_IF_ERROR(log->Sync());
+    }
     STATECHECK_RETURN_IF_ERROR(legacy_files_.Load(LegacyStores()));
     if ((legacy_ && eos_ && legacy_files_.found()) ||
         (STATECHECK_PLANTED(UpgradeDeletesFilesBeforeImport) && !legacy_ &&

@@ -262,7 +262,8 @@ CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& obs
                            Show(pending_output_));
 }
 
-// Encodes: C6, F1 — a failed commit took effect in full or not at all: the restart shows it
+// Encodes: C6, F1, F7, F8 — a failed commit, then a crash or a revival, took effect fully or not
+// at all (an I/O error or a full disk alike), and the next start shows which.
 void TaskModel::CommitFailed() {
   if (since_commit_ > 0) commit_uncertain_ = true;
 }

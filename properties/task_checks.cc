@@ -328,6 +328,12 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(outcome != model::FailedCommitOutcome::kNone, "C1.failed_commit_all_or_none");
     Reached(step_.engine_point ? "F1.engine_step_fault" : "F1.commit_fault_reported");
     ReachedIf(step_.full_disk, "F1.full_disk_reported");
+    ReachedIf(step_.full_disk, "F7.full_disk_fails_commit");
+  }
+  if (shutdown_.kind == Shutdown::kRevived) {
+    Reached(step_.log_reopened ? "F8.revived_after_log_reopen" : "F8.revived_on_same_log");
+    ReachedIf(eos_ && !step_.log_reopened, "F8.fenced_on_same_log");
+    ReachedIf(step_.full_disk, "F8.revived_after_full_disk");
   }
   ReachedIf(step_.start_failed && crashed, "F1.start_fault_reported");
   ReachedIf(step_.upgrade_failed && interrupted_upgrade, "F1.upgrade_fault_reported");
@@ -345,6 +351,7 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(uncommitted_work && shutdown_.lost_anything(), "F3.uncommitted_work_lost");
     ReachedIf(l.files_deleted > 0, "F3.unsynced_file_removed");
     ReachedIf(step_.commit_failed, "F3.after_failed_commit");
+    ReachedIf(step_.full_disk, "F7.power_loss_after_full_disk");
     if (appended_after_torn_tail_) Reached("F4.append_after_torn_tail");
     if (!shutdown_.torn_partitions.empty()) {
       Reached(eos_ ? "F4.torn_tail_exactly_once" : "F4.torn_tail_at_least_once");
@@ -464,7 +471,11 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
   if (committed) {
     ReachedIf(model_->committed_output().size() > b.committed_output, "C1.commit_with_output");
     if (eos_ && b.committed_input < crash_processed_) Reached("C3.reprocessed_once");
+    ReachedIf(revived_since_commit_, "F8.commits_after_revival");
+    ReachedIf(full_disk_since_commit_, "F7.commits_after_space_returns");
     crashes_since_commit_ = 0;
+    revived_since_commit_ = false;
+    full_disk_since_commit_ = false;
   }
   ReachedIf(eos_ && model_->pending_output() > 0, "C1.eos_open_txn_invisible");
   ReachedIf(model_->records_interval_commits() > b.records_interval_commits,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -189,12 +190,68 @@ CheckResult TaskSut::Crash(uint64_t tear_seed, bool task_open) {
   return Restart(/*clean=*/false);
 }
 
-CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
-  CountCrash(/*power_loss=*/config_.power_loss);
-  ++crashes_since_commit_;
+void TaskSut::NoteDown(Shutdown kind) {
+  if (kind != Shutdown::kRevived) {
+    CountCrash(/*power_loss=*/kind == Shutdown::kPowerLoss);
+    ++crashes_since_commit_;
+  }
   crash_processed_ = std::max(crash_processed_, model_->next_input_offset());
   shutdown_ = ShutdownFacts{};
-  shutdown_.kind = config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash;
+  shutdown_.kind = kind;
+}
+
+CheckResult TaskSut::KeepGoing() {
+  // What the log holds before the failed task is asked to do anything more.
+  auto ends = [&](std::map<std::string, int64_t>* out) -> CheckResult {
+    for (const std::string& partition : log_->Partitions()) {
+      const Status s = log_->EndOffset(partition, &(*out)[partition]);
+      // A log that refuses every call until it is reopened refuses this too: nothing to compare.
+      if (s.code() == Status::Code::kFailedPrecondition) {
+        out->clear();
+        return std::nullopt;
+      }
+      if (!s.ok()) return Finding("F8", "EndOffset(" + partition + "): " + s.ToString());
+    }
+    return std::nullopt;
+  };
+  std::map<std::string, int64_t> before, after;
+  if (CheckResult why = ends(&before)) return why;
+  int64_t processed = -1;
+  const Status process = task_->Process(1, &processed);
+  const Status commit = task_->Commit();
+  const Status close = task_->Close();
+  // Checks: F8 — a stopped task refuses Process, Commit and Close and writes nothing
+  for (const auto& [call, s] : {std::pair<const char*, const Status&>{"Process", process},
+                                {"Commit", commit},
+                                {"Close", close}}) {
+    if (s.code() != Status::Code::kFailedPrecondition) {
+      return Finding("F8", std::string("the stopped task's ") + call + " returned " + s.ToString() +
+                               ", not FailedPrecondition");
+    }
+  }
+  if (processed != 0) {
+    return Finding("F8", "the stopped task processed " + std::to_string(processed) + " records");
+  }
+  if (CheckResult why = ends(&after)) return why;
+  if (!before.empty() && after != before) {
+    return Finding("F8", "the stopped task wrote to the log while refusing to work");
+  }
+  task_->Abandon();  // Close abandoned it already: idempotent.
+  // The log goes on unless it says it must be reopened (log.h, "Failures").
+  const Status writable = log_->CheckWritable();
+  if (!writable.ok() && writable.code() != Status::Code::kFailedPrecondition) {
+    return Finding("F8", "CheckWritable: " + writable.ToString());
+  }
+  step_.revived = true;
+  step_.log_reopened = !writable.ok();
+  revived_since_commit_ = true;
+  log_kept_after_failure_ = writable.ok();
+  NoteDown(Shutdown::kRevived);
+  return Restart(/*clean=*/false, std::nullopt, nullptr, /*keep_log=*/writable.ok());
+}
+
+CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
+  NoteDown(config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash);
   if (!config_.power_loss) {
     if (fault_env_.fs) fault_env_.fs->SetActive(true);  // A process crash loses nothing.
     return std::nullopt;

@@ -78,6 +78,8 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
                              faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace,
                              faults::FaultSpec::Error::kShortWrite});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        // Half the failures are followed by a crash, half by the process going on (F8).
+        op.keep_going = *rc::gen::arbitrary<bool>();
         break;
       }
       case TaskOpType::kFaultyRestore:

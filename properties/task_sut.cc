@@ -170,11 +170,18 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       if (!faults::IsInjectedFault(s)) {
         return Finding("F1", "the failure reported " + s.ToString());
       }
+      // Checks: F7 — a commit a full disk fails says so: ENOSPC, not another error
+      if (op.point == kFullDisk &&
+          s.message().find("no space left on device") == std::string::npos) {
+        return Finding("F7", "a full disk failed the commit with " + s.ToString() +
+                                 ", which does not say the disk is full (ENOSPC)");
+      }
       // Checks: C6 — a failed commit reports its error and stops the task
       if (!task_->failed()) return Finding("C6", "the task carries on after " + s.ToString());
       step_.commit_failed = true;
       step_.error = op.error;
       step_.full_disk = op.point == kFullDisk;
+      full_disk_since_commit_ = full_disk_since_commit_ || step_.full_disk;
       step_.failed_in_processing = !processing.ok();
       step_.engine_point = op.point.rfind("statecheck/fs/", 0) != 0 && op.point != "fsync";
       if (processing.ok()) {
@@ -183,7 +190,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       } else {
         model_->ProcessFailed(processed, task_->stats().failed_in_commit, clock_->NowMs());
       }
-      return Crash(op.tear_seed);
+      return op.keep_going ? KeepGoing() : Crash(op.tear_seed);
     }
     case TaskOpType::kFaultyRestore: {
       // A crash, then a restart that fails at the armed fault (by default after the first
@@ -197,6 +204,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       const LegacyFiles before = ReadLegacyFiles();
       previous_format_ = format_;  // A start in the same format.
       if (CheckResult why = Arm(op)) return why;
+      const bool kept = std::exchange(log_kept_after_failure_, false);
       Status s = OpenLog(LogOptionsFor(), &log_);
       if (s.ok()) {
         options_.log = log_.get();
@@ -212,7 +220,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       }
       // Checks: F1 — a start that fails reports the injected error
       if (!ExplainedByInjectedFault(s, fired)) {
-        return Finding("F1", "the failed restart reported " + s.ToString());
+        return Finding(kept ? "F8" : "F1", "the failed restart reported " + s.ToString());
       }
       step_.start_failed = true;
       step_.error = op.error;
@@ -300,6 +308,9 @@ std::string TaskSut::StartRule(const Status& s, const std::string& clean_rule) c
     case Shutdown::kPowerLoss:
       return s.code() == Status::Code::kCorruption && !shutdown_.torn_partitions.empty() ? "F4"
                                                                                          : "F3";
+    // Checks: F8 — a task opened again in the same process after an error
+    case Shutdown::kRevived:
+      return "F8";
   }
   return "F2";
 }
@@ -313,14 +324,19 @@ LogOptions TaskSut::LogOptionsFor() const {
 }
 
 CheckResult TaskSut::OpenTheLog(const std::string& clean_rule) {
+  const bool kept = log_kept_after_failure_;
+  log_kept_after_failure_ = false;
   const Status s = OpenLog(LogOptionsFor(), &log_);
   if (!s.ok()) {
     // Damage in a log that tore a tail (now or earlier in the case): the tail was not dropped
     // as F4 says (the next append landed after it).
     // Checks: F4 — a log with a torn tail must open with the tail dropped
     const bool torn = torn_tail_recovered_ || !shutdown_.torn_partitions.empty();
-    const std::string rule =
-        s.code() == Status::Code::kCorruption && torn ? "F4" : StartRule(s, clean_rule);
+    // Checks: F8 — a log that went on after a failure opens again
+    const std::string rule = kept ? "F8"
+                             : s.code() == Status::Code::kCorruption && torn
+                                 ? "F4"
+                                 : StartRule(s, clean_rule);
     return Finding(rule, "opening the log: " + s.ToString());
   }
   options_.log = log_.get();
@@ -328,11 +344,13 @@ CheckResult TaskSut::OpenTheLog(const std::string& clean_rule) {
 }
 
 CheckResult TaskSut::Restart(bool clean, std::optional<StateFormat> format,
-                             const LegacyFiles* upgrade_files) {
+                             const LegacyFiles* upgrade_files, bool keep_log) {
   task_.reset();
-  log_.reset();
   if (clean) shutdown_ = ShutdownFacts{};
-  if (CheckResult why = OpenTheLog("C2")) return why;
+  if (!keep_log) {
+    log_.reset();
+    if (CheckResult why = OpenTheLog("C2")) return why;
+  }
   if (!clean && options_.config.isolation == IsolationLevel::kReadCommitted) {
     if (CheckResult why = CheckStoresOnDisk()) return why;
   }

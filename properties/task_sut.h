@@ -60,7 +60,9 @@ class TaskSut {
   };
   ModelSnapshot Snapshot() const;
   // How the task last went down.
-  enum class Shutdown { kClean, kCrash, kPowerLoss };
+  // kRevived: the process lived on after an error (F8): the failed task was abandoned and opened
+  // again in the same process, nothing lost.
+  enum class Shutdown { kClean, kCrash, kPowerLoss, kRevived };
   struct ShutdownFacts {
     Shutdown kind = Shutdown::kClean;
     faults::PowerLossStats lost;               // kPowerLoss: what it threw away.
@@ -82,7 +84,9 @@ class TaskSut {
     std::string upgrade_point;    // ... at this point.
     std::string damaged_file;     // damageFile: the file and how.
     std::string damage;
-    bool full_disk = false;  // The failed commit met a full disk (F7).
+    bool full_disk = false;     // The failed commit met a full disk (F7).
+    bool revived = false;       // The process went on after the failure (F8) ...
+    bool log_reopened = false;  // ... reopening the log, which said it must be.
   };
 
   CheckResult Apply(const TaskOp& op);
@@ -132,6 +136,14 @@ class TaskSut {
   // A crash: the process dies (and under power loss the machine too), then restarts.
   CheckResult Crash(uint64_t tear_seed, bool task_open = true);
 
+  // F8, after a failed commit: the process goes on. The failed task must refuse Process, Commit
+  // and Close and write nothing (C6, F8); it is abandoned and opened again in the same process,
+  // on the same log unless Log::CheckWritable says it must be reopened (task.h, "Keeping going").
+  CheckResult KeepGoing();
+
+  // Notes a crash or a revival for the restart's checks and the campaign's tally.
+  void NoteDown(Shutdown kind);
+
   // Every crash comes here. Under power loss: loses what was not durable, and notes what (F3)
   // and which log partitions it left with a torn tail (F4); then the file system is back up.
   CheckResult PowerLoss(uint64_t tear_seed);
@@ -156,8 +168,9 @@ class TaskSut {
   // in `format` if given (an upgrade or a downgrade) — and checks the restart against the
   // model. After a crash it first checks each store as the crash left it on disk (T7).
   // `upgrade_files`: the legacy files before an upgrade that failed (U2).
+  // `keep_log`: the log object lives on (a revival, F8), neither dropped nor reopened.
   CheckResult Restart(bool clean, std::optional<StateFormat> format = std::nullopt,
-                      const LegacyFiles* upgrade_files = nullptr);
+                      const LegacyFiles* upgrade_files = nullptr, bool keep_log = false);
 
   // The checks after a restart: C2, T7, U1–U5, then the model's (C1, C3, C4, T9, T10, U*),
   // and the situations the restart reached.
@@ -225,7 +238,11 @@ class TaskSut {
   int64_t crash_processed_ = 0;       // The furthest input offset processed before a crash.
   bool torn_tail_recovered_ = false;  // A torn log tail was dropped earlier in the case (F4) ...
   bool appended_after_torn_tail_ = false;  // ... and input appended since.
-  std::vector<StateFormat> switches_;      // The formats each switch went to.
+  // The log object has lived through a failure (F8): kept by a revival, not reopened since.
+  bool log_kept_after_failure_ = false;
+  bool revived_since_commit_ = false;    // A revival (F8) since the last commit ...
+  bool full_disk_since_commit_ = false;  // ... a commit a full disk failed (F7).
+  std::vector<StateFormat> switches_;    // The formats each switch went to.
 };
 
 }  // namespace statecheck::properties

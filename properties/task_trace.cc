@@ -85,6 +85,7 @@ Json TaskOpToJson(const TaskOp& op) {
     j["point"] = op.point;
     j["n"] = op.n;
     j["error"] = kErrorNames[static_cast<int>(op.error)];
+    if (op.type == TaskOpType::kFaultyCommit) j["keep_going"] = op.keep_going;
   }
   if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
       op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kRestartAs ||
@@ -190,6 +191,12 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
       if (op->type == TaskOpType::kFaultyCommit) {
         STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
+        if (j.contains("keep_going")) {  // Absent (traces from before F8): a crash.
+          if (!j["keep_going"].is_boolean()) {
+            return Status::InvalidArgument(name + ": field \"keep_going\" is true or false");
+          }
+          op->keep_going = j["keep_going"].get<bool>();
+        }
       } else if (op->type == TaskOpType::kFaultyUpgrade) {
         STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
       }

@@ -59,6 +59,10 @@ struct TaskOp {
   // kFaultyCommit: what a file-system point reports: EIO, ENOSPC or a short write (F1).
   faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;
   uint64_t tear_seed = 0;  // kCrash, kFaulty* under power loss: where unsynced tails tear.
+  // kFaultyCommit: what follows a failure. False: a crash (a power loss under power-loss
+  // configurations). True: the process keeps going (F8) — the failed task is abandoned and opened
+  // again in the same process, on the same log unless the log says it must be reopened.
+  bool keep_going = false;
   // kRestartAs, kDamageFile: a clean close (else a crash) first; then the format the task
   // starts in (kFaultyUpgrade: the format of the start after the failed upgrade).
   bool clean = false;

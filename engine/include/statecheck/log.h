@@ -192,6 +192,13 @@ class Log {
 
   // The user partitions that exist (have a file), sorted.
   virtual std::vector<std::string> Partitions() = 0;
+
+  // What a caller may do after an error (see "Failures"): OK if writes may go on with this
+  // object (a failed append that was undone, a transaction still open that may be retried or
+  // aborted); FailedPrecondition, saying why, if a partition or the whole log refuses writes
+  // until the log is reopened (drop this object and OpenLog again — recovery decides what a
+  // failure left). Writes nothing.
+  virtual Status CheckWritable() = 0;
 };
 
 // OK if `name` is a valid user partition name (above); else InvalidArgument saying why.

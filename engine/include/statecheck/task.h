@@ -59,6 +59,14 @@
 // fences it or the log recovers, and the next task restores and resumes from the committed
 // input offset.
 //
+// Keeping going (F8). The process need not restart after an error. A stopped task refuses
+// Process, Commit and Close (FailedPrecondition; Close abandons it) and writes nothing; the
+// caller abandons it and opens the task again in the same process, with the same Log object if
+// Log::CheckWritable() is OK, else after reopening the log (the failure left the log's durable
+// contents for its recovery to decide). A failed commit then shows one of its two outcomes,
+// never a mix, exactly as after a crash; what the new task reads, processes and commits keeps
+// every rule. The stores are restored as after a crash (their open-status markers are set).
+//
 // Crash. Abandon() drops the task as a crash would: no commit, stores abandoned with their
 // open-status markers set (T7), an open transaction left open.
 //
