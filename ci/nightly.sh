@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The nightly run: the test suite (release and sanitizers), the long-running checks, the crash
-# runner (300 cycles per configuration, and a smoke run under fiu-run -x), a longer fuzzing run
+# runner (300 cycles per configuration; 100 with seeded random I/O errors, --io-errors; and a
+# smoke run under fiu-run -x), a longer fuzzing run
 # ($STATECHECK_NIGHTLY_FUZZ_SECONDS per target, default 600; ci/test.sh only replays the seeds), and
 # the conformance campaign: $STATECHECK_NIGHTLY_BUDGET seconds (default 1800) on the release
 # build and $STATECHECK_NIGHTLY_ASAN_BUDGET (default 300) on the ASan+UBSan build; then the
@@ -30,6 +31,7 @@ rm -rf "$artifacts/fuzz-findings"
 [ -d build/fuzz/findings ] && cp -r build/fuzz/findings "$artifacts/fuzz-findings"
 ./ci/fiu-smoke.sh || status=$?
 build/release/tools/statecheck crash --cycles 300 --seed "$seed" || status=$?
+build/release/tools/statecheck crash --cycles 100 --seed "$seed" --io-errors 0.002 || status=$?
 c=0
 # The release campaign must earn every pass: a rule whose situations were not all reached fails.
 build/release/tools/statecheck run --budget "$budget" --seed "$seed" "${shard[@]}" \

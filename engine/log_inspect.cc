@@ -47,6 +47,7 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
       ++(e.type == LogRecordType::kData ? summary.data_records : summary.markers);
     }
     summary.valid_bytes = p.file_size;
+    summary.last_record_at = p.last_record_at;
     summary.torn_tail_at = torn.at;
     summary.torn_tail_bytes = torn.bytes;
     out->partitions.push_back(std::move(summary));

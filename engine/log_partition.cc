@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "engine/planted.h"
+
 namespace statecheck::internal {
 
 Status ValidatePartitionName(std::string_view name, bool allow_internal) {
@@ -112,7 +114,8 @@ Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_optio
     auto at = [&] { return p->path + " at byte offset " + std::to_string(pos); };
     if (!DecodeLogRecord(data, pos, &e, &offset, &length)) {
       // Keeps: F4 — a bad record with a valid one after it is Corruption; else it is a torn tail
-      if (ValidLogRecordFrom(data, pos + 1)) {
+      // Keeps: F6 — damage before valid records is Corruption naming the file and byte offset
+      if (ValidLogRecordFrom(data, pos + 1) && !STATECHECK_PLANTED(LogDamageTakenForTornTail)) {
         return Status::Corruption(at() + ": damaged record followed by valid records");
       }
       torn->at = pos;
@@ -128,6 +131,7 @@ Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_optio
       if (!problem.empty()) return Status::Corruption(at() + ": " + problem);
     }
     p->entries.push_back(std::move(e));
+    p->last_record_at = pos;
     pos += length;
   }
   p->file_size = pos;

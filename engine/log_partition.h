@@ -32,6 +32,7 @@ struct LogPartition {
   std::string path;
   std::vector<LogEntry> entries;                // entries[i] has offset i.
   uint64_t file_size = 0;                       // Bytes of valid records in the file.
+  uint64_t last_record_at = 0;                  // Byte offset of the last valid record.
   int64_t durable_end = 0;                      // Entries below this are fsynced.
   std::map<int64_t, int64_t> open_txns;         // Transaction id → offset of its begin marker.
   std::unique_ptr<rocksdb::WritableFile> file;  // Opened on the first write.

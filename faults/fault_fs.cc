@@ -482,6 +482,52 @@ class FaultFsState {
 
   Status SimulatePowerLoss(const PowerLossOptions& options);
 
+  std::optional<uint64_t> DurableSizeOf(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files_.find(Normalize(path));
+    if (it == files_.end()) return std::nullopt;
+    return it->second->durable_size;
+  }
+
+  // Rewrites bytes [offset, offset + length) of `path` on the base with `change` (which gets
+  // them and changes them in place), the rest kept; `*previous` receives them as they were. No
+  // tracking changes: sizes stay, the disk changed under them. InvalidArgument past the end.
+  Status Rewrite(const std::string& path, uint64_t offset, uint64_t length,
+                 const std::function<void(std::string*)>& change, std::string* previous) {
+    std::lock_guard<std::mutex> gate(gate_mu_);
+    if (active_) {
+      return Status::FailedPrecondition(
+          "damaging or repairing a file needs the file system shut down first "
+          "(SetActive(false)): the engine is down while its disk changes");
+    }
+    std::string data;
+    std::unique_ptr<rocksdb::FSSequentialFile> file;
+    IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
+    if (s.IsNotFound() || s.IsPathNotFound()) return Status::NotFound("no file " + path);
+    std::string scratch(1 << 16, '\0');
+    while (s.ok()) {
+      Slice chunk;
+      s = file->Read(scratch.size(), IOOptions(), &chunk, scratch.data(), nullptr);
+      if (!s.ok() || chunk.empty()) break;
+      data.append(chunk.data(), chunk.size());
+    }
+    file.reset();
+    if (s.ok() && offset + length > data.size()) {
+      return Status::InvalidArgument("bytes " + std::to_string(offset) + " to " +
+                                     std::to_string(offset + length) + " are past the end of " +
+                                     path + " (" + std::to_string(data.size()) + " bytes)");
+    }
+    if (s.ok()) {
+      *previous = data.substr(offset, length);
+      std::string bytes = *previous;
+      change(&bytes);
+      data.replace(offset, length, bytes);
+      s = WriteWhole(path, data);
+    }
+    if (!s.ok()) return Status::IOError("rewriting " + path + ": " + s.ToString());
+    return Status::Ok();
+  }
+
   PowerLossStats LastPowerLoss() {
     std::lock_guard<std::mutex> lock(mu_);
     return last_;
@@ -938,6 +984,48 @@ Status FaultFileSystem::SimulatePowerLoss(const PowerLossOptions& options) {
 }
 
 PowerLossStats FaultFileSystem::LastPowerLoss() const { return state_->LastPowerLoss(); }
+
+Status FaultFileSystem::DamageDurable(const std::string& path, const DurableDamage& damage,
+                                      std::string* previous) {
+  uint64_t size = 0;
+  if (!target()->GetFileSize(path, IOOptions(), &size, nullptr).ok()) {
+    return Status::NotFound("no file " + path + " to damage");
+  }
+  const uint64_t durable = std::min(size, state_->DurableSizeOf(path).value_or(size));
+  if (damage.offset >= durable) {
+    return Status::InvalidArgument("byte " + std::to_string(damage.offset) + " of " + path +
+                                   " is not durable (" + std::to_string(durable) +
+                                   " durable bytes): damage is to data a sync made durable");
+  }
+  const bool flip = damage.kind == DurableDamage::Kind::kFlipBit;
+  const uint64_t length =
+      flip ? 1 : std::min(std::max<uint64_t>(damage.length, 1), durable - damage.offset);
+  STATECHECK_RETURN_IF_ERROR(state_->Rewrite(
+      path, damage.offset, length,
+      [&](std::string* bytes) {
+        if (flip) {
+          (*bytes)[0] = static_cast<char>((*bytes)[0] ^ (1 << (damage.bit & 7)));
+        } else {
+          bytes->assign(bytes->size(), '\0');
+        }
+      },
+      previous));
+  damages_.fetch_add(1);
+  return Status::Ok();
+}
+
+Status FaultFileSystem::RepairDurable(const std::string& path, uint64_t offset,
+                                      const std::string& previous) {
+  std::string unused;
+  return state_->Rewrite(
+      path, offset, previous.size(), [&](std::string* bytes) { *bytes = previous; }, &unused);
+}
+
+std::optional<uint64_t> FaultFileSystem::DurableSize(const std::string& path) const {
+  return state_->DurableSizeOf(path);
+}
+
+uint64_t FaultFileSystem::DamageCount() const { return damages_.load(); }
 
 IOStatus FaultFileSystem::NewSequentialFile(const std::string& fname, const FileOptions& file_opts,
                                             std::unique_ptr<rocksdb::FSSequentialFile>* result,

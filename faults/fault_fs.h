@@ -54,6 +54,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -154,6 +155,16 @@ struct PowerLossOptions {
   uint64_t seed = 0;
 };
 
+// Damage to durable data (F6), as bit rot or a misdirected write leaves it: the bytes a sync
+// made durable change while nothing writes them.
+struct DurableDamage {
+  enum class Kind { kFlipBit, kZero };
+  Kind kind = Kind::kFlipBit;
+  uint64_t offset = 0;  // The first damaged byte.
+  uint64_t length = 1;  // kZero: bytes zeroed (cut at the durable end); kFlipBit: one byte.
+  int bit = 0;          // kFlipBit: the bit of the byte at `offset` that flips (0-7).
+};
+
 // What the last SimulatePowerLoss threw away.
 struct PowerLossStats {
   uint64_t bytes_dropped = 0;     // Unsynced bytes cut off files that survived.
@@ -203,6 +214,21 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   Status SimulatePowerLoss(const PowerLossOptions& options = {});
   // What the last SimulatePowerLoss threw away (zeros before the first).
   PowerLossStats LastPowerLoss() const;
+
+  // Damages the durable bytes of `path` (F6) on the base file system, as the disk would: no
+  // handle sees a write. `*previous` receives the bytes replaced, for RepairDurable.
+  // REQUIRES: the file system is inactive (the engine is down; FailedPrecondition otherwise).
+  // InvalidArgument when `damage` reaches no durable byte (past the durable end); NotFound
+  // for a missing file; IOError if the base fails. Counted in DamageCount().
+  Status DamageDurable(const std::string& path, const DurableDamage& damage, std::string* previous);
+  // Writes `previous` back at `offset` of `path`: the damage undone (an operator's repair from
+  // a good copy). REQUIRES: the file system is inactive.
+  Status RepairDurable(const std::string& path, uint64_t offset, const std::string& previous);
+  // The bytes of `path` that survive a power loss (nullopt: a file it never saw written, all of
+  // whose bytes are durable).
+  std::optional<uint64_t> DurableSize(const std::string& path) const;
+  // Damages made since the file system was made.
+  uint64_t DamageCount() const;
 
   // rocksdb::FileSystem. Each mutating call fails while inactive; each call evaluates its
   // fail point (see FsOp) before reaching the base file system.
@@ -257,6 +283,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
 
  private:
   std::shared_ptr<internal::FaultFsState> state_;
+  std::atomic<uint64_t> damages_{0};
 };
 
 // A FaultFileSystem and an Env over it (rocksdb::NewCompositeEnv), for RocksDB's

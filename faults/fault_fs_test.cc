@@ -107,6 +107,35 @@ INSTANTIATE_TEST_SUITE_P(Bases, FaultFsTest,
                          ::testing::Values(BaseFileSystem::kDisk, BaseFileSystem::kInMemory),
                          [](const auto& info) { return BaseName(info.param); });
 
+// F6: damage changes durable bytes on the disk, only while the file system is down, never
+// bytes a sync did not make durable; repairing writes the old bytes back.
+TEST_P(FaultFsTest, DamageChangesDurableBytesAndRepairUndoesIt) {
+  const std::string path = dir_ + "/a";
+  Write(path, "durable", "tail");
+  std::string previous;
+  DurableDamage flip{DurableDamage::Kind::kFlipBit, 1, 1, 0};
+  EXPECT_EQ(fs_->DamageDurable(path, flip, &previous).code(), Status::Code::kFailedPrecondition);
+  fs_->SetActive(false);
+  ASSERT_OK(fs_->DamageDurable(path, flip, &previous));
+  EXPECT_EQ(previous, "u");
+  DurableDamage zero{DurableDamage::Kind::kZero, 5, 100, 0};  // Cut at the durable end.
+  std::string zeroed;
+  ASSERT_OK(fs_->DamageDurable(path, zero, &zeroed));
+  EXPECT_EQ(zeroed, "le");
+  DurableDamage past{DurableDamage::Kind::kZero, 7, 1, 0};  // "tail" was never synced.
+  EXPECT_EQ(fs_->DamageDurable(path, past, &previous).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(fs_->DamageDurable(dir_ + "/missing", flip, &previous).code(), Status::Code::kNotFound);
+  EXPECT_EQ(fs_->DamageCount(), 2u);
+  fs_->SetActive(true);
+  EXPECT_EQ(Read(path), std::string("dtrab\0\0tail", 11));
+  fs_->SetActive(false);
+  ASSERT_OK(fs_->RepairDurable(path, 5, "le"));
+  ASSERT_OK(fs_->RepairDurable(path, 1, "u"));
+  fs_->SetActive(true);
+  EXPECT_EQ(Read(path), "durabletail");
+  EXPECT_EQ(fs_->DurableSize(path), std::optional<uint64_t>(7));
+}
+
 TEST_P(FaultFsTest, UnsyncedTailIsDropped) {
   const std::string path = dir_ + "/a";
   Write(path, "synced", "unsynced");
@@ -727,6 +756,47 @@ TEST_P(FaultFsLogTest, KeepsSyncedRecordsAndLosesUnsyncedOnes) {
   EXPECT_EQ(Keys(log.get(), "q", IsolationLevel::kReadUncommitted), std::vector<std::string>{});
   ASSERT_OK(log->Append("p", "after", "v", &offset));
   EXPECT_EQ(offset, 5);
+}
+
+// F6: a damaged byte of a synced log record with valid records after it is Corruption naming
+// the file and the record's byte offset, from OpenLog and InspectLog alike — never a log that
+// opens without the records after the damage; repaired, the log opens with every record.
+TEST_P(FaultFsLogTest, DamageBeforeValidRecordsIsCorruptionNamingFileAndOffset) {
+  fs_->RegisterLogDirectory(root_ + "/log");
+  std::unique_ptr<Log> log;
+  ASSERT_OK(Open(&log));
+  int64_t offset;
+  for (int i = 0; i < 4; ++i) ASSERT_OK(log->Append("p", "k" + std::to_string(i), "v", &offset));
+  ASSERT_OK(log->Sync());
+  fs_->SetActive(false);
+  log.reset();
+  LogSummary before;
+  ASSERT_OK(InspectLog(root_ + "/log", fault_.env.get(), &before));
+  ASSERT_EQ(before.partitions.size(), 1u);
+  const uint64_t last = before.partitions[0].last_record_at;
+  ASSERT_GT(last, 0u);
+  const std::string file = root_ + "/log/p.log";
+  for (uint64_t at : {uint64_t{0}, last / 2, last - 1}) {
+    SCOPED_TRACE("damage at byte " + std::to_string(at));
+    std::string previous;
+    ASSERT_OK(fs_->DamageDurable(file, {DurableDamage::Kind::kFlipBit, at, 1, 3}, &previous));
+    fs_->SetActive(true);
+    const Status opened = Open(&log);
+    EXPECT_EQ(opened.code(), Status::Code::kCorruption) << opened;
+    EXPECT_NE(opened.message().find(file), std::string::npos) << opened;
+    EXPECT_NE(opened.message().find("byte offset"), std::string::npos) << opened;
+    LogSummary summary;
+    const Status inspected = InspectLog(root_ + "/log", fault_.env.get(), &summary);
+    EXPECT_EQ(inspected.code(), Status::Code::kCorruption) << inspected;
+    EXPECT_NE(inspected.message().find(file), std::string::npos) << inspected;
+    log.reset();
+    fs_->SetActive(false);
+    ASSERT_OK(fs_->RepairDurable(file, at, previous));
+  }
+  fs_->SetActive(true);
+  ASSERT_OK(Open(&log));
+  EXPECT_EQ(Keys(log.get(), "p", IsolationLevel::kReadCommitted),
+            (std::vector<std::string>{"k0", "k1", "k2", "k3"}));
 }
 
 TEST_P(FaultFsLogTest, CommittedTransactionSurvivesPowerLoss) {

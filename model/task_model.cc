@@ -262,6 +262,16 @@ CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& obs
                            Show(pending_output_));
 }
 
+// Encodes: F6 — damage before the last record is Corruption; in the last record a torn tail (F4)
+LogDamageOutcome ExpectedLogDamageOutcome(uint64_t at, uint64_t length, uint64_t last_record_at,
+                                          bool changed) {
+  if (!changed) return LogDamageOutcome::kUnchanged;
+  // A valid record follows the damaged ones exactly when the damage ends before the last record
+  // starts; damage reaching into the last record leaves no valid record after it.
+  if (at + length <= last_record_at) return LogDamageOutcome::kCorruption;
+  return LogDamageOutcome::kTornTail;
+}
+
 // Encodes: C6, F1, F7, F8 — a failed commit, then a crash or a revival, took effect fully or not
 // at all (an I/O error or a full disk alike), and the next start shows which.
 void TaskModel::CommitFailed() {

@@ -26,6 +26,16 @@ RestartObservation Observe(const TaskModel& m, std::map<std::string, StoreState>
   return o;
 }
 
+// F6: damage ending before the last record starts has a valid record after it (Corruption);
+// damage reaching into the last record is a torn tail; unchanged bytes change nothing.
+TEST(TaskModel, LogDamageIsCorruptionOnlyWithAValidRecordAfterIt) {
+  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, true), LogDamageOutcome::kCorruption);
+  EXPECT_EQ(ExpectedLogDamageOutcome(30, 10, 40, true), LogDamageOutcome::kCorruption);
+  EXPECT_EQ(ExpectedLogDamageOutcome(30, 11, 40, true), LogDamageOutcome::kTornTail);
+  EXPECT_EQ(ExpectedLogDamageOutcome(45, 1, 40, true), LogDamageOutcome::kTornTail);
+  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, false), LogDamageOutcome::kUnchanged);
+}
+
 TEST(TaskModel, ProcessesTheKeyValueProcessor) {
   TaskModel m(Config(ProcessingGuarantee::kAtLeastOnce, IsolationLevel::kReadCommitted), 0);
   m.AppendInput("a", "1");

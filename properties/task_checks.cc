@@ -330,6 +330,11 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(step_.full_disk, "F1.full_disk_reported");
     ReachedIf(step_.full_disk, "F7.full_disk_fails_commit");
   }
+  if (step_.log_damage_found) {
+    Reached(step_.log_damage == "zero" ? "F6.zeroed_bytes_are_corruption"
+                                       : "F6.flipped_bit_is_corruption");
+    Reached("F6.repaired_log_restarts");
+  }
   if (shutdown_.kind == Shutdown::kRevived) {
     Reached(step_.log_reopened ? "F8.revived_after_log_reopen" : "F8.revived_on_same_log");
     ReachedIf(eos_ && !step_.log_reopened, "F8.fenced_on_same_log");

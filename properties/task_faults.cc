@@ -3,12 +3,14 @@
 #include <rocksdb/env.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
@@ -248,6 +250,87 @@ CheckResult TaskSut::KeepGoing() {
   log_kept_after_failure_ = writable.ok();
   NoteDown(Shutdown::kRevived);
   return Restart(/*clean=*/false, std::nullopt, nullptr, /*keep_log=*/writable.ok());
+}
+
+CheckResult TaskSut::DamageLog(const TaskOp& op) {
+  if (!fault_env_.fs) return Finding("F6", "damageLog needs the fault file system");
+  fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
+  task_->Abandon();
+  task_.reset();
+  log_.reset();
+  NoteDown(Shutdown::kCrash);
+  const std::string log_dir = dir_ + "/log";
+  LogSummary summary;
+  Status s = InspectLog(log_dir, options_.env, &summary);
+  if (!s.ok()) return Finding("F6", "inspecting the log before damaging it: " + s.ToString());
+  // Where damage has a valid record after it: below the start of a partition's last record,
+  // and durable.
+  struct Candidate {
+    std::string file;
+    uint64_t limit;  // Bytes that qualify: [0, limit).
+    uint64_t last_record_at;
+  };
+  std::vector<Candidate> candidates;
+  for (const LogPartitionSummary& p : summary.partitions) {
+    const std::string file = log_dir + "/" + p.name + ".log";
+    const uint64_t limit =
+        std::min(p.last_record_at, fault_env_.fs->DurableSize(file).value_or(p.valid_bytes));
+    if (limit > 0) candidates.push_back({file, limit, p.last_record_at});
+  }
+  fault_env_.fs->SetActive(true);
+  if (candidates.empty()) return Restart(/*clean=*/false);  // Nothing to damage yet.
+  const uint64_t at = static_cast<uint64_t>(op.n);
+  const auto& [file, limit, last_record_at] = candidates[at % candidates.size()];
+  faults::DurableDamage damage;
+  damage.offset = (at / candidates.size()) % limit;
+  damage.kind = op.damage == "zero" ? faults::DurableDamage::Kind::kZero
+                                    : faults::DurableDamage::Kind::kFlipBit;
+  damage.bit = static_cast<int>((at >> 24) % 8);
+  damage.length = std::min<uint64_t>(1 + (at >> 28) % 16, limit - damage.offset);
+  std::string previous;
+  fault_env_.fs->SetActive(false);
+  s = fault_env_.fs->DamageDurable(file, damage, &previous);
+  fault_env_.fs->SetActive(true);
+  if (!s.ok()) return Finding("F6", "damaging " + file + ": " + s.ToString());
+  const model::LogDamageOutcome expected =
+      model::ExpectedLogDamageOutcome(damage.offset, previous.size(), last_record_at,
+                                      damage.kind == faults::DurableDamage::Kind::kFlipBit ||
+                                          previous.find_first_not_of('\0') != std::string::npos);
+  const std::string where = "byte " + std::to_string(damage.offset) + " of " + file + " (" +
+                            op.damage + ", a valid record after it)";
+  std::unique_ptr<Log> damaged;
+  s = OpenLog(LogOptionsFor(), &damaged);
+  damaged.reset();
+  LogSummary inspected;
+  const Status inspection = InspectLog(log_dir, options_.env, &inspected);
+  // Checks: F6 — damage before valid records is Corruption naming the file and byte offset
+  if (expected == model::LogDamageOutcome::kCorruption) {
+    for (const auto& [who, status] : {std::pair<const char*, const Status&>{"opening the log", s},
+                                      {"InspectLog", inspection}}) {
+      if (status.ok()) {
+        return Finding("F6", std::string(who) + " succeeded with " + where +
+                                 " damaged: the records after it are gone or damaged ones served");
+      }
+      if (status.code() != Status::Code::kCorruption ||
+          status.message().find(file) == std::string::npos ||
+          status.message().find("byte offset") == std::string::npos) {
+        return Finding("F6", std::string(who) + " with " + where + " damaged said " +
+                                 status.ToString() +
+                                 ", not Corruption naming the file and the byte offset");
+      }
+    }
+    step_.log_damage = op.damage;
+    step_.log_damage_found = true;
+  } else if (expected == model::LogDamageOutcome::kUnchanged && !s.ok()) {
+    return Finding("F6", "zeroing bytes that were zero already (" + where +
+                             ") changed nothing, yet opening the log said " + s.ToString());
+  }
+  // The operator restores the file from a good copy; then the task starts as after a crash.
+  fault_env_.fs->SetActive(false);
+  s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
+  fault_env_.fs->SetActive(true);
+  if (!s.ok()) return Finding("F6", "repairing " + file + ": " + s.ToString());
+  return Restart(/*clean=*/false);
 }
 
 CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {

@@ -26,7 +26,8 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
          {3 * formats, TaskOpType::kRestartAs},
          // A damaged file matters most beside legacy stores (U5).
          {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
-         {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade}});
+         {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
+         {power_loss ? crashes : 0, TaskOpType::kDamageLog}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -133,6 +134,11 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         break;
       case TaskOpType::kCrash:
         if (power_loss) op.tear_seed = *rc::gen::arbitrary<uint64_t>();
+        break;
+      case TaskOpType::kDamageLog:
+        op.damage = *rc::gen::elementOf(
+            std::vector<std::string>(std::begin(kLogDamages), std::end(kLogDamages)));
+        op.n = *rc::gen::inRange<int64_t>(0, int64_t{1} << 40);
         break;
       default:
         break;

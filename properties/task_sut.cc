@@ -229,6 +229,8 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       log_.reset();
       return Crash(op.tear_seed, /*task_open=*/false);
     }
+    case TaskOpType::kDamageLog:
+      return DamageLog(op);
     case TaskOpType::kRestart: {
       const Status s = task_->Close();
       if (!s.ok()) return Finding("C1", "Close: " + s.ToString());

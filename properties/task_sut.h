@@ -84,9 +84,11 @@ class TaskSut {
     std::string upgrade_point;    // ... at this point.
     std::string damaged_file;     // damageFile: the file and how.
     std::string damage;
-    bool full_disk = false;     // The failed commit met a full disk (F7).
-    bool revived = false;       // The process went on after the failure (F8) ...
-    bool log_reopened = false;  // ... reopening the log, which said it must be.
+    bool full_disk = false;         // The failed commit met a full disk (F7).
+    std::string log_damage;         // damageLog: how (F6) ...
+    bool log_damage_found = false;  // ... and the start that met it said Corruption.
+    bool revived = false;           // The process went on after the failure (F8) ...
+    bool log_reopened = false;      // ... reopening the log, which said it must be.
   };
 
   CheckResult Apply(const TaskOp& op);
@@ -140,6 +142,12 @@ class TaskSut {
   // and Close and write nothing (C6, F8); it is abandoned and opened again in the same process,
   // on the same log unless Log::CheckWritable says it must be reopened (task.h, "Keeping going").
   CheckResult KeepGoing();
+
+  // F6: the process crashes and the disk damages a durable byte (or run of bytes) of a log
+  // partition that has a valid record after it; a start must fail with Corruption naming the
+  // file and the byte offset (InspectLog too). The damage is then repaired (the file restored
+  // from a good copy) and the task restarts as after any crash.
+  CheckResult DamageLog(const TaskOp& op);
 
   // Notes a crash or a revival for the restart's checks and the campaign's tally.
   void NoteDown(Shutdown kind);

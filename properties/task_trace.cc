@@ -75,6 +75,10 @@ Json TaskOpToJson(const TaskOp& op) {
     j["file"] = op.file;
     j["damage"] = op.damage;
   }
+  if (op.type == TaskOpType::kDamageLog) {
+    j["damage"] = op.damage;
+    j["at"] = op.n;
+  }
   if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile ||
       op.type == TaskOpType::kFaultyUpgrade) {
     j["format"] = StateFormatName(op.format);
@@ -215,6 +219,11 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
     }
     case TaskOpType::kCrash:
       return TearSeed(j, name, &op->tear_seed);
+    case TaskOpType::kDamageLog:
+      STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kLogDamages, &op->damage));
+      STATECHECK_RETURN_IF_ERROR(integer("at", &op->n));
+      if (op->n < 0) return Status::InvalidArgument(name + ": \"at\" is not negative");
+      return Status::Ok();
     case TaskOpType::kCommit:
     case TaskOpType::kRestart:
       return Status::Ok();

@@ -32,15 +32,19 @@ enum class TaskOpType {
   kRestartAs,      // Format-switching configurations only (SPEC U), as the two below.
   kDamageFile,
   kFaultyUpgrade,  // In the legacy format only.
+  kDamageLog,      // On the fault file system (F6).
 };
 inline constexpr const char* kTaskOpNames[] = {
-    "append",       "process",       "advanceClock", "commit",     "crash",        "restart",
-    "faultyCommit", "faultyRestore", "restartAs",    "damageFile", "faultyUpgrade"};
+    "append",       "process",       "advanceClock", "commit",     "crash",         "restart",
+    "faultyCommit", "faultyRestore", "restartAs",    "damageFile", "faultyUpgrade", "damageLog"};
 
 // The legacy files a damageFile step may damage, and how.
 inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
 inline constexpr const char* kDamages[] = {"version",  "count",    "malformed",
                                            "negative", "truncate", "empty"};
+// How a damageLog step damages a durable byte of a log partition (F6): one bit flipped, or a
+// run of bytes zeroed.
+inline constexpr const char* kLogDamages[] = {"flip", "zero"};
 
 // A faultyCommit's point that fills the disk (F7): `n` bytes are left, every write that does not
 // fit fails with ENOSPC until the step ends and the space comes back.
@@ -49,7 +53,9 @@ inline constexpr char kFullDisk[] = "statecheck/fs/full";
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
-  int64_t n = 0;  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails.
+  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails; kDamageLog:
+  // where (the partition, the byte, the bit or the run's length, all drawn from it).
+  int64_t n = 0;
   // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
   // fail points ("statecheck/fs/append/*": the n-th append fails, ...), an engine fail point
   // (statecheck/hooks/fail_points.h) that fails the n-th time it is reached, or kFullDisk (n
@@ -68,7 +74,7 @@ struct TaskOp {
   bool clean = false;
   StateFormat format = StateFormat::kCurrent;
   std::string file;    // kDamageFile: one of kLegacyFiles ...
-  std::string damage;  // ... damaged as one of kDamages.
+  std::string damage;  // ... damaged as one of kDamages; kDamageLog: one of kLogDamages.
 };
 
 // The op as a trace line writes it: "op" and every field the op takes (optional ones included),

@@ -217,6 +217,9 @@ struct LogPartitionSummary {
   int64_t data_records = 0;  // Data records (markers not counted).
   int64_t markers = 0;       // Transaction begin, commit and abort markers (or decisions).
   uint64_t valid_bytes = 0;  // Bytes of valid records in the file.
+  // The byte offset where the last valid record starts (0 with fewer than two records): damage
+  // below it has a valid record after it, which recovery reports as Corruption.
+  uint64_t last_record_at = 0;
   // A torn tail (a record cut short or failing its checksum, with no valid record after it):
   // noted, not repaired. Recovery on open would truncate the file at `torn_tail_at`.
   std::optional<uint64_t> torn_tail_at;
