@@ -288,6 +288,21 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
       Json commit = fault("faultyCommit");
       commit["process"] = 2;
       step(commit);
+      // The same fault again, and this time the process goes on (F8).
+      step({{"op", "append"}, {"records", records({{"e", "5"}})}});
+      commit["keep_going"] = true;
+      step(commit);
+      ++out.keep_going_steps;
+      if (&point == &points.front()) {
+        // Each damage kind once per configuration (F6), before the first record of a partition
+        // and further in.
+        for (const char* damage : {"flip", "zero"}) {
+          for (int64_t at : {int64_t{0}, int64_t{(1 << 24) + 37}}) {
+            step({{"op", "damageLog"}, {"damage", damage}, {"at", at}});
+            ++out.damage_steps;
+          }
+        }
+      }
       step({{"op", "append"}, {"records", records({{"d", "4"}})}});
       step({{"op", "process"}, {"max_records", 1}});
       step(fault("faultyRestore"));

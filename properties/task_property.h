@@ -132,14 +132,18 @@ struct TaskReplayOutcome {
 Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
                        std::function<std::unique_ptr<Processor>()> processor = nullptr);
 
-// The fault sweep (F1–F5 coverage): every fail point in `points` in turn, in a fixed scenario
+// The fault sweep (F1–F8 coverage): every fail point in `points` in turn, in a fixed scenario
 // per configuration (eos and alos, with and without the WAL, and switching formats) that arms
-// it at its first reach in a commit (faultyCommit), in a start (faultyRestore) and, switching
-// formats, in an upgrade (faultyUpgrade) — each step checked as the property checks it. The
+// it at its first reach in a commit (faultyCommit: once followed by a crash, once by the process
+// going on, F8), in a start (faultyRestore) and, switching formats, in an upgrade
+// (faultyUpgrade); each damage kind of a log partition twice per configuration (damageLog,
+// F6) — each step checked as the property checks it. The
 // fail-point counters (EngineFailPointCounts, faults::FsFailPointCounts) say what fired.
 // `configs` chooses some of FaultSweepConfigs() (empty: all of them).
 struct FaultSweepOutcome {
   int runs = 0;                       // Scenarios run (configurations x points).
+  int keep_going_steps = 0;           // Faulty commits the process went on after (F8) ...
+  int damage_steps = 0;               // ... and damageLog steps (F6), each checked as replayed.
   std::vector<std::string> failures;  // "<config>, <point>: step N <op>: <what the check said>".
 };
 const std::vector<std::string>& FaultSweepConfigs();

@@ -100,6 +100,8 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
   }
   const FaultSweepOutcome out = RunFaultSweep(points, configs);
   EXPECT_EQ(out.runs, static_cast<int>(configs.size() * points.size()));
+  EXPECT_EQ(out.keep_going_steps, out.runs);                          // F8, after every point.
+  EXPECT_EQ(out.damage_steps, static_cast<int>(configs.size()) * 4);  // F6: 2 kinds x 2 places.
   for (const std::string& failure : out.failures) ADD_FAILURE() << failure;
   for (const FailPointCount& c : EngineFailPointCounts()) {
     EXPECT_GT(c.fired, 0u) << c.name << " never fired (reached " << c.reached << ")";
@@ -118,7 +120,7 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
                                << unreachable_because;
     }
   }
-  EXPECT_EQ(reachable, 47);  // Of 80; with the 6 engine points, 53 fail points fire.
+  EXPECT_EQ(reachable, 47);  // Of 80; with the 8 engine points, 55 fail points fire.
 }
 
 // F5: one seed drives the operations and the fault schedule. The same run twice does the same
