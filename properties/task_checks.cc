@@ -339,6 +339,7 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     Reached(step_.log_reopened ? "F8.revived_after_log_reopen" : "F8.revived_on_same_log");
     ReachedIf(eos_ && !step_.log_reopened, "F8.fenced_on_same_log");
     ReachedIf(step_.full_disk, "F8.revived_after_full_disk");
+    ReachedIf(step_.full_disk_start_failed, "F7.start_on_full_disk_fails_cleanly");
   }
   ReachedIf(step_.start_failed && crashed, "F1.start_fault_reported");
   ReachedIf(step_.upgrade_failed && interrupted_upgrade, "F1.upgrade_fault_reported");

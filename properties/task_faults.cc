@@ -61,13 +61,14 @@ bool TaskSut::ExplainedByInjectedFault(const Status& s, uint64_t fired) {
          s.message().find("Direct I/O is not supported") != std::string::npos;
 }
 
-uint64_t TaskSut::Disarm() {
+uint64_t TaskSut::Disarm(bool keep_disk_full) {
   uint64_t fired = 0;
   for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
   faults::FailPoints::Reset();
   if (fault_env_.fs && fault_env_.fs->SpaceLeft()) {
     fired += fault_env_.fs->FullDiskRefusals() - full_disk_refusals_;
-    fault_env_.fs->SetSpaceLeft(std::nullopt);  // The space comes back.
+    full_disk_refusals_ = fault_env_.fs->FullDiskRefusals();
+    if (!keep_disk_full) fault_env_.fs->SetSpaceLeft(std::nullopt);  // The space comes back.
   }
   return fired;
 }
@@ -216,8 +217,8 @@ CheckResult TaskSut::KeepGoing() {
     }
     return std::nullopt;
   };
-  std::map<std::string, int64_t> before, after;
-  if (CheckResult why = ends(&before)) return why;
+  std::map<std::string, int64_t> ends_before, ends_after;
+  if (CheckResult why = ends(&ends_before)) return why;
   int64_t processed = -1;
   const Status process = task_->Process(1, &processed);
   const Status commit = task_->Commit();
@@ -234,8 +235,8 @@ CheckResult TaskSut::KeepGoing() {
   if (processed != 0) {
     return Finding("F8", "the stopped task processed " + std::to_string(processed) + " records");
   }
-  if (CheckResult why = ends(&after)) return why;
-  if (!before.empty() && after != before) {
+  if (CheckResult why = ends(&ends_after)) return why;
+  if (!ends_before.empty() && ends_after != ends_before) {
     return Finding("F8", "the stopped task wrote to the log while refusing to work");
   }
   task_->Abandon();  // Close abandoned it already: idempotent.
@@ -249,7 +250,41 @@ CheckResult TaskSut::KeepGoing() {
   revived_since_commit_ = true;
   log_kept_after_failure_ = writable.ok();
   NoteDown(Shutdown::kRevived);
-  return Restart(/*clean=*/false, std::nullopt, nullptr, /*keep_log=*/writable.ok());
+  if (!fault_env_.fs || !fault_env_.fs->SpaceLeft()) {
+    return Restart(/*clean=*/false, std::nullopt, nullptr, /*keep_log=*/writable.ok());
+  }
+  // The disk is still full: a start now (the log reopened first if it must be) either starts
+  // — a restart like any other — or fails cleanly; then the space returns.
+  step_.full_disk_start = true;
+  task_.reset();
+  Status s;
+  if (!writable.ok()) {
+    log_.reset();
+    log_kept_after_failure_ = false;
+    s = OpenLog(LogOptionsFor(), &log_);
+    options_.log = log_.get();
+  }
+  if (s.ok() && options_.config.isolation == IsolationLevel::kReadCommitted) {
+    if (CheckResult why = CheckStoresOnDisk()) return why;
+  }
+  const LegacyFiles before = ReadLegacyFiles();
+  if (s.ok()) s = OpenTask(options_, NewProcessor(), &task_);
+  Disarm();  // The space comes back.
+  if (s.ok()) {
+    previous_format_ = format_;
+    return CheckRestart(/*clean=*/false, before, /*interrupted_upgrade=*/false);
+  }
+  // Checks: F7 — a start on a disk that is still full fails with ENOSPC, said clearly
+  if (!faults::IsInjectedFault(s) ||
+      s.message().find("no space left on device") == std::string::npos) {
+    return Finding("F7", "a start on a full disk failed with " + s.ToString() +
+                             ", which does not say the disk is full (ENOSPC)");
+  }
+  step_.full_disk_start_failed = true;
+  task_.reset();
+  model_->StartInterrupted();
+  const bool keep_log = log_ != nullptr && log_->CheckWritable().ok();
+  return Restart(/*clean=*/false, std::nullopt, nullptr, keep_log);
 }
 
 CheckResult TaskSut::DamageLog(const TaskOp& op) {

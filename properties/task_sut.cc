@@ -154,8 +154,10 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       int64_t processed = 0;
       const Status processing = task_->Process(op.k, &processed);
       const Status s = processing.ok() ? task_->Commit() : processing;
-      const uint64_t fired = Disarm();
+      // A full disk the process goes on after stays full until the revival's first start.
+      const uint64_t fired = Disarm(/*keep_disk_full=*/op.point == kFullDisk && op.keep_going);
       if (s.ok()) {
+        Disarm();
         const int64_t expected = model_->Process(op.k, clock_->NowMs());
         if (processed != expected) {
           return Finding("C1", "processed " + std::to_string(processed) + " records, the model " +

@@ -84,11 +84,13 @@ class TaskSut {
     std::string upgrade_point;    // ... at this point.
     std::string damaged_file;     // damageFile: the file and how.
     std::string damage;
-    bool full_disk = false;         // The failed commit met a full disk (F7).
-    std::string log_damage;         // damageLog: how (F6) ...
-    bool log_damage_found = false;  // ... and the start that met it said Corruption.
-    bool revived = false;           // The process went on after the failure (F8) ...
-    bool log_reopened = false;      // ... reopening the log, which said it must be.
+    bool full_disk = false;               // The failed commit met a full disk (F7).
+    std::string log_damage;               // damageLog: how (F6) ...
+    bool log_damage_found = false;        // ... and the start that met it said Corruption.
+    bool revived = false;                 // The process went on after the failure (F8) ...
+    bool log_reopened = false;            // ... reopening the log, which said it must be ...
+    bool full_disk_start = false;         // ... trying a start while the disk was still full,
+    bool full_disk_start_failed = false;  // which failed with ENOSPC (F7).
   };
 
   CheckResult Apply(const TaskOp& op);
@@ -105,9 +107,9 @@ class TaskSut {
   // succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB 7.8,
   // DBImpl::Recover): an injected open fault of CURRENT surfaces under that message.
   static bool ExplainedByInjectedFault(const Status& s, uint64_t fired);
-  // Disarms every fault (a full disk gets its space back); returns how many fired (writes a full
-  // disk refused included).
-  uint64_t Disarm();
+  // Disarms every fault (a full disk gets its space back unless `keep_disk_full`); returns how
+  // many fired (writes a full disk refused included).
+  uint64_t Disarm(bool keep_disk_full = false);
 
   // The options and the model's configuration in `format`.
   void UseFormat(StateFormat format);
@@ -141,6 +143,8 @@ class TaskSut {
   // F8, after a failed commit: the process goes on. The failed task must refuse Process, Commit
   // and Close and write nothing (C6, F8); it is abandoned and opened again in the same process,
   // on the same log unless Log::CheckWritable says it must be reopened (task.h, "Keeping going").
+  // When a full disk failed the commit, the disk is still full at the first start (F7): it must
+  // start or fail with ENOSPC, said clearly; then space returns and the task starts again.
   CheckResult KeepGoing();
 
   // F6: the process crashes and the disk damages a durable byte (or run of bytes) of a log
