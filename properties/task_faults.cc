@@ -312,8 +312,10 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
         std::min(p.last_record_at, fault_env_.fs->DurableSize(file).value_or(p.valid_bytes));
     if (limit > 0) candidates.push_back({file, limit, p.last_record_at});
   }
-  fault_env_.fs->SetActive(true);
-  if (candidates.empty()) return Restart(/*clean=*/false);  // Nothing to damage yet.
+  if (candidates.empty()) {  // Nothing to damage yet: a crash like any other.
+    fault_env_.fs->SetActive(true);
+    return Restart(/*clean=*/false);
+  }
   const uint64_t at = static_cast<uint64_t>(op.n);
   const auto& [file, limit, last_record_at] = candidates[at % candidates.size()];
   faults::DurableDamage damage;
@@ -323,9 +325,8 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   damage.bit = static_cast<int>((at >> 24) % 8);
   damage.length = std::min<uint64_t>(1 + (at >> 28) % 16, limit - damage.offset);
   std::string previous;
-  fault_env_.fs->SetActive(false);
   s = fault_env_.fs->DamageDurable(file, damage, &previous);
-  fault_env_.fs->SetActive(true);
+  fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
   if (!s.ok()) return Finding("F6", "damaging " + file + ": " + s.ToString());
   const model::LogDamageOutcome expected =
       model::ExpectedLogDamageOutcome(damage.offset, previous.size(), last_record_at,
