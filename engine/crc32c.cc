@@ -64,7 +64,13 @@ __attribute__((target("sse4.2"))) uint32_t Hardware(const unsigned char* p, size
   return c;
 }
 
-const bool kHasHardware = __builtin_cpu_supports("sse4.2");
+// Detected once, at load. __builtin_cpu_init first: a static initializer may run before the
+// compiler runtime's own CPU detection.
+bool DetectHardware() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("sse4.2");
+}
+const bool kHasHardware = DetectHardware();
 #else
 const bool kHasHardware = false;
 #endif
