@@ -369,6 +369,111 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   return Restart(/*clean=*/false);
 }
 
+CheckResult TaskSut::DamageStore(const TaskOp& op) {
+  if (!fault_env_.fs) return Finding("F6", "damageStore needs the fault file system");
+  if (options_.config.format != StateFormat::kCurrent) {
+    return Finding("F6",
+                   "damageStore: the task runs in the legacy format; the step needs the "
+                   "current one");
+  }
+  fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
+  task_->Abandon();
+  task_.reset();
+  log_.reset();
+  NoteDown(Shutdown::kCrash);
+  // The durable bytes of every table file of every store.
+  std::vector<std::pair<std::string, uint64_t>> candidates;  // (file, durable bytes)
+  for (const std::string& store : model::TaskModel::StoreNames()) {
+    const std::string dir = options_.state_directory + "/" + store;
+    std::vector<std::string> children;
+    if (!Env()->GetChildren(dir, &children).ok()) continue;
+    std::sort(children.begin(), children.end());
+    for (const std::string& child : children) {
+      if (!child.ends_with(".sst")) continue;
+      const std::string file = dir + "/" + child;
+      uint64_t size = 0;
+      if (!Env()->GetFileSize(file, &size).ok()) continue;
+      const uint64_t durable = std::min(size, fault_env_.fs->DurableSize(file).value_or(size));
+      if (durable > 0) candidates.emplace_back(file, durable);
+    }
+  }
+  if (candidates.empty()) {  // No table file yet: a crash like any other.
+    fault_env_.fs->SetActive(true);
+    return Restart(/*clean=*/false);
+  }
+  const uint64_t at = static_cast<uint64_t>(op.n);
+  const auto& [file, durable] = candidates[at % candidates.size()];
+  faults::DurableDamage damage;
+  damage.offset = (at / candidates.size()) % durable;
+  damage.kind = op.damage == "zero" ? faults::DurableDamage::Kind::kZero
+                                    : faults::DurableDamage::Kind::kFlipBit;
+  damage.bit = static_cast<int>((at >> 24) % 8);
+  damage.length = 1 + (at >> 28) % 16;
+  std::string previous;
+  Status s = fault_env_.fs->DamageDurable(file, damage, &previous);
+  fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
+  if (!s.ok()) return Finding("F6", "damaging " + file + ": " + s.ToString());
+  const std::string where =
+      "byte " + std::to_string(damage.offset) + " of " + file + " (" + op.damage + ")";
+  // Checks: F6 — damage to a store file is Corruption naming the store where read, never data
+  // The damaged file, or (RocksDB 7.8 names the MANIFEST for a damaged table-properties block)
+  // the store's directory.
+  const std::string store_dir = file.substr(0, file.rfind('/') + 1);
+  auto found_here = [&](const Status& status, const std::string& what) -> CheckResult {
+    if (status.code() == Status::Code::kCorruption &&
+        status.message().find(store_dir) != std::string::npos) {
+      return std::nullopt;
+    }
+    return Finding("F6", what + " with " + where + " damaged said " + status.ToString() +
+                             ", not Corruption naming the store's file");
+  };
+  // A start on the damaged store, and a read of every store it opened.
+  std::map<std::string, model::StoreState> seen;  // What reads that worked returned.
+  {
+    std::unique_ptr<Log> log;
+    std::unique_ptr<Task> task;
+    s = OpenLog(LogOptionsFor(), &log);
+    if (!s.ok()) return Finding("F2", "opening the log after a crash: " + s.ToString());
+    TaskOptions options = options_;
+    options.log = log.get();
+    s = OpenTask(options, NewProcessor(), &task);
+    if (!s.ok()) {
+      if (CheckResult why = found_here(s, "the start")) return why;
+      step_.store_damage_found = "start";
+    } else {
+      for (const std::string& store : model::TaskModel::StoreNames()) {
+        model::StoreState state;
+        const Status read = ReadStoreState(*task->Store(store)->NewQueryView(), &state);
+        if (read.ok()) {
+          seen[store] = std::move(state);
+          continue;
+        }
+        if (CheckResult why = found_here(read, "reading store " + store)) return why;
+        step_.store_damage_found = "read";
+      }
+      task->Abandon();
+    }
+  }
+  model_->StartInterrupted();  // The model did not see that start: it may have restored more.
+  // The operator restores the file from a good copy, if the start left it (a wipe or a
+  // compaction may have deleted it); then the task starts as after a crash.
+  fault_env_.fs->SetActive(false);
+  if (Env()->FileExists(file).ok()) s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
+  fault_env_.fs->SetActive(true);
+  if (!s.ok()) return Finding("F6", "repairing " + file + ": " + s.ToString());
+  if (CheckResult why = Restart(/*clean=*/false)) return why;
+  // What a read of the damaged store returned without an error is what the store holds.
+  for (const auto& [store, state] : seen) {
+    model::StoreState now;
+    if (CheckResult why = ReadAll(task_->Store(store), /*view=*/true, &now, "F6")) return why;
+    if (now != state) {
+      return Finding("F6", "with " + where + " damaged, a read of store " + store + " returned " +
+                               Show(state) + " and no error; the store holds " + Show(now));
+    }
+  }
+  return std::nullopt;
+}
+
 CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
   NoteDown(config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash);
   if (!config_.power_loss) {

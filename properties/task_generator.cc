@@ -27,7 +27,8 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
          // A damaged file matters most beside legacy stores (U5).
          {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
          {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
-         {power_loss ? crashes : 0, TaskOpType::kDamageLog}});
+         {power_loss ? crashes : 0, TaskOpType::kDamageLog},
+         {power_loss && !state.legacy ? crashes : 0, TaskOpType::kDamageStore}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -136,6 +137,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         if (power_loss) op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       case TaskOpType::kDamageLog:
+      case TaskOpType::kDamageStore:
         op.damage = *rc::gen::elementOf(
             std::vector<std::string>(std::begin(kLogDamages), std::end(kLogDamages)));
         op.n = *rc::gen::inRange<int64_t>(0, int64_t{1} << 40);

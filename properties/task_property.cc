@@ -301,6 +301,10 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
             step({{"op", "damageLog"}, {"damage", damage}, {"at", at}});
             ++out.damage_steps;
           }
+          if (!formats) {  // A store's table file too (the current format only).
+            step({{"op", "damageStore"}, {"damage", damage}, {"at", int64_t{(1 << 24) + 101}}});
+            ++out.damage_steps;
+          }
         }
       }
       step({{"op", "append"}, {"records", records({{"d", "4"}})}});

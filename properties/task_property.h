@@ -137,13 +137,14 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
 // it at its first reach in a commit (faultyCommit: once followed by a crash, once by the process
 // going on, F8), in a start (faultyRestore) and, switching formats, in an upgrade
 // (faultyUpgrade); each damage kind of a log partition twice per configuration (damageLog,
-// F6) — each step checked as the property checks it. The
+// F6) and of a store's table file once (damageStore, current-format configurations) — each
+// step checked as the property checks it. The
 // fail-point counters (EngineFailPointCounts, faults::FsFailPointCounts) say what fired.
 // `configs` chooses some of FaultSweepConfigs() (empty: all of them).
 struct FaultSweepOutcome {
-  int runs = 0;                       // Scenarios run (configurations x points).
-  int keep_going_steps = 0;           // Faulty commits the process went on after (F8) ...
-  int damage_steps = 0;               // ... and damageLog steps (F6), each checked as replayed.
+  int runs = 0;              // Scenarios run (configurations x points).
+  int keep_going_steps = 0;  // Faulty commits the process went on after (F8) ...
+  int damage_steps = 0;  // ... and damageLog and damageStore steps (F6), each checked as replayed.
   std::vector<std::string> failures;  // "<config>, <point>: step N <op>: <what the check said>".
 };
 const std::vector<std::string>& FaultSweepConfigs();

@@ -233,6 +233,8 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
     }
     case TaskOpType::kDamageLog:
       return DamageLog(op);
+    case TaskOpType::kDamageStore:
+      return DamageStore(op);
     case TaskOpType::kRestart: {
       const Status s = task_->Close();
       if (!s.ok()) return Finding("C1", "Close: " + s.ToString());

@@ -75,7 +75,7 @@ Json TaskOpToJson(const TaskOp& op) {
     j["file"] = op.file;
     j["damage"] = op.damage;
   }
-  if (op.type == TaskOpType::kDamageLog) {
+  if (op.type == TaskOpType::kDamageLog || op.type == TaskOpType::kDamageStore) {
     j["damage"] = op.damage;
     j["at"] = op.n;
   }
@@ -220,6 +220,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
     case TaskOpType::kCrash:
       return TearSeed(j, name, &op->tear_seed);
     case TaskOpType::kDamageLog:
+    case TaskOpType::kDamageStore:
       STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kLogDamages, &op->damage));
       STATECHECK_RETURN_IF_ERROR(integer("at", &op->n));
       if (op->n < 0) return Status::InvalidArgument(name + ": \"at\" is not negative");

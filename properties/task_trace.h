@@ -32,18 +32,20 @@ enum class TaskOpType {
   kRestartAs,      // Format-switching configurations only (SPEC U), as the two below.
   kDamageFile,
   kFaultyUpgrade,  // In the legacy format only.
-  kDamageLog,      // On the fault file system (F6).
+  kDamageLog,      // On the fault file system (F6) ...
+  kDamageStore,    // ... as this one; in the current format only.
 };
 inline constexpr const char* kTaskOpNames[] = {
-    "append",       "process",       "advanceClock", "commit",     "crash",         "restart",
-    "faultyCommit", "faultyRestore", "restartAs",    "damageFile", "faultyUpgrade", "damageLog"};
+    "append",        "process",      "advanceClock",  "commit",    "crash",
+    "restart",       "faultyCommit", "faultyRestore", "restartAs", "damageFile",
+    "faultyUpgrade", "damageLog",    "damageStore"};
 
 // The legacy files a damageFile step may damage, and how.
 inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
 inline constexpr const char* kDamages[] = {"version",  "count",    "malformed",
                                            "negative", "truncate", "empty"};
-// How a damageLog step damages a durable byte of a log partition (F6): one bit flipped, or a
-// run of bytes zeroed.
+// How a damageLog or damageStore step damages durable bytes of a log partition or of a store's
+// table file (F6): one bit flipped, or a run of bytes zeroed.
 inline constexpr const char* kLogDamages[] = {"flip", "zero"};
 
 // A faultyCommit's point that fills the disk (F7): `n` bytes are left, every write that does not
@@ -53,8 +55,8 @@ inline constexpr char kFullDisk[] = "statecheck/fs/full";
 struct TaskOp {
   TaskOpType type = TaskOpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
-  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails; kDamageLog:
-  // where (the partition, the byte, the bit or the run's length, all drawn from it).
+  // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails; kDamageLog,
+  // kDamageStore: where (the file, the byte, the bit or the run's length, all drawn from it).
   int64_t n = 0;
   // kFaultyCommit: "fsync" (the n-th fsync or directory fsync fails), a family of file-system
   // fail points ("statecheck/fs/append/*": the n-th append fails, ...), an engine fail point
@@ -74,7 +76,7 @@ struct TaskOp {
   bool clean = false;
   StateFormat format = StateFormat::kCurrent;
   std::string file;    // kDamageFile: one of kLegacyFiles ...
-  std::string damage;  // ... damaged as one of kDamages; kDamageLog: one of kLogDamages.
+  std::string damage;  // ... damaged as one of kDamages; kDamageLog/Store: one of kLogDamages.
 };
 
 // The op as a trace line writes it: "op" and every field the op takes (optional ones included),
