@@ -331,6 +331,7 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(step_.full_disk, "F7.full_disk_fails_commit");
   }
   ReachedIf(step_.store_damage_found == "start", "F6.store_damage_fails_the_start");
+  ReachedIf(step_.store_damage_found == "start (manifest)", "F6.manifest_damage_fails_the_start");
   if (step_.log_damage_found) {
     Reached(step_.log_damage == "zero" ? "F6.zeroed_bytes_are_corruption"
                                        : "F6.flipped_bit_is_corruption");

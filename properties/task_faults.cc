@@ -381,7 +381,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   task_.reset();
   log_.reset();
   NoteDown(Shutdown::kCrash);
-  // The durable bytes of every table file of every store.
+  // The durable bytes of every table file and MANIFEST of every store.
   std::vector<std::pair<std::string, uint64_t>> candidates;  // (file, durable bytes)
   for (const std::string& store : model::TaskModel::StoreNames()) {
     const std::string dir = options_.state_directory + "/" + store;
@@ -389,7 +389,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
     if (!Env()->GetChildren(dir, &children).ok()) continue;
     std::sort(children.begin(), children.end());
     for (const std::string& child : children) {
-      if (!child.ends_with(".sst")) continue;
+      if (!child.ends_with(".sst") && !child.starts_with("MANIFEST-")) continue;
       const std::string file = dir + "/" + child;
       uint64_t size = 0;
       if (!Env()->GetFileSize(file, &size).ok()) continue;
@@ -439,7 +439,8 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
     s = OpenTask(options, NewProcessor(), &task);
     if (!s.ok()) {
       if (CheckResult why = found_here(s, "the start")) return why;
-      step_.store_damage_found = "start";
+      step_.store_damage_found =
+          file.find("/MANIFEST-") != std::string::npos ? "start (manifest)" : "start";
     } else {
       for (const std::string& store : model::TaskModel::StoreNames()) {
         model::StoreState state;

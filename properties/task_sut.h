@@ -87,8 +87,9 @@ class TaskSut {
     bool full_disk = false;         // The failed commit met a full disk (F7).
     std::string log_damage;         // damageLog: how (F6) ...
     bool log_damage_found = false;  // ... and the start that met it said Corruption.
-    // damageStore: where the damage was found — "start" (the start failed), "read" (a read of a
-    // started store failed) — or "" (nothing read it, or it changed nothing that is read).
+    // damageStore: where the damage was found — "start" (the start failed; "start (manifest)"
+    // for a MANIFEST), "read" (a read of a started store failed) — or "" (nothing read it, or it
+    // changed nothing that is read).
     std::string store_damage_found;
     bool revived = false;                 // The process went on after the failure (F8) ...
     bool log_reopened = false;            // ... reopening the log, which said it must be ...
@@ -157,9 +158,9 @@ class TaskSut {
   CheckResult DamageLog(const TaskOp& op);
 
   // F6 for the stores: the process crashes and the disk damages durable bytes of a store's table
-  // file. A start on it must fail with Corruption naming the file, or start; every read of the
-  // started task's stores must then fail the same way or return what the store holds once the
-  // file is repaired — never damaged data. The start is abandoned (an interrupted start to the
+  // file or MANIFEST. A start on it must fail with Corruption naming the file, or start; every read
+  // of the started task's stores must then fail the same way or return what the store holds once
+  // the file is repaired — never damaged data. The start is abandoned (an interrupted start to the
   // model), the file repaired if it is still there, and the task restarts as after a crash.
   // The current format only: a legacy start uses up the legacy files.
   CheckResult DamageStore(const TaskOp& op);
