@@ -131,7 +131,8 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
   // The figures a note quotes (ctest -V shows them).
   std::printf(
       "fault sweep: %d scenarios (%zu configurations x %zu points), %llu firings, %d "
-      "keep-going commits, %d damages (log and store files); every step checked against the model\n",
+      "keep-going commits, %d damages (log and store files); every step checked against the "
+      "model\n",
       out.runs, configs.size(), points.size(), static_cast<unsigned long long>(firings),
       out.keep_going_steps, out.damage_steps);
 }
