@@ -349,26 +349,28 @@ class FaultFsState {
   IOStatus ReadDurable(const std::string& path, std::optional<std::string>* out) {
     out->reset();
     if (base_->FileExists(path, IOOptions(), nullptr).IsNotFound()) return IOStatus::OK();
-    uint64_t limit = UINT64_MAX;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = files_.find(Normalize(path));
-      if (it != files_.end()) limit = it->second->durable_size;
-    }
-    std::unique_ptr<rocksdb::FSSequentialFile> file;
-    IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
     std::string data;
-    std::string scratch(1 << 16, '\0');
-    while (s.ok() && data.size() < limit) {
-      Slice chunk;
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(scratch.size(), limit - data.size()));
-      s = file->Read(n, IOOptions(), &chunk, scratch.data(), nullptr);
-      if (!s.ok() || chunk.empty()) break;
-      data.append(chunk.data(), chunk.size());
-    }
+    IOStatus s = ReadBase(path, DurableSizeOf(path).value_or(UINT64_MAX), &data);
     if (!s.ok()) return s;
     *out = std::move(data);
     return IOStatus::OK();
+  }
+
+  // Up to `limit` bytes of `path` from the base, from its start.
+  IOStatus ReadBase(const std::string& path, uint64_t limit, std::string* data) {
+    data->clear();
+    std::unique_ptr<rocksdb::FSSequentialFile> file;
+    IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
+    std::string scratch(1 << 16, '\0');
+    while (s.ok() && data->size() < limit) {
+      Slice chunk;
+      const size_t n =
+          static_cast<size_t>(std::min<uint64_t>(scratch.size(), limit - data->size()));
+      s = file->Read(n, IOOptions(), &chunk, scratch.data(), nullptr);
+      if (!s.ok() || chunk.empty()) break;
+      data->append(chunk.data(), chunk.size());
+    }
+    return s;
   }
 
   // After the base deleted `path`, whose durable bytes were `saved`.
@@ -501,17 +503,8 @@ class FaultFsState {
           "(SetActive(false)): the engine is down while its disk changes");
     }
     std::string data;
-    std::unique_ptr<rocksdb::FSSequentialFile> file;
-    IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
+    IOStatus s = ReadBase(path, UINT64_MAX, &data);
     if (s.IsNotFound() || s.IsPathNotFound()) return Status::NotFound("no file " + path);
-    std::string scratch(1 << 16, '\0');
-    while (s.ok()) {
-      Slice chunk;
-      s = file->Read(scratch.size(), IOOptions(), &chunk, scratch.data(), nullptr);
-      if (!s.ok() || chunk.empty()) break;
-      data.append(chunk.data(), chunk.size());
-    }
-    file.reset();
     if (s.ok() && offset + length > data.size()) {
       return Status::InvalidArgument("bytes " + std::to_string(offset) + " to " +
                                      std::to_string(offset + length) + " are past the end of " +

@@ -239,7 +239,6 @@ CheckResult TaskSut::KeepGoing() {
   if (!ends_before.empty() && ends_after != ends_before) {
     return Finding("F8", "the stopped task wrote to the log while refusing to work");
   }
-  task_->Abandon();  // Close abandoned it already: idempotent.
   // The log goes on unless it says it must be reopened (log.h, "Failures").
   const Status writable = log_->CheckWritable();
   if (!writable.ok() && writable.code() != Status::Code::kFailedPrecondition) {

@@ -155,9 +155,10 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       const Status processing = task_->Process(op.k, &processed);
       const Status s = processing.ok() ? task_->Commit() : processing;
       // A full disk the process goes on after stays full until the revival's first start.
-      const uint64_t fired = Disarm(/*keep_disk_full=*/op.point == kFullDisk && op.keep_going);
+      const bool disk_stays_full = op.point == kFullDisk && op.keep_going;
+      const uint64_t fired = Disarm(disk_stays_full);
       if (s.ok()) {
-        Disarm();
+        if (disk_stays_full) Disarm();  // Nothing to go on after: the space comes back.
         const int64_t expected = model_->Process(op.k, clock_->NowMs());
         if (processed != expected) {
           return Finding("C1", "processed " + std::to_string(processed) + " records, the model " +

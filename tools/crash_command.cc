@@ -2,14 +2,13 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,17 +19,11 @@
 namespace statecheck::tools {
 namespace {
 
-// A probability as the command line takes it back (shortest round-trip form).
+// A probability as the command line takes it back: the shortest text that reads back as it.
 std::string FormatProbability(double p) {
-  for (int digits = 1;; ++digits) {
-    std::ostringstream o;
-    o << std::setprecision(digits) << p;
-    if (digits == 17 || std::stod(o.str()) == p) return o.str();
-  }
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, p).ptr);
 }
-
-}  // namespace
-namespace {
 
 using Json = nlohmann::json;
 
