@@ -200,6 +200,11 @@ std::array<FsCounter, kNumFsOps * kNumFileKinds>& FsCounters() {
   static std::array<FsCounter, kNumFsOps * kNumFileKinds> counters;
   return counters;
 }
+// Per file kind: durable damages (DurableDamageCounts).
+std::array<std::atomic<uint64_t>, kNumFileKinds>& DamageCounters() {
+  static std::array<std::atomic<uint64_t>, kNumFileKinds> counters{};
+  return counters;
+}
 
 class FaultFsState;
 
@@ -1004,6 +1009,7 @@ Status FaultFileSystem::DamageDurable(const std::string& path, const DurableDama
       },
       previous));
   damages_.fetch_add(1);
+  internal::DamageCounters()[static_cast<int>(KindOf(path))].fetch_add(1);
   return Status::Ok();
 }
 
@@ -1224,11 +1230,20 @@ std::vector<std::pair<std::string, FailPointCounts>> FsFailPointCounts() {
   return out;
 }
 
+std::map<std::string, uint64_t> DurableDamageCounts() {
+  std::map<std::string, uint64_t> out;
+  for (int kind = 0; kind < kNumFileKinds; ++kind) {
+    if (const uint64_t n = internal::DamageCounters()[kind].load()) out[kKindNames[kind]] = n;
+  }
+  return out;
+}
+
 void ResetFsFailPointCounts() {
   for (internal::FsCounter& c : internal::FsCounters()) {
     c.reached = 0;
     c.fired = 0;
   }
+  for (std::atomic<uint64_t>& n : internal::DamageCounters()) n = 0;
 }
 
 FaultEnv NewFaultEnv(BaseFileSystem base) {

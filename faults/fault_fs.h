@@ -56,6 +56,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,6 +137,10 @@ std::vector<std::string> AllFailPointNames();
 // How often each file-system fail point was reached (evaluated by a FaultFileSystem) and fired,
 // process-wide, since the start or the last ResetFsFailPointCounts; in catalogue order.
 std::vector<std::pair<std::string, FailPointCounts>> FsFailPointCounts();
+// How many DamageDurable calls damaged files of each kind, process-wide, since the start or the
+// last ResetFsFailPointCounts: by kind name ("log", "sst", "manifest", "checkpoint", ...), the
+// kinds never damaged left out.
+std::map<std::string, uint64_t> DurableDamageCounts();
 void ResetFsFailPointCounts();
 
 // The file systems a FaultFileSystem can sit on.

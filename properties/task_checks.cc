@@ -298,6 +298,7 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
                 "U5.damaged_position");
       ReachedIf(!legacy, "U5.damaged_then_upgrade");
       ReachedIf(step_.damage == "negative", "U5.negative_offset");
+      ReachedIf(step_.legacy_damage, "F6.unreadable_legacy_file_restores");
     }
   }
   ReachedIf(clean && restored_nothing && !model_->last_restart().empty(),

@@ -14,6 +14,7 @@
 
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
+#include "model/legacy_file_model.h"
 #include "model/state_config_model.h"
 #include "model/task_model.h"
 #include "properties/evidence.h"
@@ -370,38 +371,48 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
 
 CheckResult TaskSut::DamageStore(const TaskOp& op) {
   if (!fault_env_.fs) return Finding("F6", "damageStore needs the fault file system");
-  if (options_.config.format != StateFormat::kCurrent) {
-    return Finding("F6",
-                   "damageStore: the task runs in the legacy format; the step needs the "
-                   "current one");
-  }
   fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
   task_->Abandon();
   task_.reset();
   log_.reset();
   NoteDown(Shutdown::kCrash);
-  // The durable bytes of every table file and MANIFEST of every store.
-  std::vector<std::pair<std::string, uint64_t>> candidates;  // (file, durable bytes)
-  for (const std::string& store : model::TaskModel::StoreNames()) {
-    const std::string dir = options_.state_directory + "/" + store;
-    std::vector<std::string> children;
-    if (!Env()->GetChildren(dir, &children).ok()) continue;
-    std::sort(children.begin(), children.end());
-    for (const std::string& child : children) {
-      if (!child.ends_with(".sst") && !child.starts_with("MANIFEST-")) continue;
-      const std::string file = dir + "/" + child;
-      uint64_t size = 0;
-      if (!Env()->GetFileSize(file, &size).ok()) continue;
-      const uint64_t durable = std::min(size, fault_env_.fs->DurableSize(file).value_or(size));
-      if (durable > 0) candidates.emplace_back(file, durable);
+  // The durable bytes of the MANIFESTs and table files of every store (in that order per store:
+  // `at` 0 damages the first MANIFEST) or, in the legacy format, of the task's .checkpoint and
+  // the stores' .position files.
+  struct Candidate {
+    std::string file;
+    uint64_t durable;    // Bytes.
+    std::string legacy;  // A legacy file's name in the state directory, or "".
+  };
+  std::vector<Candidate> candidates;
+  auto add = [&](const std::string& file, const std::string& legacy) {
+    uint64_t size = 0;
+    if (!Env()->GetFileSize(file, &size).ok()) return;
+    const uint64_t durable = std::min(size, fault_env_.fs->DurableSize(file).value_or(size));
+    if (durable > 0) candidates.push_back({file, durable, legacy});
+  };
+  if (format_ == StateFormat::kLegacy) {
+    for (const std::string& name : ReadLegacyFiles().present) add(StatePath(name), name);
+  } else {
+    for (const std::string& store : model::TaskModel::StoreNames()) {
+      const std::string dir = options_.state_directory + "/" + store;
+      std::vector<std::string> children;
+      if (!Env()->GetChildren(dir, &children).ok()) continue;
+      std::sort(children.begin(), children.end());
+      for (const std::string& child : children) {
+        if (child.starts_with("MANIFEST-")) add(dir + "/" + child, "");
+      }
+      for (const std::string& child : children) {
+        if (child.ends_with(".sst")) add(dir + "/" + child, "");
+      }
     }
   }
-  if (candidates.empty()) {  // No table file yet: a crash like any other.
+  if (candidates.empty()) {  // Nothing to damage yet: a crash like any other.
     fault_env_.fs->SetActive(true);
     return Restart(/*clean=*/false);
   }
   const uint64_t at = static_cast<uint64_t>(op.n);
-  const auto& [file, durable] = candidates[at % candidates.size()];
+  const auto& [file, durable, legacy] = candidates[at % candidates.size()];
   faults::DurableDamage damage;
   damage.offset = (at / candidates.size()) % durable;
   damage.kind = op.damage == "zero" ? faults::DurableDamage::Kind::kZero
@@ -412,6 +423,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   Status s = fault_env_.fs->DamageDurable(file, damage, &previous);
   fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
   if (!s.ok()) return Finding("F6", "damaging " + file + ": " + s.ToString());
+  if (!legacy.empty()) return DamagedLegacyFile(legacy, op.damage, damage.offset, previous);
   const std::string where =
       "byte " + std::to_string(damage.offset) + " of " + file + " (" + op.damage + ")";
   // Checks: F6 — damage to a store file is Corruption naming the store where read, never data
@@ -470,6 +482,52 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
       return Finding("F6", "with " + where + " damaged, a read of store " + store + " returned " +
                                Show(state) + " and no error; the store holds " + Show(now));
     }
+  }
+  return std::nullopt;
+}
+
+CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::string& how,
+                                       uint64_t offset, const std::string& previous) {
+  const std::string path = StatePath(name);
+  std::string after;
+  if (!rocksdb::ReadFileToString(Env(), path, &after).ok() || offset > after.size()) {
+    return Finding("F6", "reading the damaged " + path + " back failed");
+  }
+  std::string before = after;
+  before.replace(offset, previous.size(), previous);
+  switch (model::ExpectedLegacyFileDamage(before, after)) {
+    case model::LegacyFileDamage::kUnchanged:
+      return Restart(/*clean=*/false);
+    case model::LegacyFileDamage::kUndetectable: {
+      // Another well-formed file: Kafka's format has no checksum, so no reader can tell. The
+      // operator's good copy goes back before the start; nothing is checked of this damage.
+      fault_env_.fs->SetActive(false);
+      const Status s = fault_env_.fs->RepairDurable(path, offset, previous);
+      fault_env_.fs->SetActive(true);
+      if (!s.ok()) return Finding("F6", "repairing " + path + ": " + s.ToString());
+      return Restart(/*clean=*/false);
+    }
+    case model::LegacyFileDamage::kUntrusted:
+      break;
+  }
+  model_->DamageLegacyFile(name == kCheckpointFileName ? "" : StoreOf(name));
+  step_.damaged_file = name;
+  step_.damage = how;
+  step_.legacy_damage = true;
+  // The start must say so, naming the file, and wipe and restore what the file covered (U5).
+  auto logs = std::make_shared<RecordingLogger>();
+  options_.logger = logs;
+  CheckResult restarted = Restart(/*clean=*/false);
+  options_.logger = NullLogger();
+  if (restarted) return restarted;
+  const std::vector<std::string> lines = logs->Take();
+  // Checks: F6, U5 — a legacy file damaged so that it no longer reads is logged, naming the file
+  if (std::none_of(lines.begin(), lines.end(), [&](const std::string& line) {
+        return line.starts_with("[ERROR]") && line.find(path) != std::string::npos;
+      })) {
+    return Finding("U5", "byte " + std::to_string(offset) + " of " + path + " damaged (" + how +
+                             ") so that it no longer reads, and the start logged no error naming "
+                             "it");
   }
   return std::nullopt;
 }

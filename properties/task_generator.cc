@@ -28,7 +28,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
          {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
          {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
          {power_loss ? crashes : 0, TaskOpType::kDamageLog},
-         {power_loss && !state.legacy ? crashes : 0, TaskOpType::kDamageStore}});
+         {power_loss ? crashes : 0, TaskOpType::kDamageStore}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);

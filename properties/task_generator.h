@@ -35,7 +35,6 @@ class TaskCommand final : public TaskStepCommand {
   explicit TaskCommand(TaskOp op) : op_(std::move(op)) {}
   void checkPreconditions(const TaskGenState& state) const override {
     RC_PRE(op_.type != TaskOpType::kFaultyUpgrade || state.legacy);
-    RC_PRE(op_.type != TaskOpType::kDamageStore || !state.legacy);
   }
   void apply(TaskGenState& state) const override {
     if (op_.type == TaskOpType::kRestartAs || op_.type == TaskOpType::kDamageFile ||

@@ -294,15 +294,16 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
       step(commit);
       ++out.keep_going_steps;
       if (&point == &points.front()) {
-        // Each damage kind once per configuration (F6), before the first record of a partition
-        // and further in.
+        // Each damage kind twice per configuration (F6): in a log partition before its first
+        // record and further in; in a store's first MANIFEST and another of its files (in the
+        // legacy format the .checkpoint, and the .checkpoint or a .position file).
         for (const char* damage : {"flip", "zero"}) {
           for (int64_t at : {int64_t{0}, int64_t{(1 << 24) + 37}}) {
             step({{"op", "damageLog"}, {"damage", damage}, {"at", at}});
             ++out.damage_steps;
           }
-          if (!formats) {  // A store's table file too (the current format only).
-            step({{"op", "damageStore"}, {"damage", damage}, {"at", int64_t{(1 << 24) + 101}}});
+          for (int64_t at : {int64_t{0}, int64_t{(1 << 24) + 101}}) {
+            step({{"op", "damageStore"}, {"damage", damage}, {"at", at}});
             ++out.damage_steps;
           }
         }

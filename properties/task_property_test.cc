@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "faults/fault_fs.h"
@@ -102,10 +103,8 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
   const FaultSweepOutcome out = RunFaultSweep(points, configs);
   EXPECT_EQ(out.runs, static_cast<int>(configs.size() * points.size()));
   EXPECT_EQ(out.keep_going_steps, out.runs);  // F8, after every point.
-  int current_format_configs = 0;
-  for (const std::string& c : configs) current_format_configs += c.ends_with("_formats") ? 0 : 1;
-  // F6: 2 kinds x 2 places in the log, and 2 kinds in a store's table file (current format).
-  EXPECT_EQ(out.damage_steps, static_cast<int>(configs.size()) * 4 + current_format_configs * 2);
+  // F6: 2 kinds x 2 places in the log, and 2 kinds x 2 of a store's files.
+  EXPECT_EQ(out.damage_steps, static_cast<int>(configs.size()) * 8);
   for (const std::string& failure : out.failures) ADD_FAILURE() << failure;
   for (const FailPointCount& c : EngineFailPointCounts()) {
     EXPECT_GT(c.fired, 0u) << c.name << " never fired (reached " << c.reached << ")";
@@ -128,13 +127,25 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
   uint64_t firings = 0;
   for (const FailPointCount& c : EngineFailPointCounts()) firings += c.fired;
   for (const auto& [name, c] : faults::FsFailPointCounts()) firings += c.fired;
+  // Every kind of file with durable data the engine reads back is damaged: log partitions,
+  // table files, MANIFESTs and (in the legacy format) the .checkpoint and .position files.
+  const std::map<std::string, uint64_t> damaged = faults::DurableDamageCounts();
+  std::string kinds;
+  for (const auto& [kind, n] : damaged)
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+  if (std::getenv("STATECHECK_FAULT_SWEEP_CONFIGS") == nullptr) {
+    for (const char* kind : {"log", "sst", "manifest", "checkpoint"}) {
+      EXPECT_GT(damaged.count(kind), 0u)
+          << "no " << kind << " file damaged (damaged: " << kinds << ")";
+    }
+  }
   // The figures a note quotes (ctest -V shows them).
   std::printf(
       "fault sweep: %d scenarios (%zu configurations x %zu points), %llu firings, %d "
-      "keep-going commits, %d damages (log and store files); every step checked against the "
-      "model\n",
+      "keep-going commits, %d damage steps (files damaged by kind: %s); every step checked "
+      "against the model\n",
       out.runs, configs.size(), points.size(), static_cast<unsigned long long>(firings),
-      out.keep_going_steps, out.damage_steps);
+      out.keep_going_steps, out.damage_steps, kinds.c_str());
 }
 
 // F5: one seed drives the operations and the fault schedule. The same run twice does the same

@@ -91,6 +91,7 @@ class TaskSut {
     // for a MANIFEST), "read" (a read of a started store failed) — or "" (nothing read it, or it
     // changed nothing that is read).
     std::string store_damage_found;
+    bool legacy_damage = false;           // damageStore made a legacy file unreadable (F6, U5).
     bool revived = false;                 // The process went on after the failure (F8) ...
     bool log_reopened = false;            // ... reopening the log, which said it must be ...
     bool full_disk_start = false;         // ... trying a start while the disk was still full,
@@ -162,8 +163,16 @@ class TaskSut {
   // of the started task's stores must then fail the same way or return what the store holds once
   // the file is repaired — never damaged data. The start is abandoned (an interrupted start to the
   // model), the file repaired if it is still there, and the task restarts as after a crash.
-  // The current format only: a legacy start uses up the legacy files.
+  // In the legacy format (whose start uses up the legacy files, so it cannot be tried and
+  // abandoned) the damage goes to the .checkpoint or a .position file: DamagedLegacyFile.
   CheckResult DamageStore(const TaskOp& op);
+  // F6, U5: `previous` was at byte `offset` of the legacy file `name` before damage (`how`). What
+  // the damaged file makes the start do is the model's (ExpectedLegacyFileDamage): a file that no
+  // longer reads must be logged as an error naming it, and the stores it covers wiped and restored
+  // from the changelog with nothing committed lost; a file that reads as before changes nothing;
+  // another well-formed file (undetectable without a checksum) is repaired before the start.
+  CheckResult DamagedLegacyFile(const std::string& name, const std::string& how, uint64_t offset,
+                                const std::string& previous);
 
   // Notes a crash or a revival for the restart's checks and the campaign's tally.
   void NoteDown(Shutdown kind);

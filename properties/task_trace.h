@@ -33,7 +33,7 @@ enum class TaskOpType {
   kDamageFile,
   kFaultyUpgrade,  // In the legacy format only.
   kDamageLog,      // On the fault file system (F6) ...
-  kDamageStore,    // ... as this one; in the current format only.
+  kDamageStore,    // ... as this one (legacy format: the .checkpoint and .position files).
 };
 inline constexpr const char* kTaskOpNames[] = {
     "append",        "process",      "advanceClock",  "commit",    "crash",
@@ -44,8 +44,8 @@ inline constexpr const char* kTaskOpNames[] = {
 inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};
 inline constexpr const char* kDamages[] = {"version",  "count",    "malformed",
                                            "negative", "truncate", "empty"};
-// How a damageLog or damageStore step damages durable bytes of a log partition or of a store's
-// table file (F6): one bit flipped, or a run of bytes zeroed.
+// How a damageLog or damageStore step damages durable bytes of a log partition, a store's table
+// file or MANIFEST, or a legacy file (F6): one bit flipped, or a run of bytes zeroed.
 inline constexpr const char* kLogDamages[] = {"flip", "zero"};
 
 // A faultyCommit's point that fills the disk (F7): `n` bytes are left, every write that does not
