@@ -424,6 +424,10 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
   if (!s.ok()) return Finding("F6", "damaging " + file + ": " + s.ToString());
   if (!legacy.empty()) return DamagedLegacyFile(legacy, op.damage, damage.offset, previous);
+  std::string damaged;  // The file as damaged, to know it again.
+  if (!rocksdb::ReadFileToString(Env(), file, &damaged).ok()) {
+    return Finding("F6", "reading the damaged " + file + " back failed");
+  }
   const std::string where =
       "byte " + std::to_string(damage.offset) + " of " + file + " (" + op.damage + ")";
   // Checks: F6 — damage to a store file is Corruption naming the store where read, never data
@@ -467,10 +471,14 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
     }
   }
   model_->StartInterrupted();  // The model did not see that start: it may have restored more.
-  // The operator restores the file from a good copy, if the start left it (a wipe or a
-  // compaction may have deleted it); then the task starts as after a crash.
+  // The operator restores the file from a good copy, if the start left it: a wipe or a
+  // compaction may have deleted it, and a wiped store's new database may have made a file of
+  // the same name (a fresh MANIFEST-000005), which must not be touched. Then the task starts as
+  // after a crash.
+  std::string now;
+  const bool left = rocksdb::ReadFileToString(Env(), file, &now).ok() && now.starts_with(damaged);
   fault_env_.fs->SetActive(false);
-  if (Env()->FileExists(file).ok()) s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
+  if (left) s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
   fault_env_.fs->SetActive(true);
   if (!s.ok()) return Finding("F6", "repairing " + file + ": " + s.ToString());
   if (CheckResult why = Restart(/*clean=*/false)) return why;
