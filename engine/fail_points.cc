@@ -29,6 +29,10 @@ constexpr EngineFailPoint kPoints[] = {
     {kFailStoreGet,
      "a read of a key from RocksDB fails (a processor's Get): the read reports the error and "
      "the task stops"},
+    {kFailStoreIterate,
+     "a store iterator's step over RocksDB fails as Iterator::status() reports one (a range or "
+     "scan read, the writer's or a query view's): that read returns the error, never fewer "
+     "records, and the store and the task go on"},
     {kFailTaskAfterLog,
      "a task commit fails after its log part (at-least-once: the changelog and output sync; "
      "exactly-once: the transaction commit), before the stores commit"},

@@ -168,11 +168,13 @@ class MergingIterator final : public KeyValueIterator {
   void Settle() {
     while (db_) {
       const bool db_has = it_->Valid();
-      const bool buf_has = pos_ < buffered_.size();
-      if (!db_has && !it_->status().ok()) {
-        status_ = FromRocksDB(it_->status());
+      // RocksDB's step failed (it is then not Valid), or the engine's point as if it had.
+      Status step = db_has ? internal::FailPoint(kFailStoreIterate) : FromRocksDB(it_->status());
+      if (!step.ok()) {
+        if (!STATECHECK_PLANTED(StoreIteratorErrorEndsScan)) status_ = std::move(step);
         return;
       }
+      const bool buf_has = pos_ < buffered_.size();
       if (!db_has && !buf_has) return;
       int order;  // < 0: the database's key comes first in iteration order.
       if (!db_has) {

@@ -20,6 +20,7 @@
 
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
+#include "statecheck/hooks/fail_points.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/store_schema.h"
@@ -177,6 +178,34 @@ TEST_P(StoreReadErrorTest, ARangeScanThatMeetsAReadErrorFailsAndNeverReturnsLess
   }
   EveryReadFailingInTurn([](RocksDBStore& s, auto* it) { return s.Range("key2", "key5", it); },
                          expected);
+}
+
+// The engine's own point at each step of a store iterator (statecheck/store/iterate): a scan by
+// the writer or a query view fails at each step in turn, with the injected error, never fewer
+// records; and the store, not reopened, then reads everything (F8).
+TEST_P(StoreReadErrorTest, AFailedIteratorStepFailsThatReadOnly) {
+  ASSERT_OK(OpenRocksDBStore(options_, &store_));
+  ASSERT_OK(store_->Put("key0", "uncommitted"));  // The writer reads it merged over the store.
+  State writes = expected_;
+  writes["key0"] = "uncommitted";
+  const State view_expected = GetParam() == IsolationLevel::kReadCommitted ? expected_ : writes;
+  const std::shared_ptr<QueryView> view = store_->NewQueryView();
+  for (const bool iq : {false, true}) {
+    ReadOnlyKeyValueStore& reader = iq ? static_cast<ReadOnlyKeyValueStore&>(*view) : *store_;
+    const State& expected = iq ? view_expected : writes;
+    for (uint64_t n = 1; n <= expected.size(); ++n) {
+      ASSERT_OK(
+          FailPoints::Enable(std::string(kFailStoreIterate), {FaultSpec::Mode::kOnce, n, 0}, 0));
+      State read;
+      const Status s = ReadAll([&](auto* it) { return reader.All(it); }, &read);
+      FailPoints::Reset();
+      EXPECT_EQ(s.code(), Status::Code::kIOError) << (iq ? "view" : "writer") << ", step " << n;
+      EXPECT_TRUE(s.message().find("statecheck/store/iterate") != std::string::npos) << s;
+      ASSERT_OK(ReadAll([&](auto* it) { return reader.All(it); }, &read));
+      EXPECT_EQ(read, expected) << (iq ? "view" : "writer") << " after step " << n << " failed";
+    }
+  }
+  ASSERT_OK(store_->Commit({{"changelog", 99}}));  // The writer goes on too.
 }
 
 INSTANTIATE_TEST_SUITE_P(Isolation, StoreReadErrorTest,

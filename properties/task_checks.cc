@@ -338,6 +338,8 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
                                        : "F6.flipped_bit_is_corruption");
     Reached("F6.repaired_log_restarts");
   }
+  // Reached after this step's reads, done without the fault, found every store as before.
+  ReachedIf(step_.reads_failed > 0, "F8.read_error_fails_the_read_only");
   if (shutdown_.kind == Shutdown::kRevived) {
     Reached(step_.log_reopened ? "F8.revived_after_log_reopen" : "F8.revived_on_same_log");
     ReachedIf(eos_ && !step_.log_reopened, "F8.fenced_on_same_log");

@@ -540,6 +540,66 @@ CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::strin
   return std::nullopt;
 }
 
+CheckResult TaskSut::FaultyRead(const TaskOp& op) {
+  struct Read {
+    std::string what;  // "an IQ reader's scan of store kv", ...
+    std::string rule;  // Whose check a wrong answer without a fault fails: T3/T4 or T5.
+    Status status;
+    model::StoreState got, expected;
+  };
+  std::vector<Read> reads;
+  if (CheckResult why = Arm(op)) return why;
+  for (const std::string& name : model::TaskModel::StoreNames()) {
+    KeyValueStore* store = task_->Store(name);
+    const std::shared_ptr<QueryView> view = store->NewQueryView();
+    for (const bool iq : {true, false}) {
+      ReadOnlyKeyValueStore& reader = iq ? static_cast<ReadOnlyKeyValueStore&>(*view) : *store;
+      const std::string who = iq ? "an IQ reader's " : "the writer's ";
+      const std::string rule = !iq                                                    ? "T5"
+                               : store->isolation() == IsolationLevel::kReadCommitted ? "T4"
+                                                                                      : "T3";
+      const model::StoreState expected = iq ? model_->QueryView(name) : model_->Current(name);
+      Read scan{who + "scan of store " + name, rule, Status::Ok(), {}, expected};
+      scan.status = ReadStoreState(reader, &scan.got);
+      reads.push_back(std::move(scan));
+      std::vector<std::string> keys = {"absent"};
+      for (const auto& [key, value] : expected) keys.push_back(key);
+      for (const std::string& key : keys) {
+        Read get{who + "Get(" + key + ") of store " + name, rule, Status::Ok(), {}, {}};
+        if (auto it = expected.find(key); it != expected.end()) get.expected.insert(*it);
+        std::optional<std::string> value;
+        get.status = reader.Get(key, &value);
+        if (value) get.got[key] = *value;
+        reads.push_back(std::move(get));
+      }
+    }
+  }
+  const uint64_t fired = Disarm();
+  for (const Read& r : reads) {
+    if (r.status.ok()) {
+      // Checks: F1 — a read that met an injected fault fails with it, never returns less
+      if (r.got != r.expected) {
+        return Finding(fired > 0 ? "F1" : r.rule, r.what + " returned " + Show(r.got) +
+                                                      " and no error (" + std::to_string(fired) +
+                                                      " injected faults fired), the model " +
+                                                      Show(r.expected));
+      }
+    } else if (!ExplainedByInjectedFault(r.status, fired)) {
+      return Finding("F1",
+                     r.what + " failed with " + r.status.ToString() + ", not the injected fault");
+    } else {
+      ++step_.reads_failed;
+    }
+  }
+  // Checks: F8 — a failed read fails that read only: the task goes on (the step's checks read
+  // again)
+  if (task_->failed()) {
+    return Finding("F8", "the task stopped after " + std::to_string(step_.reads_failed) +
+                             " failed reads: a read error fails the read only");
+  }
+  return std::nullopt;
+}
+
 CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
   NoteDown(config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash);
   if (!config_.power_loss) {

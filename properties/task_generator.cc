@@ -28,7 +28,8 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
          {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
          {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
          {power_loss ? crashes : 0, TaskOpType::kDamageLog},
-         {power_loss ? crashes : 0, TaskOpType::kDamageStore}});
+         {power_loss ? crashes : 0, TaskOpType::kDamageStore},
+         {1, TaskOpType::kFaultyRead}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -59,7 +60,8 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
                                            "statecheck/fs/delete/*",
                                            "statecheck/fs/truncate/*"};
         for (const EngineFailPoint& p : EngineFailPoints()) {
-          if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete) {
+          if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete &&
+              p.name != kFailStoreIterate) {  // A commit never iterates.
             points.emplace_back(p.name);
           }
         }
@@ -96,6 +98,18 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
             faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
+      case TaskOpType::kFaultyRead: {
+        // Where a read can fail: a step of its iterator, a Get, a read of a table file — the
+        // last only where RocksDB runs no background work (the power-loss configurations): a
+        // compaction that met the fault would fail the task's later writes at random.
+        std::vector<std::string> points = {std::string(kFailStoreIterate),
+                                           std::string(kFailStoreIterate),
+                                           std::string(kFailStoreGet)};
+        if (power_loss) points.emplace_back("statecheck/fs/read/*");
+        op.point = *rc::gen::elementOf(points);
+        op.n = *UniformInRange<int64_t>(1, op.point == kFailStoreIterate ? 8 : 4);
+        break;
+      }
       case TaskOpType::kRestartAs:
       case TaskOpType::kDamageFile:
         // Without crashes every switch starts after a clean close.

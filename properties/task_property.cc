@@ -310,6 +310,7 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
       }
       step({{"op", "append"}, {"records", records({{"d", "4"}})}});
       step({{"op", "process"}, {"max_records", 1}});
+      step(fault("faultyRead"));  // The reads' points fire here; the task goes on (F8).
       step(fault("faultyRestore"));
       if (formats) {  // Started legacy: an upgrade, then a downgrade, a start in legacy.
         Json upgrade = fault("faultyUpgrade");

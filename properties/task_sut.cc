@@ -236,6 +236,8 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       return DamageLog(op);
     case TaskOpType::kDamageStore:
       return DamageStore(op);
+    case TaskOpType::kFaultyRead:
+      return FaultyRead(op);
     case TaskOpType::kRestart: {
       const Status s = task_->Close();
       if (!s.ok()) return Finding("C1", "Close: " + s.ToString());

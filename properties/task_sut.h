@@ -91,10 +91,11 @@ class TaskSut {
     // for a MANIFEST), "read" (a read of a started store failed) — or "" (nothing read it, or it
     // changed nothing that is read).
     std::string store_damage_found;
-    bool legacy_damage = false;           // damageStore made a legacy file unreadable (F6, U5).
-    bool revived = false;                 // The process went on after the failure (F8) ...
-    bool log_reopened = false;            // ... reopening the log, which said it must be ...
-    bool full_disk_start = false;         // ... trying a start while the disk was still full,
+    bool legacy_damage = false;    // damageStore made a legacy file unreadable (F6, U5).
+    int reads_failed = 0;          // faultyRead: reads that failed with the injected error (F8).
+    bool revived = false;          // The process went on after the failure (F8) ...
+    bool log_reopened = false;     // ... reopening the log, which said it must be ...
+    bool full_disk_start = false;  // ... trying a start while the disk was still full,
     bool full_disk_start_failed = false;  // which failed with ENOSPC (F7).
   };
 
@@ -173,6 +174,13 @@ class TaskSut {
   // another well-formed file (undetectable without a checksum) is repaired before the start.
   CheckResult DamagedLegacyFile(const std::string& name, const std::string& how, uint64_t offset,
                                 const std::string& previous);
+
+  // F1, F8 for reads: with the fault armed, every store is read as an IQ reader and as the writer
+  // (a scan, then a Get of each key it should hold and of one it should not). Each read returns
+  // what the model says or fails with the injected error — never fewer records or another value
+  // without an error. The task is not touched: the step's checks then read every store again
+  // without the fault, and the next steps process and commit on (the store goes on, F8).
+  CheckResult FaultyRead(const TaskOp& op);
 
   // Notes a crash or a revival for the restart's checks and the campaign's tally.
   void NoteDown(Shutdown kind);

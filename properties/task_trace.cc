@@ -84,7 +84,7 @@ Json TaskOpToJson(const TaskOp& op) {
     j["format"] = StateFormatName(op.format);
   }
   if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
-      op.type == TaskOpType::kFaultyRestore) {
+      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kFaultyRead) {
     if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
@@ -185,7 +185,8 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       return TearSeed(j, name, &op->tear_seed);
     case TaskOpType::kFaultyRestore:
     case TaskOpType::kFaultyUpgrade:
-    case TaskOpType::kFaultyCommit: {
+    case TaskOpType::kFaultyCommit:
+    case TaskOpType::kFaultyRead: {
       if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
         // Traces from before faultyRestore had a point: the restore's own, at its first reach.
         op->point = kFailTaskRestoreBatch;
@@ -215,6 +216,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
                     : error == "short write" ? faults::FaultSpec::Error::kShortWrite
                                              : faults::FaultSpec::Error::kIO;
       }
+      if (op->type == TaskOpType::kFaultyRead) return Status::Ok();
       [[fallthrough]];
     }
     case TaskOpType::kCrash:

@@ -34,11 +34,12 @@ enum class TaskOpType {
   kFaultyUpgrade,  // In the legacy format only.
   kDamageLog,      // On the fault file system (F6) ...
   kDamageStore,    // ... as this one (legacy format: the .checkpoint and .position files).
+  kFaultyRead,     // Every configuration.
 };
 inline constexpr const char* kTaskOpNames[] = {
     "append",        "process",      "advanceClock",  "commit",    "crash",
     "restart",       "faultyCommit", "faultyRestore", "restartAs", "damageFile",
-    "faultyUpgrade", "damageLog",    "damageStore"};
+    "faultyUpgrade", "damageLog",    "damageStore",   "faultyRead"};
 
 // The legacy files a damageFile step may damage, and how.
 inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};

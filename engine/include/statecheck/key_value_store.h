@@ -70,6 +70,9 @@ class KeyValueIterator {
 };
 
 // Reads. For a range, a missing bound is unbounded; from > to is an empty result.
+// A read that fails (an I/O error below, reported by Get or by the iterator's Next) fails that
+// read only (F8): the store changed nothing, and its writer, its query views and the next read go
+// on as before — no reopen. (A processor's Get that fails stops its task: see task.h.)
 class ReadOnlyKeyValueStore {
  public:
   virtual ~ReadOnlyKeyValueStore() = default;
