@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of statecheck: ci/build.sh
-# release|asan|tsan|fuzz|planted|product [extra cmake args]. STATECHECK_TARGET="name ..." builds those targets alone. The fuzz flavour builds
+# release|asan|tsan|fuzz|planted|product|clang [extra cmake args]. STATECHECK_TARGET="name ..." builds those targets alone. The fuzz flavour builds
 # only the libFuzzer targets, with clang-14 (ci/fuzz.sh runs them); the planted flavour is the
 # release build with the planted-bug catalogue compiled in (ci/selftest.sh runs it); the asan
 # flavour holds the catalogue too (none active unless chosen), so that CI runs the self-test
@@ -26,12 +26,16 @@ case "$flavour" in
   planted) dir=build/planted; args=(-DCMAKE_BUILD_TYPE=Release -DSTATECHECK_PLANTED_BUGS=ON
                                      -DSTATECHECK_BUILD_BENCH=OFF) ;;
   product) dir=build/product; args=(-DCMAKE_BUILD_TYPE=Release -DSTATECHECK_PRODUCT=ON) ;;
-  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan, tsan, fuzz, planted or" \
-          "product)" >&2
+  # Every target through clang-14 with -Wthread-safety, warnings as errors, unoptimised: the
+  # compiler check alone (CI builds it and runs nothing from it).
+  clang) dir=build/clang; args=(-DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=clang++-14
+                                 "-DCMAKE_CXX_FLAGS=-O0 -Wthread-safety") ;;
+  *) echo "ci/build.sh: unknown flavour '$flavour' (release, asan, tsan, fuzz, planted," \
+          "product or clang)" >&2
      exit 2 ;;
 esac
 jobs=$(nproc 2>/dev/null || echo 2)
-# Every flavour builds with warnings as errors (gcc 12, clang 14 for fuzz).
+# Every flavour builds with warnings as errors (gcc 12; clang 14 for fuzz and clang).
 cmake -S . -B "$dir" -G Ninja "${args[@]}" -DSTATECHECK_WERROR=ON "$@" >/dev/null
 targets=()
 if [ -n "${STATECHECK_TARGET:-}" ]; then

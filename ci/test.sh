@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite: installs what is missing, builds, runs every unit and property test (with
-# each fuzz target's seed corpus replayed through its checks: FuzzSeeds.*), then runs the suite
+# each fuzz target's seed corpus replayed through its checks: FuzzSeeds.*), compiles every target
+# with clang too (warnings, -Wthread-safety's included, as errors), then runs the suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer (UBSan on engine/, model/ and faults/) in
 # a build that also holds the planted-bug catalogue, and in it the catalogue's checks and the
 # self-test of the window-store bugs (ci/selftest.sh; the nightly runs every bug in the
@@ -23,6 +24,9 @@ echo "== release tests"
 
 echo "== product build: the engine as users link it, checked to hold no test hook"
 ./ci/build.sh product | tail -n 2
+
+echo "== clang build: every target through clang-14, -Wthread-safety, warnings as errors"
+./ci/build.sh clang | tail -n 1
 
 if [ "${STATECHECK_FUZZ_SECONDS:-0}" -gt 0 ]; then
   echo "== fuzz ($STATECHECK_FUZZ_SECONDS s per target)"

@@ -27,7 +27,6 @@ struct Output {
   std::string key;  // "<start>:<end>:<key>"
   std::string value;
   int64_t timestamp = 0;
-  friend bool operator==(const Output&, const Output&) = default;
 };
 
 // A log and an aggregation task on it under `dir`.
