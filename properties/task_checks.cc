@@ -338,8 +338,6 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
                                        : "F6.flipped_bit_is_corruption");
     Reached("F6.repaired_log_restarts");
   }
-  // Reached after this step's reads, done without the fault, found every store as before.
-  ReachedIf(step_.reads_failed > 0, "F8.read_error_fails_the_read_only");
   if (shutdown_.kind == Shutdown::kRevived) {
     Reached(step_.log_reopened ? "F8.revived_after_log_reopen" : "F8.revived_on_same_log");
     ReachedIf(eos_ && !step_.log_reopened, "F8.fenced_on_same_log");
@@ -489,6 +487,8 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
     full_disk_since_commit_ = false;
   }
   ReachedIf(eos_ && model_->pending_output() > 0, "C1.eos_open_txn_invisible");
+  // This step's checks, reading without the fault, found every store as the model has it.
+  ReachedIf(step_.reads_failed > 0, "F8.read_error_fails_the_read_only");
   ReachedIf(model_->records_interval_commits() > b.records_interval_commits,
             "C5.records_interval_commit");
   ReachedIf(model_->time_interval_commits() > b.time_interval_commits, "C5.time_interval_commit");

@@ -591,8 +591,7 @@ CheckResult TaskSut::FaultyRead(const TaskOp& op) {
       ++step_.reads_failed;
     }
   }
-  // Checks: F8 — a failed read fails that read only: the task goes on (the step's checks read
-  // again)
+  // Checks: F8 — a failed read fails that read only; the task goes on (the checks read again)
   if (task_->failed()) {
     return Finding("F8", "the task stopped after " + std::to_string(step_.reads_failed) +
                              " failed reads: a read error fails the read only");
