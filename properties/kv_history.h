@@ -97,6 +97,13 @@ struct KvWorkloadOptions {
   int reader_pause_us = 100;
 };
 
+// A range result longer than this means a broken iterator, not a big store: the workload and the
+// checker stop draining there.
+size_t MaxRangeRecords(const KvWorkloadOptions& o);
+// Reads `it` into `ev`'s records (up to `limit`; more is an Aborted status), or its error into
+// `ev`'s status.
+void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev);
+
 // Runs the workload on `store`, which must be open, empty and at an empty position.
 //
 // The calling thread is the writer: it creates one QueryView per reader, starts the readers,
