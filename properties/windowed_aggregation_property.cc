@@ -25,9 +25,9 @@ namespace statecheck::properties {
 namespace {
 
 using windowed::ApplyToModel;
+using windowed::AtLeastOnce;
 using windowed::kInput;
 using windowed::kOutput;
-using windowed::AtLeastOnce;
 using windowed::MakeModel;
 using windowed::NewCaseEnv;
 using windowed::OpenTaskLog;
