@@ -253,6 +253,8 @@ TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
 // can reach.
 bool NeedsCrash(const std::string& name) {
   const std::string rule = name.substr(0, name.find('.'));
+  // A failed read is survived without a restart (F8): the one F situation a clean run reaches.
+  if (name == "F8.read_error_fails_the_read_only") return false;
   return rule == "C3" || rule == "C4" || rule == "C6" || rule == "U2" || rule[0] == 'F' ||
          name == "C1.failed_commit_all_or_none" || name == "C1.restart_resumes_at_commit" ||
          // After a clean close a store's stored offset is its changelog's end, and only a crash
