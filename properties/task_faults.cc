@@ -78,13 +78,17 @@ std::string TaskSut::StoreOf(const std::string& position_file) {
   return position_file.substr(0, position_file.size() - (sizeof(kPositionFileSuffix) - 1));
 }
 
-TaskSut::LegacyFiles TaskSut::ReadLegacyFiles() const {
-  LegacyFiles out;
+std::vector<std::string> TaskSut::LegacyFileNames() {
   std::vector<std::string> names = {kCheckpointFileName};
   for (const std::string& store : model::TaskModel::StoreNames()) {
     names.push_back(store + kPositionFileSuffix);
   }
-  for (const std::string& name : names) {
+  return names;
+}
+
+TaskSut::LegacyFiles TaskSut::ReadLegacyFiles() const {
+  LegacyFiles out;
+  for (const std::string& name : LegacyFileNames()) {
     if (Env()->FileExists(StatePath(name)).ok()) out.present.push_back(name);
     std::vector<std::string> warnings;
     CheckpointOffsets entries;
@@ -287,6 +291,26 @@ CheckResult TaskSut::KeepGoing() {
   return Restart(/*clean=*/false, std::nullopt, nullptr, keep_log);
 }
 
+faults::DurableDamage TaskSut::DrawDamage(uint64_t at, size_t candidates, uint64_t limit,
+                                          const std::string& how) {
+  faults::DurableDamage damage;
+  damage.offset = (at / candidates) % limit;
+  damage.kind =
+      how == "zero" ? faults::DurableDamage::Kind::kZero : faults::DurableDamage::Kind::kFlipBit;
+  damage.bit = static_cast<int>((at >> 24) % 8);
+  damage.length = std::min<uint64_t>(1 + (at >> 28) % 16, limit - damage.offset);
+  return damage;
+}
+
+CheckResult TaskSut::RepairDamage(const std::string& path, uint64_t offset,
+                                  const std::string& previous) {
+  fault_env_.fs->SetActive(false);
+  const Status s = fault_env_.fs->RepairDurable(path, offset, previous);
+  fault_env_.fs->SetActive(true);
+  if (!s.ok()) return Finding("F6", "repairing " + path + ": " + s.ToString());
+  return std::nullopt;
+}
+
 CheckResult TaskSut::DamageLog(const TaskOp& op) {
   if (!fault_env_.fs) return Finding("F6", "damageLog needs the fault file system");
   fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
@@ -318,12 +342,7 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   }
   const uint64_t at = static_cast<uint64_t>(op.n);
   const auto& [file, limit, last_record_at] = candidates[at % candidates.size()];
-  faults::DurableDamage damage;
-  damage.offset = (at / candidates.size()) % limit;
-  damage.kind = op.damage == "zero" ? faults::DurableDamage::Kind::kZero
-                                    : faults::DurableDamage::Kind::kFlipBit;
-  damage.bit = static_cast<int>((at >> 24) % 8);
-  damage.length = std::min<uint64_t>(1 + (at >> 28) % 16, limit - damage.offset);
+  const faults::DurableDamage damage = DrawDamage(at, candidates.size(), limit, op.damage);
   std::string previous;
   s = fault_env_.fs->DamageDurable(file, damage, &previous);
   fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
@@ -362,10 +381,7 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
                              ") changed nothing, yet opening the log said " + s.ToString());
   }
   // The operator restores the file from a good copy; then the task starts as after a crash.
-  fault_env_.fs->SetActive(false);
-  s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
-  fault_env_.fs->SetActive(true);
-  if (!s.ok()) return Finding("F6", "repairing " + file + ": " + s.ToString());
+  if (CheckResult why = RepairDamage(file, damage.offset, previous)) return why;
   return Restart(/*clean=*/false);
 }
 
@@ -392,7 +408,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
     if (durable > 0) candidates.push_back({file, durable, legacy});
   };
   if (format_ == StateFormat::kLegacy) {
-    for (const std::string& name : ReadLegacyFiles().present) add(StatePath(name), name);
+    for (const std::string& name : LegacyFileNames()) add(StatePath(name), name);
   } else {
     for (const std::string& store : model::TaskModel::StoreNames()) {
       const std::string dir = options_.state_directory + "/" + store;
@@ -413,12 +429,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   }
   const uint64_t at = static_cast<uint64_t>(op.n);
   const auto& [file, durable, legacy] = candidates[at % candidates.size()];
-  faults::DurableDamage damage;
-  damage.offset = (at / candidates.size()) % durable;
-  damage.kind = op.damage == "zero" ? faults::DurableDamage::Kind::kZero
-                                    : faults::DurableDamage::Kind::kFlipBit;
-  damage.bit = static_cast<int>((at >> 24) % 8);
-  damage.length = 1 + (at >> 28) % 16;
+  const faults::DurableDamage damage = DrawDamage(at, candidates.size(), durable, op.damage);
   std::string previous;
   Status s = fault_env_.fs->DamageDurable(file, damage, &previous);
   fault_env_.fs->SetActive(true);  // The machine comes back with the damage on its disk.
@@ -476,11 +487,9 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   // the same name (a fresh MANIFEST-000005), which must not be touched. Then the task starts as
   // after a crash.
   std::string now;
-  const bool left = rocksdb::ReadFileToString(Env(), file, &now).ok() && now.starts_with(damaged);
-  fault_env_.fs->SetActive(false);
-  if (left) s = fault_env_.fs->RepairDurable(file, damage.offset, previous);
-  fault_env_.fs->SetActive(true);
-  if (!s.ok()) return Finding("F6", "repairing " + file + ": " + s.ToString());
+  if (rocksdb::ReadFileToString(Env(), file, &now).ok() && now.starts_with(damaged)) {
+    if (CheckResult why = RepairDamage(file, damage.offset, previous)) return why;
+  }
   if (CheckResult why = Restart(/*clean=*/false)) return why;
   // What a read of the damaged store returned without an error is what the store holds.
   for (const auto& [store, state] : seen) {
@@ -509,10 +518,7 @@ CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::strin
     case model::LegacyFileDamage::kUndetectable: {
       // Another well-formed file: Kafka's format has no checksum, so no reader can tell. The
       // operator's good copy goes back before the start; nothing is checked of this damage.
-      fault_env_.fs->SetActive(false);
-      const Status s = fault_env_.fs->RepairDurable(path, offset, previous);
-      fault_env_.fs->SetActive(true);
-      if (!s.ok()) return Finding("F6", "repairing " + path + ": " + s.ToString());
+      if (CheckResult why = RepairDamage(path, offset, previous)) return why;
       return Restart(/*clean=*/false);
     }
     case model::LegacyFileDamage::kUntrusted:

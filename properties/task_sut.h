@@ -132,6 +132,8 @@ class TaskSut {
   rocksdb::Env* Env() const { return options_.env ? options_.env : rocksdb::Env::Default(); }
   std::string StatePath(const std::string& file) const;
   LegacyFiles ReadLegacyFiles() const;
+  // The legacy files' names in the state directory: .checkpoint, then each store's .position.
+  static std::vector<std::string> LegacyFileNames();
 
   // Damages a legacy file (creating it first if missing): its every damage makes it
   // untrustworthy (U5).
@@ -158,6 +160,14 @@ class TaskSut {
   // file and the byte offset (InspectLog too). The damage is then repaired (the file restored
   // from a good copy) and the task restarts as after any crash.
   CheckResult DamageLog(const TaskOp& op);
+  // A damage step's damage to the (at % candidates)-th of its candidate files, whose first
+  // `limit` bytes qualify: the byte (at / candidates % limit), the bit flipped or the run zeroed
+  // (`how`: "flip" or "zero"; a run stays below `limit`), all drawn from `at`.
+  static faults::DurableDamage DrawDamage(uint64_t at, size_t candidates, uint64_t limit,
+                                          const std::string& how);
+  // The operator's repair from a good copy: with the file system down, `previous` is written
+  // back at `offset` of `path`. Held, or the F6 finding of a repair that failed.
+  CheckResult RepairDamage(const std::string& path, uint64_t offset, const std::string& previous);
 
   // F6 for the stores: the process crashes and the disk damages durable bytes of a store's table
   // file or MANIFEST. A start on it must fail with Corruption naming the file, or start; every read
