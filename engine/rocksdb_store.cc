@@ -169,6 +169,7 @@ class MergingIterator final : public KeyValueIterator {
     while (db_) {
       const bool db_has = it_->Valid();
       // RocksDB's step failed (it is then not Valid), or the engine's point as if it had.
+      // Keeps: F8 — a failed step fails this read only: the iterator keeps the error
       Status step = db_has ? internal::FailPoint(kFailStoreIterate) : FromRocksDB(it_->status());
       if (!step.ok()) {
         if (!STATECHECK_PLANTED(StoreIteratorErrorEndsScan)) status_ = std::move(step);
