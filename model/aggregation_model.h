@@ -20,10 +20,33 @@
 
 namespace statecheck::model {
 
+// What an aggregation computes per window and key, as Kafka's own tests write them:
+//   kCount:     count() — the number of records, in decimal (null values too);
+//   kReduce:    reduce(MockReducer.STRING_ADDER) — the first value, then "<aggregate>+<value>"
+//               for each later one; a record with a null value is skipped (no update, no drop);
+//   kAggregate: aggregate(MockInitializer.STRING_INIT, MockAggregator.TOSTRING_ADDER) — "0",
+//               then "<aggregate>+<value>" for each record ("null" for a null value).
+enum class AggregatorKind { kCount, kReduce, kAggregate };
+
+// The aggregate of `values`, in the order the window took them, under `kind`.
+inline std::string FoldValues(AggregatorKind kind,
+                              const std::vector<std::optional<std::string>>& values) {
+  if (kind == AggregatorKind::kCount) return std::to_string(values.size());
+  std::string aggregate = kind == AggregatorKind::kAggregate ? "0" : "";
+  bool first = kind == AggregatorKind::kReduce;
+  for (const std::optional<std::string>& v : values) {
+    if (kind == AggregatorKind::kReduce && !v) continue;
+    if (!first) aggregate += "+";
+    aggregate += v ? *v : "null";
+    first = false;
+  }
+  return aggregate;
+}
+
 // One output record of an aggregation.
 struct WindowedOutput {
   std::string key;    // "<start>:<end>:<key>"
-  std::string value;  // The aggregate (a count, in decimal), or "null" for a tombstone.
+  std::string value;  // The aggregate, or "null" for a tombstone.
   int64_t timestamp = 0;
   friend bool operator==(const WindowedOutput&, const WindowedOutput&) = default;
 };
@@ -53,8 +76,10 @@ class AggregationModel {
  public:
   virtual ~AggregationModel() = default;
 
-  // An input record; `timestamp` -1 = none; an empty key stands for Kafka's null key.
-  virtual void AppendInput(std::string key, int64_t timestamp) = 0;
+  // An input record; `timestamp` -1 = none; an empty key stands for Kafka's null key; a null
+  // `value` for a null value.
+  virtual void AppendInput(std::string key, int64_t timestamp,
+                           std::optional<std::string> value) = 0;
   // Processes up to `max_records` input records at wall-clock time `now_ms`; returns how many.
   virtual int64_t Process(int64_t max_records, int64_t now_ms) = 0;
   virtual void Commit() = 0;
@@ -132,14 +157,14 @@ void CrashTo(bool at_least_once, State* current, State* committed) {
 template <class State>
 class AggregationModelBase : public AggregationModel {
  public:
-  void AppendInput(std::string key, int64_t timestamp) override {
-    input_.emplace_back(std::move(key), timestamp);
+  void AppendInput(std::string key, int64_t timestamp, std::optional<std::string> value) override {
+    input_.push_back({std::move(key), timestamp, std::move(value)});
   }
   int64_t Process(int64_t max_records, int64_t now_ms) override {
     int64_t n = 0;
     while (n < max_records && current_.next < static_cast<int64_t>(input_.size())) {
-      const auto& [key, ts] = input_[current_.next];
-      ProcessOne(key, ts, now_ms);
+      const Input& in = input_[current_.next];
+      ProcessOne(in.key, in.timestamp, in.value, now_ms);
       AfterRecord();
       ++current_.next;
       ++n;
@@ -186,7 +211,8 @@ class AggregationModelBase : public AggregationModel {
   AggregationModelBase(bool at_least_once, int64_t emit_interval_ms)
       : emit_interval_ms_(emit_interval_ms), at_least_once_(at_least_once) {}
   // One input record (its timestamp -1 if none) at wall-clock time `now_ms`, on current_.
-  virtual void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) = 0;
+  virtual void ProcessOne(const std::string& key, int64_t ts,
+                          const std::optional<std::string>& value, int64_t now_ms) = 0;
   // The window kind's close rule (E3): whether [start, end] is closed at `stream_time`.
   virtual bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const = 0;
 
@@ -237,8 +263,9 @@ class AggregationModelBase : public AggregationModel {
   struct Closing {
     int64_t start = 0;
     int64_t end = 0;
-    std::string key;  // The record key.
-    int64_t count = 0;
+    std::string key;        // The record key.
+    int64_t count = 0;      // Records the window took.
+    std::string aggregate;  // Its final aggregate.
     int64_t timestamp = 0;
   };
   // Encodes: E3 — one record per closing window: its final count, its timestamp, no old value
@@ -253,8 +280,7 @@ class AggregationModelBase : public AggregationModel {
       info.at_interval = attempt_at_interval_;
       info.closed_before_restart =
           earlier_stream_time_ >= 0 && ClosedAt(c.start, c.end, earlier_stream_time_);
-      current_.output.push_back(
-          {WindowName(c.start, c.end, c.key), std::to_string(c.count), c.timestamp});
+      current_.output.push_back({WindowName(c.start, c.end, c.key), c.aggregate, c.timestamp});
       current_.emits.push_back(info);
       keys_by_group[sessions ? c.end : c.start].push_back(c.key);
       if (c.count >= 2) Note("E3.final_aggregate");
@@ -299,8 +325,13 @@ class AggregationModelBase : public AggregationModel {
   const int64_t emit_interval_ms_;
 
  private:
+  struct Input {
+    std::string key;
+    int64_t timestamp = -1;
+    std::optional<std::string> value;
+  };
   const bool at_least_once_;
-  std::vector<std::pair<std::string, int64_t>> input_;
+  std::vector<Input> input_;
   int incarnation_ = 0;
   // The largest stream time of the task instances before the one running now (-1: none).
   int64_t earlier_stream_time_ = -1;

@@ -32,7 +32,9 @@ std::vector<SessionAggregationModel::Session> SessionAggregationModel::Sessions(
   return out;
 }
 
-void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
+void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
+                                         const std::optional<std::string>& /*value*/,
+                                         int64_t now_ms) {
   if (key.empty() || ts < 0) {
     Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
     Drop(/*late=*/false);
@@ -90,7 +92,7 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     }
   }
   std::vector<Closing> batch;
-  for (const auto& [e, k, s, n] : closing) batch.push_back({s, e, k, n, e});
+  for (const auto& [e, k, s, n] : closing) batch.push_back({s, e, k, n, std::to_string(n), e});
   EmitAttempt(batch, close, /*sessions=*/true);
 }
 

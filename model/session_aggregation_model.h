@@ -62,7 +62,8 @@ class SessionAggregationModel final : public AggregationModelBase<SessionModelSt
   };
   // `key`'s sessions in `s`, by ascending start.
   std::vector<Session> Sessions(const SessionModelState& s, const std::string& key) const;
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
+  void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
+                  int64_t now_ms) override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
 
   const SessionModelConfig config_;

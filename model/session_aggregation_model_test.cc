@@ -23,7 +23,7 @@ std::vector<std::string> RunAll(SessionAggregationModel& m,
                                 const std::vector<std::pair<std::string, int64_t>>& records,
                                 int64_t now = 0) {
   const size_t seen = m.committed_output().size();
-  for (const auto& [k, t] : records) m.AppendInput(k, t);
+  for (const auto& [k, t] : records) m.AppendInput(k, t, "v");
   m.Process(1000, now);
   m.Commit();
   return Show(m.committed_output(), seen);
@@ -81,7 +81,7 @@ TEST(SessionAggregationModelTest, CrashReturnsToTheLastCommit) {
   EXPECT_EQ(RunAll(m, {{"a", 0}, {"a", 10}}), (std::vector<std::string>{"0:0:a=1@0"}));
   m.Crash();
   EXPECT_TRUE(RunAll(m, {{"b", 10}}).empty());
-  m.AppendInput("b", 30);
+  m.AppendInput("b", 30, "v");
   m.Process(1, 0);
   EXPECT_EQ(m.written_output().size(), 3u);
   m.Crash();  // The uncommitted emission is gone, and redone.
@@ -97,7 +97,7 @@ TEST(SessionAggregationModelTest, CrashReturnsToTheLastCommit) {
 TEST(SessionAggregationModelTest, AtLeastOnceCrashCountsAgain) {
   SessionAggregationModel m({.gap_ms = 5, .at_least_once = true});
   EXPECT_EQ(RunAll(m, {{"a", 0}}), (std::vector<std::string>{"0:0:a=1@0"}));
-  m.AppendInput("a", 1);
+  m.AppendInput("a", 1, "v");
   m.Process(1, 0);
   m.Crash();
   m.Process(1, 0);

@@ -12,7 +12,9 @@ WindowedOutput SlidingAggregationModel::Output(const SlidingModelState& s, int64
           *std::max_element(taken.begin(), taken.end())};
 }
 
-void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
+void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
+                                         const std::optional<std::string>& /*value*/,
+                                         int64_t now_ms) {
   const int64_t d = config_.time_difference_ms;
   if (key.empty() || ts < 0) {
     Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
@@ -119,8 +121,8 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts, int
     // Encodes: E3 — closed (end < streamTime - grace) and not yet emitted
     if (end >= current_.last_emit_close && end < close) {
       const WindowedOutput o = Output(current_, window.first, window.second);
-      batch.push_back(
-          {window.first, end, window.second, static_cast<int64_t>(taken.size()), o.timestamp});
+      batch.push_back({window.first, end, window.second, static_cast<int64_t>(taken.size()),
+                       o.value, o.timestamp});
     } else if (end >= close) {
       NoteOpen(window.first, end);
     }

@@ -71,7 +71,8 @@ class SlidingAggregationModel final : public AggregationModelBase<SlidingModelSt
 
  private:
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
+  void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
+                  int64_t now_ms) override;
   // The output record of a window of `s`.
   WindowedOutput Output(const SlidingModelState& s, int64_t start, const std::string& key) const;
 

@@ -31,9 +31,9 @@ using Out = std::vector<std::string>;
 // by ascending start.
 TEST(SlidingAggregationModelTest, EagerOutputsEveryWindowARecordUpdatesOrCreates) {
   SlidingAggregationModel m = Model(10, 100, false);
-  m.AppendInput("a", 5);
-  m.AppendInput("a", 12);
-  m.AppendInput("a", 8);
+  m.AppendInput("a", 5, "v");
+  m.AppendInput("a", 12, "v");
+  m.AppendInput("a", 8, "v");
   m.Process(3, 0);
   m.Commit();
   EXPECT_EQ(Show(m.committed_output()),
@@ -48,9 +48,9 @@ TEST(SlidingAggregationModelTest, EagerOutputsEveryWindowARecordUpdatesOrCreates
 // closed is dropped whole (once), and leaves no trace in windows created later.
 TEST(SlidingAggregationModelTest, LateRecordsSkipClosedWindows) {
   SlidingAggregationModel m = Model(10, 5, false);
-  for (int64_t t : {40, 24, 25, 35}) m.AppendInput("k", t);
-  m.AppendInput("", 1);
-  m.AppendInput("k", -1);
+  for (int64_t t : {40, 24, 25, 35}) m.AppendInput("k", t, "v");
+  m.AppendInput("", 1, "v");
+  m.AppendInput("k", -1, "v");
   m.Process(10, 0);
   m.Commit();
   // 24: dropped whole; 25: its window [15,25] closed (25 < 35); 35: [25,35] does not hold 25,
@@ -64,13 +64,13 @@ TEST(SlidingAggregationModelTest, LateRecordsSkipClosedWindows) {
 // goes back to the last commit, the last emitted close time included.
 TEST(SlidingAggregationModelTest, EmitFinalEmitsClosedWindowsOnceAcrossCrashes) {
   SlidingAggregationModel m = Model(10, 0, true);
-  m.AppendInput("b", 3);
-  m.AppendInput("a", 10);
-  m.AppendInput("a", 21);  // Close time 21: [0,10] closed.
+  m.AppendInput("b", 3, "v");
+  m.AppendInput("a", 10, "v");
+  m.AppendInput("a", 21, "v");  // Close time 21: [0,10] closed.
   m.Process(3, 0);
   m.Commit();
   EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@10", "0:10:b=1@3"}));
-  m.AppendInput("a", 32);  // Close time 32: [11,21] (10's right, 21's left) closed.
+  m.AppendInput("a", 32, "v");  // Close time 32: [11,21] (10's right, 21's left) closed.
   m.Process(1, 0);
   EXPECT_EQ(Show(m.committed_output()).size(), 2u);  // Not committed yet.
   m.Crash();
@@ -79,7 +79,7 @@ TEST(SlidingAggregationModelTest, EmitFinalEmitsClosedWindowsOnceAcrossCrashes) 
   m.Commit();
   EXPECT_EQ(Show(m.committed_output(), 2), (Out{"11:21:a=1@21"}));
   m.Restart();
-  m.AppendInput("a", 21);  // Stream time 21 after the restart: nothing closes anew.
+  m.AppendInput("a", 21, "v");  // Stream time 21 after the restart: nothing closes anew.
   m.Process(1, 0);
   m.Commit();
   EXPECT_EQ(m.committed_output().size(), 3u);
@@ -92,9 +92,9 @@ TEST(SlidingAggregationModelTest, EmitIntervalThrottlesAttempts) {
   c.emit_final = true;
   c.emit_interval_ms = 100;
   SlidingAggregationModel m(c);
-  m.AppendInput("a", 1);
-  m.AppendInput("a", 20);
-  m.AppendInput("a", 30);
+  m.AppendInput("a", 1, "v");
+  m.AppendInput("a", 20, "v");
+  m.AppendInput("a", 30, "v");
   m.Process(1, 0);   // An attempt at 0.
   m.Process(1, 50);  // Too soon.
   m.Commit();
@@ -113,9 +113,9 @@ TEST(SlidingAggregationModelTest, EmitInfoSaysWhichAttemptAndWhetherTheWindowClo
   c.emit_final = true;
   c.emit_interval_ms = 100;
   SlidingAggregationModel m(c);
-  m.AppendInput("a", 1);
-  m.AppendInput("a", 20);
-  m.AppendInput("a", 30);
+  m.AppendInput("a", 1, "v");
+  m.AppendInput("a", 20, "v");
+  m.AppendInput("a", 30, "v");
   m.Process(1, 0);   // An attempt at 0: nothing closed.
   m.Process(1, 50);  // Close time 20: [0,10] closed, held back.
   std::vector<std::string> notes = m.TakeNotes();
@@ -150,8 +150,8 @@ TEST(SlidingAggregationModelTest, AnAttemptExactlyOneIntervalLaterIsMarked) {
   c.emit_final = true;
   c.emit_interval_ms = 100;
   SlidingAggregationModel m(c);
-  m.AppendInput("a", 1);
-  m.AppendInput("a", 30);
+  m.AppendInput("a", 1, "v");
+  m.AppendInput("a", 30, "v");
   m.Process(1, 0);
   m.Process(1, 100);
   m.Commit();
@@ -164,8 +164,8 @@ TEST(SlidingAggregationModelTest, AnAttemptExactlyOneIntervalLaterIsMarked) {
 // A record late for every window it falls in is dropped from its left window (E1).
 TEST(SlidingAggregationModelTest, LateRecordsAreRememberedByWindow) {
   SlidingAggregationModel m = Model(5, 0, false);
-  m.AppendInput("a", 20);
-  m.AppendInput("a", 2);  // [0, 5] ends before 20 - 0.
+  m.AppendInput("a", 20, "v");
+  m.AppendInput("a", 2, "v");  // [0, 5] ends before 20 - 0.
   m.Process(2, 0);
   EXPECT_EQ(m.dropped_records(), 1);
   EXPECT_TRUE(m.DroppedLateFrom("0:5:a"));

@@ -14,21 +14,30 @@ int64_t AddSaturating(int64_t a, int64_t b) {
 
 }  // namespace
 
-std::pair<int64_t, int64_t> WindowedAggregationModel::Aggregate(const WindowedModelState& s,
-                                                                int64_t start,
-                                                                const std::string& key) const {
+WindowedAggregationModel::WindowAggregate WindowedAggregationModel::Aggregate(
+    const WindowedModelState& s, int64_t start, const std::string& key) const {
   const auto it = s.taken.find({start, key});
-  if (it == s.taken.end()) return {0, -1};
-  return {static_cast<int64_t>(it->second.size()),
-          *std::max_element(it->second.begin(), it->second.end())};
+  if (it == s.taken.end()) return {};
+  WindowAggregate a;
+  std::vector<std::optional<std::string>> values;
+  for (const auto& [ts, value] : it->second) {
+    a.max_ts = std::max(a.max_ts, ts);
+    values.push_back(value);
+  }
+  a.count = static_cast<int64_t>(values.size());
+  a.value = FoldValues(config_.aggregator, values);
+  return a;
 }
 
-void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) {
+void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
+                                          const std::optional<std::string>& value, int64_t now_ms) {
   if (key.empty() || ts < 0) {
     Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
     Drop(/*late=*/false);
     return;
   }
+  // Kafka's reduce skips a null value before the record counts for anything: no stream time.
+  if (config_.aggregator == AggregatorKind::kReduce && !value) return;
   const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   int updated = 0, skipped = 0;
@@ -45,17 +54,17 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts, in
     const bool at_bound = end - 1 == stream_time_ - config_.grace_ms;
     if (at_bound) Note("E1.last_accepted");
     ++updated;
-    current_.taken[{start, key}].push_back(ts);
+    current_.taken[{start, key}].emplace_back(ts, value);
     // Encodes: E2 — one update per window taken, by ascending start, timestamp its max record
     if (!config_.emit_final) {  // E2.
       if (ts >= 1'000'000'000'000 && end < std::numeric_limits<int64_t>::max()) {
         Note("E2.epoch_timestamps");
       }
       if (end == std::numeric_limits<int64_t>::max()) Note("E2.end_at_int64_max");
-      const auto [count, max_ts] = Aggregate(current_, start, key);
-      if (count >= 2) Note("E2.updated_again");
-      if (out_of_order && max_ts > ts) Note("E2.out_of_order");
-      EmitUpdate({name, std::to_string(count), max_ts}, at_bound);
+      const WindowAggregate a = Aggregate(current_, start, key);
+      if (a.count >= 2) Note("E2.updated_again");
+      if (out_of_order && a.max_ts > ts) Note("E2.out_of_order");
+      EmitUpdate({name, a.value, a.max_ts}, at_bound);
     }
   }
   if (updated > 0 && skipped > 0) Note("E1.one_window_only");
@@ -88,8 +97,8 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
   std::vector<Closing> batch;
   for (const auto& [start, k] : closing) {
     // Encodes: E7 — the final record is the window's last eager update: the same taken records
-    const auto [count, max_ts] = Aggregate(current_, start, k);
-    batch.push_back({start, End(start), k, count, max_ts});
+    const WindowAggregate a = Aggregate(current_, start, k);
+    batch.push_back({start, End(start), k, a.count, a.value, a.max_ts});
   }
   EmitAttempt(batch, close, /*sessions=*/false);
 }
@@ -132,8 +141,8 @@ std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() 
   std::map<std::string, std::string> out;
   for (const auto& [window, records] : committed_.taken) {
     const auto& [start, key] = window;
-    const auto [count, max_ts] = Aggregate(committed_, start, key);
-    out[WindowName(start, End(start), key)] = std::to_string(count) + "@" + std::to_string(max_ts);
+    const WindowAggregate a = Aggregate(committed_, start, key);
+    out[WindowName(start, End(start), key)] = a.value + "@" + std::to_string(a.max_ts);
   }
   return out;
 }

@@ -1,9 +1,10 @@
-// WindowedAggregationModel: the reference model of a windowed count over time windows with
+// WindowedAggregationModel: the reference model of a windowed aggregation (a count, a reduce or an
+// aggregate: AggregatorKind) over time windows with
 // KIP-825's emit strategies, run as an exactly-once or at-least-once task (SPEC E1–E6, E10;
 // engine: statecheck/windowed_aggregation.h).
 //
 // How it differs from the engine: no store, no key encoding, no range scans. It keeps every
-// input record; a window's aggregate is recomputed from the records it took, and the windows of
+// input record; a window's aggregate is recomputed from the values it took, and the windows of
 // a timestamp are its multiples of the advance, walked down from the last one at or below it.
 // Window ends saturate at INT64_MAX (Kafka's Long.MAX_VALUE), as does the default retention.
 // Commits happen only when told (the harness commits explicitly). What a crash leaves is
@@ -32,13 +33,16 @@ struct WindowedModelConfig {
   // Windows starting at or below stream time - retention are deleted (emit-final: once emitted);
   // -1: size + grace.
   int64_t retention_ms = -1;
+  AggregatorKind aggregator = AggregatorKind::kCount;
 };
 
 // WindowedAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
 struct WindowedModelState {
   int64_t next = 0;  // Input index.
-  // (window start, key) → the timestamps of the records the window took, in order.
-  std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> taken;
+  // (window start, key) → the records the window took, in order: (timestamp, value).
+  std::map<std::pair<int64_t, std::string>,
+           std::vector<std::pair<int64_t, std::optional<std::string>>>>
+      taken;
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
@@ -58,10 +62,17 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   int64_t Retention() const;         // retention_ms, or size + grace (saturating).
   // The starts of the windows holding `ts` (>= 0), in increasing order.
   std::vector<int64_t> StartsFor(int64_t ts) const;
-  void ProcessOne(const std::string& key, int64_t ts, int64_t now_ms) override;
+  void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
+                  int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
-  std::pair<int64_t, int64_t> Aggregate(const WindowedModelState& s, int64_t start,
-                                        const std::string& key) const;
+  // A window's records taken, aggregate and largest record timestamp (0, "", -1 if none).
+  struct WindowAggregate {
+    int64_t count = 0;
+    std::string value;
+    int64_t max_ts = -1;
+  };
+  WindowAggregate Aggregate(const WindowedModelState& s, int64_t start,
+                            const std::string& key) const;
 
   const WindowedModelConfig config_;
 };

@@ -26,7 +26,7 @@ bool IsPositiveDecimal(const std::string& s) {
 
 }  // namespace
 
-Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                 std::map<std::string, std::string>* out) {
   out->clear();
   std::unique_ptr<KeyValueIterator> it;
@@ -40,13 +40,14 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
                                 std::to_string(kv.value.size()));
     }
     const int64_t start = BigEndianAt(kv.key);
-    const std::string count = kv.value.substr(8);
-    if (start < 0 || !IsPositiveDecimal(count)) {
+    const std::string aggregate = kv.value.substr(8);
+    if (start < 0 || (counts && !IsPositiveDecimal(aggregate))) {
       return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
-                                " and count \"" + count + "\"");
+                                " and " + (counts ? "count" : "aggregate") + " \"" + aggregate +
+                                "\"");
     }
     (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
-           kv.key.substr(8)] = count + "@" + std::to_string(BigEndianAt(kv.value));
+           kv.key.substr(8)] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
   }
   return Status::Ok();
 }

@@ -1,7 +1,7 @@
 // The property's own readers of the windowed aggregations' stores: they decode the bytes on disk
 // independently of the engine's code (the check must not trust the code under test), into the
 // form the models give (model::AggregationModel::CommittedWindows):
-// "<start>:<end>:<key>" → "<count>@<largest record timestamp>".
+// "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
 #ifndef STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
 #define STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
 
@@ -24,11 +24,12 @@ int64_t SaturatingAdd(int64_t a, int64_t b);
 
 // A time-window or sliding-window aggregation's store (statecheck/windowed_aggregation.h,
 // sliding_aggregation.h): key [start, 8 bytes big-endian][key], value [largest record timestamp,
-// 8 bytes big-endian][count]; the window's end is SaturatingAdd(start, `size_ms`) (time windows:
-// the size, exclusive; sliding windows: the time difference, inclusive). Corruption for a record of
-// another form: a short key or value, a negative start, an empty key (the aggregations drop
-// empty keys), or a count that is not a positive decimal number (every window holds a record).
-Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+// 8 bytes big-endian][aggregate]; the window's end is SaturatingAdd(start, `size_ms`) (time
+// windows: the size, exclusive; sliding windows: the time difference, inclusive). Corruption for a
+// record of another form: a short key or value, a negative start, an empty key (the aggregations
+// drop empty keys), or — with `counts`, a count()'s store — an aggregate that is not a positive
+// decimal number (every window holds a record).
+Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                 std::map<std::string, std::string>* out);
 
 // The first few entries where `actual` and `expected` differ, as "+k=v" (only in actual),

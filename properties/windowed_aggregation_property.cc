@@ -24,6 +24,7 @@
 namespace statecheck::properties {
 namespace {
 
+using windowed::AggregatorOf;
 using windowed::ApplyToModel;
 using windowed::AtLeastOnce;
 using windowed::kInput;
@@ -102,6 +103,16 @@ std::pair<int64_t, int64_t> JumpOrigin(const WindowedAggregationConfig& config, 
   return {origin, cursor};
 }
 
+// An input record's value, drawn inside a generator: for a count the default, without a draw
+// (it is not read, and a count's cases stay those of its seed); for a reduce or an aggregate a
+// short string, so that the aggregate shows the order the window took them in, and now and then
+// a null value (a reduce skips it; an aggregate adds "null").
+std::optional<std::string> DrawRecordValue(model::AggregatorKind aggregator) {
+  if (aggregator == model::AggregatorKind::kCount) return kDefaultRecordValue;
+  return *rc::gen::elementOf(
+      std::vector<std::optional<std::string>>{"1", "2", "3", "4", "5", std::nullopt});
+}
+
 rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationConfig& config,
                                                      const WGenState& state) {
   return rc::gen::exec([config, cursor = state.cursor, origin = state.origin] {
@@ -142,7 +153,8 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
               base, base - 1, SaturatingAdd(base, 1), SaturatingAdd(base, config.grace_ms),
               SaturatingAdd(base, config.grace_ms) - 1, SaturatingAdd(base, config.size_ms),
               closing - 1, closing, SaturatingAdd(closing, 1), -1});
-          op.records.emplace_back(std::move(key), ts < -1 ? 0 : ts);
+          op.records.push_back(
+              {std::move(key), ts < -1 ? 0 : ts, DrawRecordValue(config.aggregator)});
         }
         break;
       }
@@ -193,14 +205,14 @@ void SaveWindowedTrace(const WindowedAggregationConfig& config, const PropertyPa
 // Runs `records` through a fresh task with `processor`, then commits; the output records as
 // "<windowed key>=<value>@<timestamp>", grouped by key (the part after the second colon).
 std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
-                       const std::vector<std::pair<std::string, int64_t>>& records,
+                       const std::vector<WRecord>& records,
                        std::map<std::string, std::vector<std::string>>* by_key) {
   const faults::FaultEnv env = NewCaseEnv();
   std::unique_ptr<Log> log;
   Status s = OpenTaskLog(dir, env.env.get(), &log);
-  for (const auto& [key, ts] : records) {
+  for (const WRecord& r : records) {
     int64_t offset = 0;
-    if (s.ok()) s = log->Append(kInput, key, "v", ts, &offset);
+    if (s.ok()) s = log->Append(kInput, r.key, r.value, r.timestamp, &offset);
   }
   if (s.ok()) s = log->Sync();
   const TaskOptions o =
@@ -228,8 +240,7 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
 // when emit-final's output is the model's (the suppressed side is wrong), E1 if the suppressed
 // side has a window the model dropped a late record from, else E7.
 std::string RuleOfEmitFinalDifference(
-    const WindowedAggregationConfig& config,
-    const std::vector<std::pair<std::string, int64_t>>& input,
+    const WindowedAggregationConfig& config, const std::vector<WRecord>& input,
     const std::map<std::string, std::vector<std::string>>& final_out,
     const std::map<std::string, std::vector<std::string>>& suppressed_out) {
   model::WindowedModelConfig mc;
@@ -238,8 +249,9 @@ std::string RuleOfEmitFinalDifference(
   mc.grace_ms = config.grace_ms;
   mc.emit_final = true;
   mc.emit_interval_ms = 0;
+  mc.aggregator = config.aggregator;
   model::WindowedAggregationModel model(mc);
-  for (const auto& [key, ts] : input) model.AppendInput(key, ts);
+  for (const WRecord& r : input) model.AppendInput(r.key, r.timestamp, r.value);
   model.Process(static_cast<int64_t>(input.size()), 0);
   model.Commit();
   const std::vector<model::WindowedOutput>& out = model.committed_output();
@@ -283,11 +295,12 @@ std::string RuleOfEmitFinalDifference(
 
 // The E7 situations a differential case reaches: from its input (`records`, in order, without
 // the closing record) and what emit-final gave per key.
-void NoteE7Situations(const WindowedAggregationConfig& config,
-                      const std::vector<std::pair<std::string, int64_t>>& records,
+void NoteE7Situations(const WindowedAggregationConfig& config, const std::vector<WRecord>& records,
                       const std::map<std::string, std::vector<std::string>>& final_out) {
   int64_t stream_time = -1;
-  for (const auto& [key, ts] : records) {
+  for (const WRecord& r : records) {
+    if (config.aggregator == model::AggregatorKind::kReduce && !r.value) continue;  // Skipped.
+    const int64_t ts = r.timestamp;
     const bool out_of_order = ts < stream_time;
     stream_time = std::max(stream_time, ts);
     int accepted = 0, dropped = 0;
@@ -346,6 +359,10 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
     c.in_memory_store = true;
     return c;
   };
+  auto with = [](model::AggregatorKind aggregator, WindowedAggregationConfig c) {
+    c.aggregator = aggregator;
+    return c;
+  };
   auto sliding = [&time](std::string label, int64_t difference, int64_t grace, bool final,
                          std::map<std::string, std::string> streams) {
     WindowedAggregationConfig c =
@@ -382,6 +399,10 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
       sliding("sliding_eager_alos", 3, 2, false, alos),
       sliding("sliding_final_d0", 0, 2, true, eos),
       session("session_final_ru", 5, 3, true, eos_ru),
+      // Kafka's test aggregators (model::AggregatorKind): values in the order windows took them.
+      with(model::AggregatorKind::kReduce, time("hopping_reduce_eager", 10, 4, 3, false, eos)),
+      with(model::AggregatorKind::kAggregate,
+           time("tumbling_aggregate_final_alos", 10, 10, 0, true, alos)),
   };
 }
 
@@ -450,14 +471,18 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
   out.property = "windowed/EmitFinalEqualsSuppressedEager/" + config.label;
   auto property = [&] {
     const CaseScope scope;
-    const auto records = *rc::gen::container<std::vector<std::pair<std::string, int64_t>>>(
+    const auto drawn = *rc::gen::container<std::vector<std::pair<std::string, int64_t>>>(
         rc::gen::pair(rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"}),
                       rc::gen::inRange<int64_t>(0, 60)));
-    std::vector<std::pair<std::string, int64_t>> input = records;
+    std::vector<WRecord> records;
+    for (const auto& [key, ts] : drawn) {
+      records.push_back({key, ts, DrawRecordValue(config.aggregator)});
+    }
+    std::vector<WRecord> input = records;
     int64_t max_ts = 0;
-    for (const auto& [key, ts] : input) max_ts = std::max(max_ts, ts);
+    for (const WRecord& r : input) max_ts = std::max(max_ts, r.timestamp);
     // Late enough to close every window, for both: end + grace <= its timestamp.
-    input.emplace_back("~flush", max_ts + config.size_ms + config.grace_ms);
+    input.push_back({"~flush", max_ts + config.size_ms + config.grace_ms});
     out.operations += static_cast<int64_t>(input.size());
     TimeWindows windows;
     if (const Status w = WindowsOf(config, &windows); !w.ok()) {
@@ -466,6 +491,7 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
     TimeWindowedAggregationOptions a;
     a.windows = windows;
     a.emit_interval_ms = 0;
+    a.aggregator = AggregatorOf(config.aggregator);
     a.logger = NullLogger();
     std::map<std::string, std::vector<std::string>> final_out, suppressed_out;
     std::unique_ptr<Processor> final_p, suppressed_p;

@@ -295,6 +295,30 @@ TEST(WindowedAttribution, ReversedOrderIsE4UnderEmitFinalAndE2UnderEmitEager) {
   EXPECT_EQ(out.rule, "E2") << out.message;
 }
 
+// Each record's value replaced before the aggregation sees it (nulls kept): a reduce's and an
+// aggregate's values are checked, not only their windows — E2 under emit-eager; under
+// emit-final E3, or E6 when a restart reads the store before a window emits.
+TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
+  class ReplacesValues final : public WrappedProcessor {
+   public:
+    using WrappedProcessor::WrappedProcessor;
+    Status Process(const LogRecord& record, ProcessorContext* context) override {
+      LogRecord replaced = record;
+      if (replaced.value) replaced.value = "x";
+      return inner_->Process(replaced, context);
+    }
+  };
+  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<ReplacesValues>(std::move(p)));
+  };
+  PropertyOutcome out = RunWrapped("hopping_reduce_eager", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E2") << out.message;
+  out = RunWrapped("tumbling_aggregate_final_alos", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_TRUE(out.rule == "E3" || out.rule == "E6") << out.rule << ": " << out.message;
+}
+
 // Every configuration survives the trip through a trace header.
 TEST(WindowedTrace, ConfigRoundTrips) {
   for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
@@ -325,6 +349,17 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       {header + "\n{\"op\":\"commit\",\"expect\":{\"emitted\":3}}\n",
        "line 2: \"expect\" is {\"emitted\": [...], \"dropped_records\": N}"},
       {header + "\nnot json\n", "line 2: not valid JSON"},
+      {header + "\n{\"op\":\"append\",\"records\":[[\"a\",1,2]]}\n",
+       "line 2: op append: each record is [key"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
+       R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE",)"
+       R"("aggregator":"sum"}})"
+       "\n",
+       R"(line 1: config: "aggregator" must be "count", "reduce" or "aggregate")"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"session",)"
+       R"("gap_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE","aggregator":"reduce"}})"
+       "\n",
+       R"(line 1: config: aggregator "reduce" is modelled for time windows only)"},
   };
   const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
   for (const auto& [text, message] : cases) {

@@ -59,7 +59,28 @@ Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out) {
   return tumbling.AdvanceBy(config.advance_ms, out);
 }
 
-// The aggregation processor of `config`, counting, reporting to `stats`.
+Aggregator AggregatorOf(model::AggregatorKind kind) {
+  switch (kind) {
+    case model::AggregatorKind::kCount:
+      break;
+    case model::AggregatorKind::kReduce:
+      return ReduceAggregator([](std::string_view aggregate, std::string_view value) {
+        return std::string(aggregate) + "+" + std::string(value);
+      });
+    case model::AggregatorKind::kAggregate: {
+      Aggregator a;
+      a.initializer = [] { return std::string("0"); };
+      a.aggregate = [](std::string_view, std::optional<std::string_view> value,
+                       std::string_view aggregate) {
+        return std::string(aggregate) + "+" + std::string(value ? *value : "null");
+      };
+      return a;
+    }
+  }
+  return CountAggregator();
+}
+
+// The aggregation processor of `config`, reporting to `stats`.
 Status MakeProcessor(const WindowedAggregationConfig& config,
                      std::shared_ptr<AggregationStats> stats, std::unique_ptr<Processor>* out) {
   const EmitStrategy emit =
@@ -71,6 +92,7 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
       a.emit = emit;
       a.emit_interval_ms = config.emit_interval_ms;
       a.store = StoreOf(config);
+      a.aggregator = AggregatorOf(config.aggregator);
       a.stats = std::move(stats);
       a.logger = NullLogger();
       if (config.in_memory_store) {
@@ -115,6 +137,7 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
       mc.emit_final = config.emit_final;
       mc.emit_interval_ms = config.emit_interval_ms;
       mc.at_least_once = AtLeastOnce(config);
+      mc.aggregator = config.aggregator;
       if (config.in_memory_store) mc.retention_ms = kInMemoryRetentionMs;
       return std::make_unique<model::WindowedAggregationModel>(mc);
     }
@@ -149,12 +172,12 @@ Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
         return ReadInMemoryTimeWindowAggregates(task, StoreOf(config), config.size_ms, out);
       }
       return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
-                                      out);
+                                      config.aggregator == model::AggregatorKind::kCount, out);
     case WindowKind::kSession:
       return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(), out);
     case WindowKind::kSliding:
       return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
-                                      out);
+                                      /*counts=*/true, out);
   }
   return Status::InvalidArgument("no store reader for this window kind in this build");
 }
@@ -194,7 +217,7 @@ TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
 void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms) {
   switch (op.type) {
     case WOpType::kAppend:
-      for (const auto& [key, ts] : op.records) model->AppendInput(key, ts);
+      for (const WRecord& r : op.records) model->AppendInput(r.key, r.timestamp, r.value);
       return;
     case WOpType::kProcess:
       model->Process(op.n, *now_ms);

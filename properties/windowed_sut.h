@@ -51,7 +51,10 @@ constexpr int64_t kInMemoryRetentionMs = 1000;
 // The time windows of `config`.
 Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out);
 
-// The aggregation processor of `config`, counting, reporting to `stats`.
+// Kafka's test aggregators (model::AggregatorKind) as the engine takes them.
+Aggregator AggregatorOf(model::AggregatorKind kind);
+
+// The aggregation processor of `config`, reporting to `stats`.
 Status MakeProcessor(const WindowedAggregationConfig& config,
                      std::shared_ptr<AggregationStats> stats, std::unique_ptr<Processor>* out);
 
@@ -180,9 +183,9 @@ class WindowedSut {
     TakeModelNotes();
     switch (op.type) {
       case WOpType::kAppend: {
-        for (const auto& [key, ts] : op.records) {
+        for (const WRecord& r : op.records) {
           int64_t offset = 0;
-          const Status s = log_->Append(kInput, key, "v", ts, &offset);
+          const Status s = log_->Append(kInput, r.key, r.value, r.timestamp, &offset);
           if (!s.ok()) return Finding("C1", "appending: " + s.ToString());
         }
         const Status s = log_->Sync();

@@ -7,6 +7,9 @@
 namespace statecheck::properties {
 namespace {
 
+// model::AggregatorKind's names in a trace, in its order.
+constexpr const char* kAggregatorNames[] = {"count", "reduce", "aggregate"};
+
 // An integer that fits in int64 (JSON numbers above it are unsigned in nlohmann::json).
 bool IsInt64(const Json& v) {
   return v.is_number_integer() &&
@@ -68,7 +71,11 @@ Json WOpToJson(const WOp& op) {
   Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
   if (op.type == WOpType::kAppend) {
     Json records = Json::array();
-    for (const auto& [key, ts] : op.records) records.push_back(Json::array({key, ts}));
+    for (const WRecord& r : op.records) {
+      Json record = Json::array({r.key, r.timestamp});
+      if (r.value != kDefaultRecordValue) record.push_back(r.value ? Json(*r.value) : Json());
+      records.push_back(std::move(record));
+    }
     j["records"] = std::move(records);
   }
   if (op.type == WOpType::kProcess) j["max_records"] = op.n;
@@ -105,17 +112,23 @@ Status WOpFromJson(const Json& j, WOp* op) {
   switch (op->type) {
     case WOpType::kAppend: {
       if (!j.contains("records") || !j["records"].is_array()) {
-        return Status::InvalidArgument("op append needs \"records\": [[key, timestamp], ...]");
+        return Status::InvalidArgument(
+            "op append needs \"records\": [[key, timestamp] or [key, timestamp, value], ...]");
       }
       for (const Json& r : j["records"]) {
-        if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !IsInt64(r[1]) ||
-            r[1].get<int64_t>() < -1) {
+        if (!r.is_array() || (r.size() != 2 && r.size() != 3) || !r[0].is_string() ||
+            !IsInt64(r[1]) || r[1].get<int64_t>() < -1 ||
+            (r.size() == 3 && !r[2].is_string() && !r[2].is_null())) {
           return Status::InvalidArgument(
               "op append: each record is [key (a string; \"\" is the null key), timestamp (an "
-              "integer >= 0, or -1 for none)], not " +
+              "integer >= 0, or -1 for none)] or the same with a value (a string, or null), not " +
               r.dump());
         }
-        op->records.emplace_back(r[0].get<std::string>(), r[1].get<int64_t>());
+        WRecord record{r[0].get<std::string>(), r[1].get<int64_t>()};
+        if (r.size() == 3) {
+          record.value = r[2].is_null() ? std::nullopt : std::optional(r[2].get<std::string>());
+        }
+        op->records.push_back(std::move(record));
       }
       return Status::Ok();
     }
@@ -148,12 +161,16 @@ Json ConfigToJson(const WindowedAggregationConfig& config) {
   }
   Json streams = Json::object();
   for (const auto& [k, v] : config.streams_config) streams[k] = v;
-  return Json{{"label", config.label},
-              {"window", window},
-              {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
-              {"emit_interval_ms", config.emit_interval_ms},
-              {"store", config.in_memory_store ? "in_memory" : "persistent"},
-              {"streams_config", streams}};
+  Json j{{"label", config.label},
+         {"window", window},
+         {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
+         {"emit_interval_ms", config.emit_interval_ms},
+         {"store", config.in_memory_store ? "in_memory" : "persistent"}};
+  if (config.aggregator != model::AggregatorKind::kCount) {
+    j["aggregator"] = kAggregatorNames[static_cast<int>(config.aggregator)];
+  }
+  j["streams_config"] = std::move(streams);
+  return j;
 }
 
 Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
@@ -162,7 +179,9 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
   if (!json.is_object()) return bad("must be an object");
   STATECHECK_RETURN_IF_ERROR(CheckKeys(
-      json, {"label", "window", "emit", "emit_interval_ms", "store", "streams_config"}, "config"));
+      json,
+      {"label", "window", "emit", "emit_interval_ms", "store", "aggregator", "streams_config"},
+      "config"));
   if (json.contains("label")) {
     if (!json["label"].is_string()) return bad("\"label\" must be a string");
     config.label = json["label"].get<std::string>();
@@ -216,6 +235,16 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   config.in_memory_store = store == "in_memory";
   if (config.in_memory_store && config.kind != WindowKind::kTime) {
     return bad("the in-memory window store holds time windows only");
+  }
+  const std::string aggregator = StringField(json, "aggregator", "count");
+  int kind_index = 0;
+  while (kind_index < 3 && aggregator != kAggregatorNames[kind_index]) ++kind_index;
+  if (kind_index == 3) return bad("\"aggregator\" must be \"count\", \"reduce\" or \"aggregate\"");
+  config.aggregator = static_cast<model::AggregatorKind>(kind_index);
+  if (config.aggregator != model::AggregatorKind::kCount && config.kind != WindowKind::kTime) {
+    return bad("aggregator \"" + aggregator +
+               "\" is modelled for time windows only (sliding and session windows: count; their "
+               "models cannot yet say in which order Kafka combines values)");
   }
   if (json.contains("streams_config")) {
     if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "model/aggregation_model.h"
 #include "statecheck/status.h"
 
 namespace statecheck::properties {
@@ -31,6 +33,8 @@ struct WindowedAggregationConfig {
   bool emit_final = false;
   bool in_memory_store = false;   // Time windows only: the in-memory window store (KIP-428).
   int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
+  // count, reduce or aggregate (model/aggregation_model.h); time windows only for the last two.
+  model::AggregatorKind aggregator = model::AggregatorKind::kCount;
   // processing.guarantee (exactly_once_v2 or at_least_once) and an isolation level.
   std::map<std::string, std::string> streams_config;
   friend bool operator==(const WindowedAggregationConfig&,
@@ -39,9 +43,10 @@ struct WindowedAggregationConfig {
 
 // {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
 // session: "gap_ms"), "emit": "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional,
-// default 50), "store":
-// "persistent"|"in_memory", "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
-// naming the field for anything missing or of the wrong type, leaving `*config` unchanged.
+// default 50), "store": "persistent"|"in_memory", "aggregator": "count"|"reduce"|"aggregate"
+// (optional, default count; written only when not count), "streams_config": {...}}, and back.
+// ConfigFromJson: InvalidArgument naming the field for anything missing or of the wrong type,
+// leaving `*config` unchanged.
 Json ConfigToJson(const WindowedAggregationConfig& config);
 Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
 
@@ -50,10 +55,21 @@ enum class WOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart
 inline constexpr const char* kWOpNames[] = {"append", "process", "advanceClock",
                                             "commit", "crash",   "restart"};
 
+// The value of an input record a trace does not give one (a count does not read it).
+inline constexpr char kDefaultRecordValue[] = "v";
+
+// One input record of an append.
+struct WRecord {
+  std::string key;                                         // "" stands for Kafka's null key.
+  int64_t timestamp = -1;                                  // -1: none.
+  std::optional<std::string> value = kDefaultRecordValue;  // nullopt: a null value.
+  friend bool operator==(const WRecord&, const WRecord&) = default;
+};
+
 struct WOp {
   WOpType type = WOpType::kCommit;
-  std::vector<std::pair<std::string, int64_t>> records;  // kAppend: (key, timestamp or -1).
-  int64_t n = 0;                                         // kProcess: records; kAdvanceClock: ms.
+  std::vector<WRecord> records;  // kAppend.
+  int64_t n = 0;                 // kProcess: records; kAdvanceClock: ms.
   friend bool operator==(const WOp&, const WOp&) = default;
 };
 
@@ -64,7 +80,8 @@ Status WOpFromJson(const Json& j, WOp* op);
 
 // A windowed trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "windowed", "config":
 // ConfigToJson, and carried along: property, seed, reproduce, failure}, then one operation per
-// line: {"op":"append","records":[["a",10],["",-1]]}, {"op":"process","max_records":3},
+// line: {"op":"append","records":[["a",10],["",-1],["b",12,"x"],["b",13,null]]} (a value, when
+// not kDefaultRecordValue, third), {"op":"process","max_records":3},
 // {"op":"advanceClock","ms":50}, {"op":"commit"}, {"op":"crash"}, {"op":"restart"}, each with an
 // optional "expect": {"emitted": [{"window":[start,end],"key":K,"value":V,"timestamp":T}, ...]
 // (the output this step made visible: committed; written under at_least_once), "dropped_records": N
