@@ -52,6 +52,26 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, b
   return Status::Ok();
 }
 
+Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, bool counts,
+                               std::map<std::string, std::string>* out) {
+  out->clear();
+  std::unique_ptr<KeyValueIterator> it;
+  STATECHECK_RETURN_IF_ERROR(store.All(&it));
+  KeyValue kv;
+  while (it->HasNext()) {
+    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+    const std::string aggregate = kv.value.size() < 8 ? "" : kv.value.substr(8);
+    if (kv.key.empty() || kv.value.size() < 8 || (counts && !IsPositiveDecimal(aggregate))) {
+      return Status::Corruption("an unlimited-window aggregate record with a key of " +
+                                std::to_string(kv.key.size()) + " bytes and a value of " +
+                                std::to_string(kv.value.size()));
+    }
+    (*out)[std::to_string(start_ms) + ":" + std::to_string(std::numeric_limits<int64_t>::max()) +
+           ":" + kv.key] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
+  }
+  return Status::Ok();
+}
+
 std::string DescribeDifference(const std::map<std::string, std::string>& actual,
                                const std::map<std::string, std::string>& expected) {
   std::string out;

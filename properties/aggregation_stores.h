@@ -32,6 +32,12 @@ int64_t SaturatingAdd(int64_t a, int64_t b);
 Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                 std::map<std::string, std::string>* out);
 
+// An unlimited-window aggregation's store (statecheck/unlimited_aggregation.h): key [key], value
+// [largest record timestamp, 8 bytes big-endian][aggregate]; every window is [`start_ms`,
+// INT64_MAX]. Corruption for a record of another form, as above.
+Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, bool counts,
+                               std::map<std::string, std::string>* out);
+
 // The first few entries where `actual` and `expected` differ, as "+k=v" (only in actual),
 // "-k=v" (only in expected) or "k: v, expected w".
 std::string DescribeDifference(const std::map<std::string, std::string>& actual,

@@ -363,6 +363,14 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
     c.aggregator = aggregator;
     return c;
   };
+  // Unlimited windows from `start` (emit-eager only, E8): records before it fall in no window.
+  auto unlimited = [&time](std::string label, int64_t start,
+                           std::map<std::string, std::string> streams) {
+    WindowedAggregationConfig c = time(std::move(label), 10, 10, 0, false, std::move(streams));
+    c.kind = WindowKind::kUnlimited;
+    c.start_ms = start;
+    return c;
+  };
   auto sliding = [&time](std::string label, int64_t difference, int64_t grace, bool final,
                          std::map<std::string, std::string> streams) {
     WindowedAggregationConfig c =
@@ -403,6 +411,8 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
       with(model::AggregatorKind::kReduce, time("hopping_reduce_eager", 10, 4, 3, false, eos)),
       with(model::AggregatorKind::kAggregate,
            time("tumbling_aggregate_final_alos", 10, 10, 0, true, alos)),
+      unlimited("unlimited_eager", 0, eos),
+      with(model::AggregatorKind::kReduce, unlimited("unlimited_reduce_alos", 20, alos)),
   };
 }
 

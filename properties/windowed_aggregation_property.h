@@ -1,10 +1,12 @@
 // The windowed aggregation property (SPEC E1–E6, E10): random sequences of timestamped input
 // records (keys that are byte-prefixes of others, an empty "null" key, records with no
 // timestamp, late and out-of-order timestamps around window ends and end + grace), processing,
-// wall-clock advances, commits, crashes and clean restarts run a task with a windowed count —
-// time windows (statecheck/windowed_aggregation.h, over the persistent or the in-memory window
-// store), sliding windows (sliding_aggregation.h) or session windows (session_aggregation.h) —
-// in lockstep with the window kind's reference model (model/aggregation_model.h).
+// wall-clock advances, commits, crashes and clean restarts run a task with a windowed aggregation
+// — time windows (statecheck/windowed_aggregation.h, over the persistent or the in-memory window
+// store), sliding windows (sliding_aggregation.h), session windows (session_aggregation.h) or
+// unlimited windows (unlimited_aggregation.h); a count, or over time and unlimited windows
+// Kafka's test reduce or aggregate of the records' values (model::AggregatorKind) — in lockstep
+// with the window kind's reference model (model/aggregation_model.h).
 //
 // After every step: the task's dropped-records count (E1), the committed output equals the
 // model's — under exactly_once_v2 no window is emitted twice or lost across a crash (E6); under
@@ -39,8 +41,8 @@ namespace statecheck::properties {
 // properties/windowed_trace.h.
 
 // Time windows (tumbling, hopping, over both stores), sliding and session windows × emit-eager
-// and emit-final, under exactly_once_v2 (READ_COMMITTED; READ_UNCOMMITTED, which wipes after a
-// crash) and at_least_once.
+// and emit-final, unlimited windows (emit-eager), under exactly_once_v2 (READ_COMMITTED;
+// READ_UNCOMMITTED, which wipes after a crash) and at_least_once.
 std::vector<WindowedAggregationConfig> WindowedAggregationMatrix();
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as a

@@ -314,6 +314,9 @@ TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
   PropertyOutcome out = RunWrapped("hopping_reduce_eager", wrap);
   ASSERT_FALSE(out.passed);
   EXPECT_EQ(out.rule, "E2") << out.message;
+  out = RunWrapped("unlimited_reduce_alos", wrap);
+  ASSERT_FALSE(out.passed);
+  EXPECT_EQ(out.rule, "E2") << out.message;
   out = RunWrapped("tumbling_aggregate_final_alos", wrap);
   ASSERT_FALSE(out.passed);
   EXPECT_TRUE(out.rule == "E3" || out.rule == "E6") << out.rule << ": " << out.message;
@@ -337,7 +340,7 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       {"{\"kind\":\"task\"}\n", "line 1: not a windowed trace header"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"tumbling"}}})"
        "\n",
-       R"(line 1: config: window "kind" must be "time", "sliding" or "session")"},
+       R"(line 1: config: window "kind" must be "time", "sliding", "session" or "unlimited")"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
        R"("size_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})"
        "\n",
@@ -359,7 +362,7 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"session",)"
        R"("gap_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE","aggregator":"reduce"}})"
        "\n",
-       R"(line 1: config: aggregator "reduce" is modelled for time windows only)"},
+       R"(line 1: config: aggregator "reduce" is modelled for time and unlimited windows only)"},
   };
   const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
   for (const auto& [text, message] : cases) {

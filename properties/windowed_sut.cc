@@ -4,11 +4,13 @@
 
 #include "model/session_aggregation_model.h"
 #include "model/sliding_aggregation_model.h"
+#include "model/unlimited_aggregation_model.h"
 #include "properties/harness_rocksdb.h"
 #include "properties/in_memory_aggregation_store.h"
 #include "properties/session_aggregation_store.h"
 #include "statecheck/session_aggregation.h"
 #include "statecheck/sliding_aggregation.h"
+#include "statecheck/unlimited_aggregation.h"
 
 namespace statecheck::properties::windowed {
 
@@ -47,6 +49,8 @@ std::string StoreOf(const WindowedAggregationConfig& config) {
       return "sliding";
     case WindowKind::kSession:
       return "sessions";
+    case WindowKind::kUnlimited:
+      return "unlimited";
   }
   return "agg";
 }
@@ -123,6 +127,16 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
       a.logger = NullLogger();
       return NewSlidingWindowedAggregation(a, out);
     }
+    case WindowKind::kUnlimited: {
+      UnlimitedWindowedAggregationOptions a;
+      STATECHECK_RETURN_IF_ERROR(UnlimitedWindows::StartOn(config.start_ms, &a.windows));
+      a.emit = emit;
+      a.store = StoreOf(config);
+      a.aggregator = AggregatorOf(config.aggregator);
+      a.stats = std::move(stats);
+      a.logger = NullLogger();
+      return NewUnlimitedWindowedAggregation(a, out);
+    }
   }
   return Status::InvalidArgument("no aggregation for this window kind in this build");
 }
@@ -159,6 +173,13 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
       mc.at_least_once = AtLeastOnce(config);
       return std::make_unique<model::SlidingAggregationModel>(mc);
     }
+    case WindowKind::kUnlimited: {
+      model::UnlimitedModelConfig mc;
+      mc.start_ms = config.start_ms;
+      mc.at_least_once = AtLeastOnce(config);
+      mc.aggregator = config.aggregator;
+      return std::make_unique<model::UnlimitedAggregationModel>(mc);
+    }
   }
   return nullptr;
 }
@@ -178,6 +199,9 @@ Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
     case WindowKind::kSliding:
       return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
                                       /*counts=*/true, out);
+    case WindowKind::kUnlimited:
+      return ReadUnlimitedAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.start_ms,
+                                     config.aggregator == model::AggregatorKind::kCount, out);
   }
   return Status::InvalidArgument("no store reader for this window kind in this build");
 }

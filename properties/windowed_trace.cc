@@ -158,6 +158,9 @@ Json ConfigToJson(const WindowedAggregationConfig& config) {
     case WindowKind::kSession:
       window = Json{{"kind", "session"}, {"gap_ms", config.size_ms}, {"grace_ms", config.grace_ms}};
       break;
+    case WindowKind::kUnlimited:
+      window = Json{{"kind", "unlimited"}, {"start_ms", config.start_ms}};
+      break;
   }
   Json streams = Json::object();
   for (const auto& [k, v] : config.streams_config) streams[k] = v;
@@ -187,7 +190,7 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
     config.label = json["label"].get<std::string>();
   }
   if (!json.contains("window") || !json["window"].is_object()) {
-    return bad("needs \"window\": {\"kind\": \"time\"|\"sliding\"|\"session\", ...}");
+    return bad("needs \"window\": {\"kind\": \"time\"|\"sliding\"|\"session\"|\"unlimited\", ...}");
   }
   const Json& w = json["window"];
   auto field = [&](const char* name, int64_t* out) -> Status {
@@ -213,10 +216,16 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
     STATECHECK_RETURN_IF_ERROR(CheckKeys(w, {"kind", "gap_ms", "grace_ms"}, "a session window"));
     config.kind = WindowKind::kSession;
     STATECHECK_RETURN_IF_ERROR(field("gap_ms", &config.size_ms));
+  } else if (kind == "unlimited") {
+    STATECHECK_RETURN_IF_ERROR(CheckKeys(w, {"kind", "start_ms"}, "an unlimited window"));
+    config.kind = WindowKind::kUnlimited;
+    if (w.contains("start_ms")) STATECHECK_RETURN_IF_ERROR(field("start_ms", &config.start_ms));
   } else {
-    return bad("window \"kind\" must be \"time\", \"sliding\" or \"session\"");
+    return bad("window \"kind\" must be \"time\", \"sliding\", \"session\" or \"unlimited\"");
   }
-  STATECHECK_RETURN_IF_ERROR(field("grace_ms", &config.grace_ms));
+  if (config.kind != WindowKind::kUnlimited) {
+    STATECHECK_RETURN_IF_ERROR(field("grace_ms", &config.grace_ms));
+  }
   const std::string emit = StringField(json, "emit", "");
   if (emit != "ON_WINDOW_UPDATE" && emit != "ON_WINDOW_CLOSE") {
     return bad("\"emit\" must be \"ON_WINDOW_UPDATE\" or \"ON_WINDOW_CLOSE\"");
@@ -241,10 +250,11 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   while (kind_index < 3 && aggregator != kAggregatorNames[kind_index]) ++kind_index;
   if (kind_index == 3) return bad("\"aggregator\" must be \"count\", \"reduce\" or \"aggregate\"");
   config.aggregator = static_cast<model::AggregatorKind>(kind_index);
-  if (config.aggregator != model::AggregatorKind::kCount && config.kind != WindowKind::kTime) {
+  if (config.aggregator != model::AggregatorKind::kCount &&
+      (config.kind == WindowKind::kSliding || config.kind == WindowKind::kSession)) {
     return bad("aggregator \"" + aggregator +
-               "\" is modelled for time windows only (sliding and session windows: count; their "
-               "models cannot yet say in which order Kafka combines values)");
+               "\" is modelled for time and unlimited windows only (sliding and session windows: "
+               "count; their models cannot yet say in which order Kafka combines values)");
   }
   if (json.contains("streams_config")) {
     if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");

@@ -21,13 +21,15 @@ namespace statecheck::properties {
 
 using Json = nlohmann::ordered_json;
 
-enum class WindowKind { kTime, kSliding, kSession };
+enum class WindowKind { kTime, kSliding, kSession, kUnlimited };
 
 struct WindowedAggregationConfig {
   std::string label;  // e.g. "hopping_final": test and report ids.
   WindowKind kind = WindowKind::kTime;
-  // Time windows: the size; sliding windows: the time difference D; sessions: the gap G.
+  // Time windows: the size; sliding windows: the time difference D; sessions: the gap G;
+  // unlimited windows: none (the generator's timestamps step by it).
   int64_t size_ms = 10;
+  int64_t start_ms = 0;     // Unlimited windows only: where they start.
   int64_t advance_ms = 10;  // Time windows only.
   int64_t grace_ms = 0;
   bool emit_final = false;
@@ -42,11 +44,11 @@ struct WindowedAggregationConfig {
 };
 
 // {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
-// session: "gap_ms"), "emit": "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional,
-// default 50), "store": "persistent"|"in_memory", "aggregator": "count"|"reduce"|"aggregate"
-// (optional, default count; written only when not count), "streams_config": {...}}, and back.
-// ConfigFromJson: InvalidArgument naming the field for anything missing or of the wrong type,
-// leaving `*config` unchanged.
+// session: "gap_ms"; unlimited: {"kind": "unlimited", "start_ms"}, start optional), "emit":
+// "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional, default 50), "store":
+// "persistent"|"in_memory", "aggregator": "count"|"reduce"|"aggregate" (optional, default count;
+// written only when not count), "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
+// naming the field for anything missing or of the wrong type, leaving `*config` unchanged.
 Json ConfigToJson(const WindowedAggregationConfig& config);
 Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
 
