@@ -14,9 +14,9 @@ constexpr std::array<std::string_view, kReadKindCount> kReadNames = {
     "fetchAll", "backwardFetchAll", "all",           "backwardAll",
 };
 
-constexpr std::array<std::string_view, 10> kOpNames = {
-    "put",  "fetch",       "scan",          "open",       "hasNext",
-    "next", "peekNextKey", "closeIterator", "closeStore", "metrics",
+constexpr std::array<std::string_view, 11> kOpNames = {
+    "put",         "fetch",         "scan",       "open",    "hasNext", "next",
+    "peekNextKey", "closeIterator", "closeStore", "metrics", "restore",
 };
 
 Json Bytes(const std::optional<std::string>& s) {
@@ -185,6 +185,14 @@ Json OpToJson(const Op& op) {
     case OpType::kCloseStore:
     case OpType::kMetrics:
       break;
+    case OpType::kRestore: {
+      Json records = Json::array();
+      for (const ChangelogRecord& r : op.records) {
+        records.push_back(Json::array({EscapeBytes(r.key), Bytes(r.value), r.start}));
+      }
+      j["records"] = std::move(records);
+      break;
+    }
   }
   return j;
 }
@@ -267,6 +275,28 @@ Status OpFromJson(const Json& j, Op* out) {
     case OpType::kCloseStore:
     case OpType::kMetrics:
       break;
+    case OpType::kRestore: {
+      auto records = j.find("records");
+      if (records == j.end() || !records->is_array()) {
+        return Status::InvalidArgument(
+            "op restore needs \"records\": [[key, value or null, start], ...]");
+      }
+      for (const Json& r : *records) {
+        if (!r.is_array() || r.size() != 3) {
+          return Status::InvalidArgument(
+              "op restore: each record is [key, value (or null), window start], not " +
+              r.dump(-1, ' ', false, Json::error_handler_t::replace));
+        }
+        const Json fields{{"key", r[0]}, {"value", r[1]}, {"start", r[2]}};
+        ChangelogRecord record;
+        STATECHECK_RETURN_IF_ERROR(GetBytes(fields, "key", false, &bytes));
+        record.key = *bytes;
+        STATECHECK_RETURN_IF_ERROR(GetBytes(fields, "value", true, &record.value));
+        STATECHECK_RETURN_IF_ERROR(GetInt(fields, "start", &record.start));
+        op.records.push_back(std::move(record));
+      }
+      break;
+    }
   }
   *out = std::move(op);
   return Status::Ok();
@@ -353,7 +383,25 @@ Status OpRunner::Make(const WindowStoreFactory& factory, WindowStoreOptions opti
   std::unique_ptr<WindowStore> store;
   STATECHECK_RETURN_IF_ERROR(factory(options, &store));
   *runner = std::make_unique<OpRunner>(std::move(store), std::move(logs));
+  (*runner)->factory_ = factory;
+  (*runner)->options_ = std::move(options);
   return Status::Ok();
+}
+
+Json OpRunner::Restore(const std::vector<ChangelogRecord>& records) {
+  if (!factory_) return Json{{"status", "FailedPrecondition"}};
+  store_->Close();
+  iterators_.clear();
+  std::unique_ptr<WindowStore> fresh;
+  Status s = factory_(options_, &fresh);
+  if (!s.ok()) return StatusJson(s);
+  store_ = std::move(fresh);
+  for (const ChangelogRecord& r : records) {
+    s = store_->Put(r.key, r.value ? std::optional<std::string_view>(*r.value) : std::nullopt,
+                    r.start);
+    if (!s.ok()) break;
+  }
+  return StatusJson(s);
 }
 
 Json OpRunner::Apply(const Op& op) {
@@ -411,6 +459,8 @@ Json OpRunner::ApplyOp(const Op& op) {
       return Json::object();
     case OpType::kMetrics:
       return Metrics();
+    case OpType::kRestore:
+      return Restore(op.records);
   }
   auto found = iterators_.find(op.iterator);
   if (found == iterators_.end()) {

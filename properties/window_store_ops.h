@@ -50,6 +50,16 @@ enum class OpType {
   kCloseIterator,  // iterator.close()
   kCloseStore,     // store.close()
   kMetrics,        // the store's counters and stream time
+  kRestore,        // a new store, restored from changelog records (Kafka's restore path)
+};
+
+// One changelog record of a window store, as Kafka's restore callback receives it: the key,
+// the value (null: a delete) and the window start of one put.
+struct ChangelogRecord {
+  std::string key;
+  std::optional<std::string> value;
+  int64_t start = 0;
+  friend bool operator==(const ChangelogRecord&, const ChangelogRecord&) = default;
 };
 
 struct Op {
@@ -62,7 +72,8 @@ struct Op {
   std::optional<std::string> key_to;
   int64_t time_from = 0;  // Reads other than kAll/kBackwardAll.
   int64_t time_to = 0;
-  int iterator = 0;  // kOpen and the iterator steps.
+  int iterator = 0;                      // kOpen and the iterator steps.
+  std::vector<ChangelogRecord> records;  // kRestore.
 };
 
 std::string_view OpTypeName(OpType type);
@@ -111,7 +122,8 @@ class RecordingLogger : public Logger {
 class OpRunner {
  public:
   // Builds the store with `factory`, its logger replaced by a RecordingLogger whose lines each
-  // step reports. Returns the factory's error, and no runner, when construction fails.
+  // step reports. Returns the factory's error, and no runner, when construction fails. The
+  // runner keeps `factory` and the options for kRestore.
   static Status Make(const WindowStoreFactory& factory, WindowStoreOptions options,
                      std::unique_ptr<OpRunner>* runner);
 
@@ -123,6 +135,11 @@ class OpRunner {
   // records or key read; for iterator steps {"hasNext": b} or the record; "logs" when the
   // store logged. Statuses are compared by code only (implementations word their messages
   // differently). An iterator op naming no open iterator answers as an exhausted iterator.
+  // kRestore closes the store (and so every open iterator, whose ids then answer as exhausted
+  // ones), makes a new one with the same options and puts each record into it in order, as
+  // Kafka's restore callback does — so records past retention are dropped (W3) and every start
+  // counts for stream time (W2); its status is the first failed put's, or OK.
+  // FailedPrecondition on a runner built without a factory.
   Json Apply(const Op& op);
 
   // The store's counters and stream time as JSON (W2, W3, W8).
@@ -136,8 +153,12 @@ class OpRunner {
   Status OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it);
   Json ApplyOp(const Op& op);
 
+  Json Restore(const std::vector<ChangelogRecord>& records);
+
   std::unique_ptr<WindowStore> store_;
   std::shared_ptr<RecordingLogger> logs_;
+  WindowStoreFactory factory_;  // Null when built without Make: no kRestore.
+  WindowStoreOptions options_;
   std::map<int, std::unique_ptr<WindowStoreIterator>> iterators_;
 };
 

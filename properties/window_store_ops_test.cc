@@ -53,6 +53,11 @@ TEST(WindowStoreOps, JsonRoundTrip) {
     step.iterator = 2;
     ops.push_back(step);
   }
+  Op restore;
+  restore.type = OpType::kRestore;
+  ops.push_back(restore);  // An empty changelog.
+  restore.records = {{std::string("a\0", 2), "v", -3}, {"b", std::nullopt, 7}};
+  ops.push_back(restore);
   for (const Op& op : ops) {
     Op back;
     ASSERT_TRUE(OpFromJson(OpToJson(op), &back).ok()) << OpToString(op);
@@ -65,6 +70,45 @@ TEST(WindowStoreOps, JsonRoundTrip) {
             std::string::npos);
   EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"fetch","key":"a","time":"3"})"), &op).message(),
             "field \"time\" must be an integer");
+  EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"restore"})"), &op).message(),
+            "op restore needs \"records\": [[key, value or null, start], ...]");
+  EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"restore","records":[["a","v"]]})"), &op).message(),
+            "op restore: each record is [key, value (or null), window start], not [\"a\",\"v\"]");
+  EXPECT_EQ(OpFromJson(Json::parse(R"({"op":"restore","records":[["a",1,2]]})"), &op).message(),
+            "field \"value\" must be a string or null");
+}
+
+// A restore replaces the store: a new one (the factory's), each record put in order, the old
+// store's iterators gone; a runner built without a factory cannot restore.
+TEST(OpRunner, RestorePutsEachRecordIntoANewStore) {
+  WindowStoreOptions options;
+  options.name = "s";
+  options.retention_ms = 10;
+  options.window_size_ms = 5;
+  std::unique_ptr<OpRunner> runner;
+  ASSERT_TRUE(OpRunner::Make(NewInMemoryWindowStore, options, &runner).ok());
+  Op op;
+  ASSERT_TRUE(
+      OpFromJson(Json::parse(R"({"op":"put","key":"old","value":"x","start":100})"), &op).ok());
+  runner->Apply(op);
+  ASSERT_TRUE(OpFromJson(Json::parse(R"({"op":"open","iterator":0,"read":"all"})"), &op).ok());
+  EXPECT_EQ(runner->Apply(op), (Json{{"status", "OK"}}));
+  ASSERT_TRUE(
+      OpFromJson(Json::parse(R"({"op":"restore","records":[["a","1",20],["b","2",10]]})"), &op)
+          .ok());
+  EXPECT_EQ(runner->Apply(op),
+            (Json{{"status", "OK"}, {"logs", {"[WARN] Skipping record for expired segment."}}}));
+  EXPECT_EQ(runner->Metrics(), (Json{{"stream_time", 20},
+                                     {"dropped_records", 1},
+                                     {"retained_records", 1},
+                                     {"retained_segments", 1}}));
+  ASSERT_TRUE(OpFromJson(Json::parse(R"({"op":"hasNext","iterator":0})"), &op).ok());
+  EXPECT_EQ(runner->Apply(op), (Json{{"hasNext", false}}));
+  std::unique_ptr<WindowStore> store;
+  ASSERT_TRUE(NewInMemoryWindowStore(options, &store).ok());
+  OpRunner bare(std::move(store));
+  ASSERT_TRUE(OpFromJson(Json::parse(R"({"op":"restore","records":[]})"), &op).ok());
+  EXPECT_EQ(bare.Apply(op), (Json{{"status", "FailedPrecondition"}}));
 }
 
 constexpr char kHeader[] =

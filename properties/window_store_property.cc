@@ -155,9 +155,9 @@ Op GenRead(const GenState& s, OpType type) {
 rc::Gen<Op> GenOp(const GenState& s) {
   return rc::gen::exec([s] {
     const bool iterators = !s.open_iterators.empty();
-    std::vector<std::pair<int, OpType>> weights = {{30, OpType::kPut},    {8, OpType::kFetch},
-                                                   {12, OpType::kScan},   {6, OpType::kOpen},
-                                                   {2, OpType::kMetrics}, {1, OpType::kCloseStore}};
+    std::vector<std::pair<int, OpType>> weights = {
+        {30, OpType::kPut},    {8, OpType::kFetch},      {12, OpType::kScan},  {6, OpType::kOpen},
+        {2, OpType::kMetrics}, {1, OpType::kCloseStore}, {1, OpType::kRestore}};
     if (iterators) {
       weights.insert(weights.end(), {{8, OpType::kHasNext},
                                      {10, OpType::kNext},
@@ -210,6 +210,19 @@ rc::Gen<Op> GenOp(const GenState& s) {
       case OpType::kCloseIterator:
         op.iterator = *rc::gen::elementOf(s.open_iterators);
         break;
+      case OpType::kRestore: {
+        // A changelog of a few puts (deletes among them), at starts around stream time: the
+        // later ones can put the earlier past retention, which the restore must drop (W3).
+        const int n = *UniformInRange(0, 6);
+        for (int i = 0; i < n; ++i) {
+          ChangelogRecord r;
+          r.key = *GenKey();
+          r.value = *GenValue();
+          r.start = *GenTime(s);
+          op.records.push_back(std::move(r));
+        }
+        break;
+      }
       case OpType::kCloseStore:
       case OpType::kMetrics:
         break;
@@ -510,6 +523,13 @@ std::string StepRule(const Step& step) {
       return IteratorRule(step);
     case OpType::kCloseStore:
       return "W9";
+    case OpType::kRestore:
+      // Checks: W3 — a restore puts each changelog record: dropped ones counted and logged
+      if (Field(step.expected, "status") != Field(step.actual, "status") ||
+          Field(step.expected, "logs") != Field(step.actual, "logs")) {
+        return "W3";
+      }
+      return AfterRule(step).value_or("W3");
     case OpType::kMetrics: {
       Json e = step.expected, a = step.actual;
       e.erase("after");
@@ -647,6 +667,9 @@ void NoteSituations(const Step& step, model::WindowStoreModel& model) {
       }
       break;
     }
+    case OpType::kRestore:
+      ReachedIf(e["after"]["dropped_records"] > 0, "W3.restore_drops_expired");
+      break;
     case OpType::kCloseIterator:
     case OpType::kCloseStore:
     case OpType::kMetrics:
@@ -696,6 +719,9 @@ void TrackIterators(const Step& step, Sut& sut) {
     case OpType::kCloseStore:
       for (auto& [id, info] : sut.iterators) info.store_closed = true;
       break;
+    case OpType::kRestore:  // The old store is gone, and its iterators with it.
+      sut.iterators.clear();
+      break;
     case OpType::kFetch:
     case OpType::kScan:
     case OpType::kMetrics:
@@ -737,16 +763,28 @@ class OpCommand final : public Command {
       case OpType::kCloseStore:
         s.closed = true;
         break;
+      case OpType::kRestore:
+        s.closed = false;
+        s.open_iterators.clear();
+        s.stream_time = -1;
+        for (const ChangelogRecord& r : op_.records) {
+          s.stream_time = std::max(s.stream_time, r.start);
+          s.recent_starts.push_back(r.start);
+          s.recent_puts.emplace_back(r.key, r.start);
+        }
+        while (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
+        while (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
+        break;
       default:
         break;
     }
   }
 
   void run(const GenState&, Sut& sut) const override {
-    model::WindowStoreModel& model = sut.Model();
-    const int64_t stream_time_before = model.stream_time();
-    const bool closed_before = !model.is_open();
+    const int64_t stream_time_before = sut.Model().stream_time();
+    const bool closed_before = !sut.Model().is_open();
     const Json expected = StepResult(*sut.model, op_);
+    model::WindowStoreModel& model = sut.Model();  // After the step: a restore makes a new one.
     const bool reports = op_.type == OpType::kPut || op_.type == OpType::kFetch ||
                          op_.type == OpType::kScan || op_.type == OpType::kOpen;
     const model::WindowStoreModelCallReport report =
