@@ -98,8 +98,11 @@ class AggregationModel {
   // record counts once per window it was dropped from.
   virtual int64_t dropped_records() const = 0;
   // The committed aggregates, as the aggregation's store holds them after a restart:
-  // "<start>:<end>:<key>" → "<count>@<largest record timestamp>".
+  // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
   virtual std::map<std::string, std::string> CommittedWindows() const = 0;
+  // The aggregates as the store holds them now, committed or not (what a READ_UNCOMMITTED
+  // interactive query sees), in the same form.
+  virtual std::map<std::string, std::string> CurrentWindows() const = 0;
   // The last emitted close time of the last commit (E6, E10); -1 if none (and under emit-eager).
   virtual int64_t committed_last_emit_close() const = 0;
   virtual int64_t last_emit_close() const = 0;
@@ -187,6 +190,10 @@ class AggregationModelBase : public AggregationModel {
     Crash();
   }
 
+  std::map<std::string, std::string> CommittedWindows() const override {
+    return WindowsIn(committed_);
+  }
+  std::map<std::string, std::string> CurrentWindows() const override { return WindowsIn(current_); }
   const std::vector<WindowedOutput>& committed_output() const override { return committed_.output; }
   const std::vector<WindowedOutput>& written_output() const override { return current_.output; }
   int64_t committed_input_offset() const override { return committed_.next; }
@@ -215,6 +222,8 @@ class AggregationModelBase : public AggregationModel {
                           const std::optional<std::string>& value, int64_t now_ms) = 0;
   // The window kind's close rule (E3): whether [start, end] is closed at `stream_time`.
   virtual bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const = 0;
+  // The aggregates state `s` holds, as CommittedWindows gives them.
+  virtual std::map<std::string, std::string> WindowsIn(const State& s) const = 0;
 
   // A record dropped: null key or no timestamp (`late` false), or late from `window` (E1).
   // Encodes: E1 — every drop counts: a null key, no timestamp, or once per late window

@@ -111,13 +111,15 @@ bool SessionAggregationModel::HasWindow(const std::string& window) const {
   return false;
 }
 
-std::map<std::string, std::string> SessionAggregationModel::CommittedWindows() const {
+std::map<std::string, std::string> SessionAggregationModel::WindowsIn(
+    const SessionModelState& s) const {
   std::map<std::string, std::string> out;
   std::set<std::string> keys;
-  for (const auto& [k, t] : committed_.accepted) keys.insert(k);
+  for (const auto& [k, t] : s.accepted) keys.insert(k);
   for (const std::string& k : keys) {
-    for (const Session& s : Sessions(committed_, k)) {
-      out[Name(s.start, s.end, k)] = std::to_string(s.count) + "@" + std::to_string(s.end);
+    for (const Session& session : Sessions(s, k)) {
+      out[Name(session.start, session.end, k)] =
+          std::to_string(session.count) + "@" + std::to_string(session.end);
     }
   }
   return out;

@@ -50,8 +50,6 @@ class SessionAggregationModel final : public AggregationModelBase<SessionModelSt
   explicit SessionAggregationModel(SessionModelConfig config)
       : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
-  // "<start>:<end>:<key>" → "<count>@<end>".
-  std::map<std::string, std::string> CommittedWindows() const override;
   bool HasWindow(const std::string& window) const override;
 
  private:
@@ -64,6 +62,8 @@ class SessionAggregationModel final : public AggregationModelBase<SessionModelSt
   std::vector<Session> Sessions(const SessionModelState& s, const std::string& key) const;
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
                   int64_t now_ms) override;
+  // "<start>:<end>:<key>" → "<count>@<end>".
+  std::map<std::string, std::string> WindowsIn(const SessionModelState& s) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
 
   const SessionModelConfig config_;

@@ -142,10 +142,11 @@ bool SlidingAggregationModel::HasWindow(const std::string& window) const {
          current_.windows.count({start, key}) > 0;
 }
 
-std::map<std::string, std::string> SlidingAggregationModel::CommittedWindows() const {
+std::map<std::string, std::string> SlidingAggregationModel::WindowsIn(
+    const SlidingModelState& s) const {
   std::map<std::string, std::string> out;
-  for (const auto& [window, taken] : committed_.windows) {
-    const WindowedOutput o = Output(committed_, window.first, window.second);
+  for (const auto& [window, taken] : s.windows) {
+    const WindowedOutput o = Output(s, window.first, window.second);
     out[o.key] = o.value + "@" + std::to_string(o.timestamp);
   }
   return out;

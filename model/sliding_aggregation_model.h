@@ -65,11 +65,11 @@ class SlidingAggregationModel final : public AggregationModelBase<SlidingModelSt
   explicit SlidingAggregationModel(SlidingModelConfig config)
       : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
-  // "<start>:<start + D>:<key>" → "<count>@<largest record timestamp>".
-  std::map<std::string, std::string> CommittedWindows() const override;
   bool HasWindow(const std::string& window) const override;
 
  private:
+  // "<start>:<start + D>:<key>" → "<count>@<largest record timestamp>".
+  std::map<std::string, std::string> WindowsIn(const SlidingModelState& s) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
                   int64_t now_ms) override;

@@ -48,10 +48,11 @@ bool UnlimitedAggregationModel::HasWindow(const std::string& window) const {
          current_.taken.count(key) > 0;
 }
 
-std::map<std::string, std::string> UnlimitedAggregationModel::CommittedWindows() const {
+std::map<std::string, std::string> UnlimitedAggregationModel::WindowsIn(
+    const UnlimitedModelState& s) const {
   std::map<std::string, std::string> out;
-  for (const auto& [key, records] : committed_.taken) {
-    const auto [aggregate, max_ts] = Aggregate(committed_, key);
+  for (const auto& [key, records] : s.taken) {
+    const auto [aggregate, max_ts] = Aggregate(s, key);
     out[Name(key)] = aggregate + "@" + std::to_string(max_ts);
   }
   return out;

@@ -42,13 +42,13 @@ class UnlimitedAggregationModel final : public AggregationModelBase<UnlimitedMod
   explicit UnlimitedAggregationModel(UnlimitedModelConfig config)
       : AggregationModelBase(config.at_least_once, /*emit_interval_ms=*/0), config_(config) {}
 
-  // "<start>:<INT64_MAX>:<key>" → "<aggregate>@<largest record timestamp>".
-  std::map<std::string, std::string> CommittedWindows() const override;
   bool HasWindow(const std::string& window) const override;
 
  private:
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
                   int64_t now_ms) override;
+  // "<start>:<INT64_MAX>:<key>" → "<aggregate>@<largest record timestamp>".
+  std::map<std::string, std::string> WindowsIn(const UnlimitedModelState& s) const override;
   bool ClosedAt(int64_t, int64_t, int64_t) const override { return false; }
   // The window of `key` in `s`: its aggregate and largest record timestamp.
   std::pair<std::string, int64_t> Aggregate(const UnlimitedModelState& s,

@@ -137,11 +137,12 @@ bool WindowedAggregationModel::HasWindow(const std::string& window) const {
   return current_.taken.count({start, key}) != 0;
 }
 
-std::map<std::string, std::string> WindowedAggregationModel::CommittedWindows() const {
+std::map<std::string, std::string> WindowedAggregationModel::WindowsIn(
+    const WindowedModelState& s) const {
   std::map<std::string, std::string> out;
-  for (const auto& [window, records] : committed_.taken) {
+  for (const auto& [window, records] : s.taken) {
     const auto& [start, key] = window;
-    const WindowAggregate a = Aggregate(committed_, start, key);
+    const WindowAggregate a = Aggregate(s, start, key);
     out[WindowName(start, End(start), key)] = a.value + "@" + std::to_string(a.max_ts);
   }
   return out;

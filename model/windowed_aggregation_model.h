@@ -53,10 +53,11 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   explicit WindowedAggregationModel(WindowedModelConfig config)
       : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
-  std::map<std::string, std::string> CommittedWindows() const override;
   bool HasWindow(const std::string& window) const override;
 
  private:
+  // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
+  std::map<std::string, std::string> WindowsIn(const WindowedModelState& s) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   int64_t End(int64_t start) const;  // start + size, saturating at INT64_MAX.
   int64_t Retention() const;         // retention_ms, or size + grace (saturating).

@@ -125,7 +125,9 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
                                      {4, WOpType::kAdvanceClock},
                                      {2, WOpType::kCommit},
                                      {1, WOpType::kCrash},
-                                     {1, WOpType::kRestart}});
+                                     {1, WOpType::kRestart},
+                                     {1, WOpType::kFetch},
+                                     {1, WOpType::kFetchAll}});
     int64_t cursor_after = cursor;
     int64_t origin_after = origin;
     // Timestamps land near window starts, ends and end + grace: multiples of the window step
@@ -166,6 +168,22 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
         op.n = *rc::gen::elementOf(
             std::vector<int64_t>{1, config.emit_interval_ms, config.emit_interval_ms, 200});
         break;
+      case WOpType::kFetch:
+      case WOpType::kFetchAll: {
+        // Queries of every window half the time, else of the windows around the cursor.
+        if (op.type == WOpType::kFetch) {
+          op.key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"});
+        }
+        if (*rc::gen::arbitrary<bool>()) {
+          op.from = std::numeric_limits<int64_t>::min();
+          op.to = std::numeric_limits<int64_t>::max();
+        } else {
+          const int64_t base = SaturatingAdd(origin, std::max<int64_t>(0, cursor - 1) * step);
+          op.from = base - config.size_ms;
+          op.to = SaturatingAdd(base, config.size_ms);
+        }
+        break;
+      }
       default:
         break;
     }

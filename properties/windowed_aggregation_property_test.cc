@@ -190,10 +190,11 @@ class ReversingContext final : public ProcessorContext {
   std::vector<Held> held_;
 };
 
-PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wrap) {
+PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wrap,
+                           int max_success = 20) {
   PropertyParams p;
   p.seed = 7;
-  p.max_success = 20;
+  p.max_success = max_success;
   p.max_size = 60;
   p.shrink = false;  // The rule is the first failure's; shrinking (slow here) keeps it.
   for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
@@ -226,9 +227,14 @@ TEST(WindowedAttribution, MetadataIgnoredAtStartIsE6) {
     // What it commits is what it had: the check of E10 holds until it emits again.
     std::string CommitMetadata() const override { return inner_->CommitMetadata(); }
   };
-  const PropertyOutcome out = RunWrapped("tumbling_final", [](std::unique_ptr<Processor> p) {
-    return std::unique_ptr<Processor>(std::make_unique<IgnoresMetadata>(std::move(p)));
-  });
+  // It shows only when a restart follows an emission and later records close more windows:
+  // up to 100 cases.
+  const PropertyOutcome out = RunWrapped(
+      "tumbling_final",
+      [](std::unique_ptr<Processor> p) {
+        return std::unique_ptr<Processor>(std::make_unique<IgnoresMetadata>(std::move(p)));
+      },
+      100);
   ASSERT_FALSE(out.passed);
   EXPECT_TRUE(out.rule == "E6" || out.rule == "E10") << out.rule << ": " << out.message;
 }
@@ -296,8 +302,8 @@ TEST(WindowedAttribution, ReversedOrderIsE4UnderEmitFinalAndE2UnderEmitEager) {
 }
 
 // Each record's value replaced before the aggregation sees it (nulls kept): a reduce's and an
-// aggregate's values are checked, not only their windows — E2 under emit-eager; under
-// emit-final E3, or E6 when a restart reads the store before a window emits.
+// aggregate's values are checked, not only their windows: in the output (E2 under emit-eager,
+// E3 under emit-final), or in the store a restart reads before the output shows them (E6).
 TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
   class ReplacesValues final : public WrappedProcessor {
    public:
@@ -313,10 +319,10 @@ TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
   };
   PropertyOutcome out = RunWrapped("hopping_reduce_eager", wrap);
   ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E2") << out.message;
+  EXPECT_TRUE(out.rule == "E2" || out.rule == "E6") << out.rule << ": " << out.message;
   out = RunWrapped("unlimited_reduce_alos", wrap);
   ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E2") << out.message;
+  EXPECT_TRUE(out.rule == "E2" || out.rule == "E6") << out.rule << ": " << out.message;
   out = RunWrapped("tumbling_aggregate_final_alos", wrap);
   ASSERT_FALSE(out.passed);
   EXPECT_TRUE(out.rule == "E3" || out.rule == "E6") << out.rule << ": " << out.message;
@@ -352,6 +358,12 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       {header + "\n{\"op\":\"commit\",\"expect\":{\"emitted\":3}}\n",
        "line 2: \"expect\" is {\"emitted\": [...], \"dropped_records\": N}"},
       {header + "\nnot json\n", "line 2: not valid JSON"},
+      {header + "\n{\"op\":\"fetch\",\"key\":\"\",\"from\":0,\"to\":1}\n",
+       "line 2: op fetch: the key \"\" stands for Kafka's null key"},
+      {header + "\n{\"op\":\"fetchAll\",\"from\":0}\n",
+       "line 2: op fetchAll needs an integer \"to\""},
+      {header + "\n{\"op\":\"commit\",\"expect\":{\"windows\":[]}}\n",
+       "line 2: unknown key \"windows\" in \"expect\""},
       {header + "\n{\"op\":\"append\",\"records\":[[\"a\",1,2]]}\n",
        "line 2: op append: each record is [key"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"

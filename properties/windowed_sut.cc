@@ -258,7 +258,30 @@ void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms
     case WOpType::kRestart:
       model->Restart();
       return;
+    case WOpType::kFetch:
+    case WOpType::kFetchAll:
+      return;  // A query changes nothing.
   }
+}
+
+Json SelectWindows(const std::map<std::string, std::string>& windows, const WOp& op) {
+  std::map<std::pair<int64_t, std::string>, Json> selected;  // By start, then key bytes.
+  for (const auto& [name, held] : windows) {
+    int64_t start = 0, end = 0;
+    std::string key;
+    const size_t at = held.rfind('@');
+    if (!model::ParseWindowName(name, &start, &end, &key) || at == std::string::npos) continue;
+    if (start < op.from || start > op.to || (op.type == WOpType::kFetch && key != op.key)) {
+      continue;
+    }
+    selected[{start, key}] = Json{{"window", Json::array({start, end})},
+                                  {"key", key},
+                                  {"value", held.substr(0, at)},
+                                  {"timestamp", std::stoll(held.substr(at + 1))}};
+  }
+  Json out = Json::array();
+  for (auto& [where, record] : selected) out.push_back(std::move(record));
+  return out;
 }
 
 // The largest "<store>=<close time>" entry for `store` in committed metadata `text` (';'-separated

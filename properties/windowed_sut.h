@@ -78,6 +78,11 @@ Status OpenTaskLog(const std::string& dir, rocksdb::Env* env, std::unique_ptr<Lo
 TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
                            std::shared_ptr<Clock> clock);
 
+// What a query (kFetch, kFetchAll) returns from `windows` (ReadWindows' or a model's form): the
+// windows starting in [op.from, op.to] (of op.key for kFetch), by start, then key bytes, each as
+// {"window": [start, end], "key", "value": the aggregate, "timestamp"}.
+Json SelectWindows(const std::map<std::string, std::string>& windows, const WOp& op);
+
 // `op` on the model alone, at wall-clock time `*now_ms` (which an advanceClock moves).
 void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms);
 
@@ -117,6 +122,9 @@ class WindowedSut {
     TaskOptions o = TaskOptionsFor(dir_, env_.env.get(), log_.get(), clock_);
     o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
     s = ResolveStateConfig(config_.streams_config, &o.config);
+    // Queries see committed aggregates only from a transactional store under READ_COMMITTED.
+    queries_see_committed_ =
+        !config_.in_memory_store && o.config.isolation == IsolationLevel::kReadCommitted;
     if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
     return s.ok() ? "" : "opening the task: " + s.ToString();
   }
@@ -145,6 +153,10 @@ class WindowedSut {
 
  private:
   bool alos() const { return AtLeastOnce(config_); }
+  // Keys come from traces: invalid UTF-8 is replaced, not thrown.
+  static std::string Dump(const Json& j) {
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
 
   // A situation the step reached whose output is not committed yet: under exactly_once_v2 it
   // counts once a commit has made the output the checks read (a crash discards it); under
@@ -229,8 +241,33 @@ class WindowedSut {
         }
         return Restarted(/*clean=*/true);
       }
+      case WOpType::kFetch:
+      case WOpType::kFetchAll:
+        return Query(op);
     }
     return Finding(OutputRule(), "unknown op");
+  }
+
+  // An interactive query of the aggregation's store, read by the property's own decoder through
+  // the task's query view, against the model's aggregates: the committed ones under
+  // READ_COMMITTED, every one written otherwise. A query that returns the other of the two
+  // breaks the isolation level (T4, T3); any other difference, the aggregates the emit strategy
+  // outputs.
+  CheckResult Query(const WOp& op) {
+    std::map<std::string, std::string> store;
+    const Status s = ReadWindows(config_, *task_, &store);
+    if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
+    last_query_ = SelectWindows(store, op);
+    const Json expected = SelectWindows(
+        queries_see_committed_ ? model_->CommittedWindows() : model_->CurrentWindows(), op);
+    if (last_query_ == expected) return std::nullopt;
+    const Json other = SelectWindows(
+        queries_see_committed_ ? model_->CurrentWindows() : model_->CommittedWindows(), op);
+    // Checks: T4 — a READ_COMMITTED query of the aggregation's store sees committed windows only
+    const char* rule = last_query_ == other ? (queries_see_committed_ ? "T4" : "T3") : OutputRule();
+    return Finding(rule, "the query returned " + Dump(last_query_) + "; the model's " +
+                             (queries_see_committed_ ? "committed" : "written") +
+                             " aggregates are " + Dump(expected));
   }
 
   // At a clean restart under emit-final (a crash restarts from the metadata as committed): the
@@ -440,6 +477,17 @@ class WindowedSut {
   // A trace's expectations: what this step committed to the output (it had `seen` before) and
   // the dropped-records count after it.
   CheckResult CheckExpected(const Json& expect, size_t seen) const {
+    if (expect.contains("windows")) {
+      const Json& want = expect["windows"];
+      bool same = want.size() == last_query_.size();
+      for (size_t i = 0; same && i < want.size(); ++i) {
+        same = SameEmittedRecord(want[i], last_query_[i]);
+      }
+      if (!same) {
+        return Finding(OutputRule(), "the trace expects the query to return " + Dump(want) +
+                                         "; it returned " + Dump(last_query_));
+      }
+    }
     if (expect.contains("dropped_records") &&
         expect["dropped_records"] != Json(stats_->dropped_records)) {
       return Finding("E1", "the trace expects dropped-records " + expect["dropped_records"].dump() +
@@ -474,9 +522,11 @@ class WindowedSut {
   std::unique_ptr<Task> task_;
   std::unique_ptr<model::AggregationModel> model_;
   std::vector<model::WindowedOutput> output_;  // The committed output, as the last check read it.
-  std::vector<std::string> on_commit_;         // Situations waiting for a commit.
-  int64_t committed_close_ = -1;               // The last emitted close time committed so far.
-  bool metadata_merged_ = false;  // The next start reads metadata AddMetadataEntries wrote.
+  bool queries_see_committed_ = false;
+  Json last_query_ = Json::array();     // What the last kFetch or kFetchAll returned.
+  std::vector<std::string> on_commit_;  // Situations waiting for a commit.
+  int64_t committed_close_ = -1;        // The last emitted close time committed so far.
+  bool metadata_merged_ = false;        // The next start reads metadata AddMetadataEntries wrote.
 };
 
 }  // namespace statecheck::properties::windowed

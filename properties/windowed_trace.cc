@@ -23,19 +23,30 @@ std::string StringField(const Json& json, const char* name, const std::string& f
   return json[name].is_string() ? json[name].get<std::string>() : std::string();
 }
 
-// A step's "expect": {"emitted": [record, ...], "dropped_records": N}, each record
-// {"window": [start, end], "key": K, "value": V, "timestamp": T} (docs/traces.md).
-Status CheckExpect(const Json& e) {
-  const Status shape =
-      Status::InvalidArgument("\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+// A step's "expect": {"emitted": [record, ...], "dropped_records": N}, and for a query
+// ("windows"), "windows": [record, ...]; each record {"window": [start, end], "key": K, "value": V,
+// "timestamp": T} (docs/traces.md).
+Status CheckExpect(const Json& e, bool query) {
+  const Status shape = Status::InvalidArgument(
+      query ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"windows\": [...]}"
+            : "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
   if (!e.is_object()) return shape;
-  STATECHECK_RETURN_IF_ERROR(CheckKeys(e, {"emitted", "dropped_records"}, "\"expect\""));
+  if (query) {
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(e, {"emitted", "dropped_records", "windows"}, "the \"expect\" of a query"));
+  } else {
+    STATECHECK_RETURN_IF_ERROR(CheckKeys(e, {"emitted", "dropped_records"}, "\"expect\""));
+  }
   if ((e.contains("emitted") && !e["emitted"].is_array()) ||
+      (e.contains("windows") && !e["windows"].is_array()) ||
       (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
     return shape;
   }
-  if (!e.contains("emitted")) return Status::Ok();
-  for (const Json& r : e["emitted"]) {
+  Json records = Json::array();
+  for (const char* field : {"emitted", "windows"}) {
+    if (e.contains(field)) records.insert(records.end(), e[field].begin(), e[field].end());
+  }
+  for (const Json& r : records) {
     if (!r.is_object()) {
       return Status::InvalidArgument(
           "an emitted record is an object {\"window\": [start, end], "
@@ -80,6 +91,11 @@ Json WOpToJson(const WOp& op) {
   }
   if (op.type == WOpType::kProcess) j["max_records"] = op.n;
   if (op.type == WOpType::kAdvanceClock) j["ms"] = op.n;
+  if (op.type == WOpType::kFetch) j["key"] = op.key;
+  if (op.type == WOpType::kFetch || op.type == WOpType::kFetchAll) {
+    j["from"] = op.from;
+    j["to"] = op.to;
+  }
   return j;
 }
 
@@ -95,10 +111,11 @@ Status WOpFromJson(const Json& j, WOp* op) {
   }
   const std::string name = j["op"].get<std::string>();
   int type = 0;
-  while (type < 6 && name != kWOpNames[type]) ++type;
-  if (type == 6) {
-    return Status::InvalidArgument("unknown op \"" + name +
-                                   "\" (append, process, advanceClock, commit, crash or restart)");
+  while (type < kWOpCount && name != kWOpNames[type]) ++type;
+  if (type == kWOpCount) {
+    return Status::InvalidArgument(
+        "unknown op \"" + name +
+        "\" (append, process, advanceClock, commit, crash, restart, fetch or fetchAll)");
   }
   op->type = static_cast<WOpType>(type);
   auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
@@ -136,6 +153,20 @@ Status WOpFromJson(const Json& j, WOp* op) {
       return number("max_records", 1, &op->n);
     case WOpType::kAdvanceClock:
       return number("ms", 0, &op->n);
+    case WOpType::kFetch:
+      if (!j.contains("key") || !j["key"].is_string()) {
+        return Status::InvalidArgument("op fetch needs a string \"key\"");
+      }
+      op->key = j["key"].get<std::string>();
+      if (op->key.empty()) {
+        return Status::InvalidArgument(
+            "op fetch: the key \"\" stands for Kafka's null key, which fetch refuses (\"key "
+            "cannot be null\"); use fetchAll for every key");
+      }
+      [[fallthrough]];
+    case WOpType::kFetchAll:
+      STATECHECK_RETURN_IF_ERROR(number("from", std::numeric_limits<int64_t>::min(), &op->from));
+      return number("to", std::numeric_limits<int64_t>::min(), &op->to);
     default:
       return Status::Ok();
   }
@@ -294,7 +325,9 @@ Status ParseWindowedTrace(std::string_view text, const std::string& source, Wind
       s = CheckKeys(j, KeysOf(WOpToJson(op), {"expect"}),
                     "a " + std::string(kWOpNames[static_cast<int>(op.type)]) + " step");
     }
-    if (s.ok() && j.contains("expect")) s = CheckExpect(j["expect"]);
+    if (s.ok() && j.contains("expect")) {
+      s = CheckExpect(j["expect"], op.type == WOpType::kFetch || op.type == WOpType::kFetchAll);
+    }
     if (!s.ok()) return LineError(line, s.message());
     trace.steps.push_back({line, std::move(j)});
     return Status::Ok();

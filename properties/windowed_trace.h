@@ -53,9 +53,22 @@ Json ConfigToJson(const WindowedAggregationConfig& config);
 Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
 
 // One step of the property.
-enum class WOpType { kAppend, kProcess, kAdvanceClock, kCommit, kCrash, kRestart };
-inline constexpr const char* kWOpNames[] = {"append", "process", "advanceClock",
-                                            "commit", "crash",   "restart"};
+// kFetch and kFetchAll are interactive queries of the aggregation's store (Kafka's
+// ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) and fetchAll(timeFrom, timeTo)): the windows
+// starting in [from, to], of one key or of every key.
+enum class WOpType {
+  kAppend,
+  kProcess,
+  kAdvanceClock,
+  kCommit,
+  kCrash,
+  kRestart,
+  kFetch,
+  kFetchAll
+};
+inline constexpr const char* kWOpNames[] = {"append", "process", "advanceClock", "commit",
+                                            "crash",  "restart", "fetch",        "fetchAll"};
+inline constexpr int kWOpCount = 8;
 
 // The value of an input record a trace does not give one (a count does not read it).
 inline constexpr char kDefaultRecordValue[] = "v";
@@ -72,6 +85,9 @@ struct WOp {
   WOpType type = WOpType::kCommit;
   std::vector<WRecord> records;  // kAppend.
   int64_t n = 0;                 // kProcess: records; kAdvanceClock: ms.
+  std::string key;               // kFetch (never "", Kafka's null key: fetch refuses it).
+  int64_t from = 0;              // kFetch, kFetchAll: the window starts asked for, inclusive.
+  int64_t to = 0;
   friend bool operator==(const WOp&, const WOp&) = default;
 };
 
@@ -87,7 +103,9 @@ Status WOpFromJson(const Json& j, WOp* op);
 // {"op":"advanceClock","ms":50}, {"op":"commit"}, {"op":"crash"}, {"op":"restart"}, each with an
 // optional "expect": {"emitted": [{"window":[start,end],"key":K,"value":V,"timestamp":T}, ...]
 // (the output this step made visible: committed; written under at_least_once), "dropped_records": N
-// (the task's count after it)}.
+// (the task's count after it)}; {"op":"fetch","key":"a","from":0,"to":100} and
+// {"op":"fetchAll","from":0,"to":100} may also expect "windows": [{"window":[start,end],"key":K,
+// "value":V,"timestamp":T}, ...] (what the query returned, by start, then key).
 struct WindowedTrace {
   WindowedAggregationConfig config;
   Json info;                                // The header.
