@@ -127,7 +127,8 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
                                      {1, WOpType::kCrash},
                                      {1, WOpType::kRestart},
                                      {1, WOpType::kFetch},
-                                     {1, WOpType::kFetchAll}});
+                                     {1, WOpType::kFetchAll},
+                                     {1, WOpType::kMetrics}});
     int64_t cursor_after = cursor;
     int64_t origin_after = origin;
     // Timestamps land near window starts, ends and end + grace: multiples of the window step

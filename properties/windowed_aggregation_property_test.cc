@@ -362,6 +362,8 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
        "line 2: op fetch: the key \"\" stands for Kafka's null key"},
       {header + "\n{\"op\":\"fetchAll\",\"from\":0}\n",
        "line 2: op fetchAll needs an integer \"to\""},
+      {header + "\n{\"op\":\"metrics\",\"expect\":{\"metrics\":{\"dropped-records\":1}}}\n",
+       "line 2: unknown key \"dropped-records\" in \"metrics\""},
       {header + "\n{\"op\":\"commit\",\"expect\":{\"windows\":[]}}\n",
        "line 2: unknown key \"windows\" in \"expect\""},
       {header + "\n{\"op\":\"append\",\"records\":[[\"a\",1,2]]}\n",

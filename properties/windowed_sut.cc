@@ -260,7 +260,8 @@ void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms
       return;
     case WOpType::kFetch:
     case WOpType::kFetchAll:
-      return;  // A query changes nothing.
+    case WOpType::kMetrics:
+      return;  // A read changes nothing.
   }
 }
 

@@ -126,6 +126,7 @@ class WindowedSut {
     queries_see_committed_ =
         !config_.in_memory_store && o.config.isolation == IsolationLevel::kReadCommitted;
     if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
+    written_at_open_ = model_->written_output().size();
     return s.ok() ? "" : "opening the task: " + s.ToString();
   }
 
@@ -244,8 +245,35 @@ class WindowedSut {
       case WOpType::kFetch:
       case WOpType::kFetchAll:
         return Query(op);
+      case WOpType::kMetrics:
+        return Metrics();
     }
     return Finding(OutputRule(), "unknown op");
+  }
+
+  // The task's metrics by Kafka's names: dropped-records-total and, under emit-final,
+  // emit-final-records-total (the records this task instance emitted). Checked by Check.
+  CheckResult Metrics() {
+    last_metrics_ = Json{{"dropped-records-total", stats_->dropped_records}};
+    if (config_.emit_final) last_metrics_["emit-final-records-total"] = stats_->emitted;
+    return std::nullopt;
+  }
+
+  // After the output checks held: emit-final-records-total is as many records as the model
+  // emitted since the task opened (E3). Under exactly_once_v2 only once nothing is uncommitted:
+  // until a commit the two may emit the same windows in different task instances (an aborted
+  // emission is emitted again), which the output check at the commit judges, with its rule.
+  CheckResult CheckMetrics() const {
+    if (!last_metrics_.contains("emit-final-records-total")) return std::nullopt;
+    if (!alos() && model_->written_output().size() != model_->committed_output().size()) {
+      return std::nullopt;
+    }
+    const auto expected = static_cast<int64_t>(model_->written_output().size() - written_at_open_);
+    // Checks: E3 — emit-final-records-total counts the records this task instance emitted
+    if (stats_->emitted == expected) return std::nullopt;
+    return Finding("E3", "emit-final-records-total is " + std::to_string(stats_->emitted) +
+                             "; the model emitted " + std::to_string(expected) +
+                             " since the task opened");
   }
 
   // An interactive query of the aggregation's store, read by the property's own decoder through
@@ -359,7 +387,7 @@ class WindowedSut {
       Reached("E10.committed_with_offset");
     }
     committed_close_ = close;
-    return std::nullopt;
+    return op.type == WOpType::kMetrics ? CheckMetrics() : std::nullopt;
   }
 
   // Which rule the first difference between the output the task wrote (output_) and the
@@ -477,6 +505,16 @@ class WindowedSut {
   // A trace's expectations: what this step committed to the output (it had `seen` before) and
   // the dropped-records count after it.
   CheckResult CheckExpected(const Json& expect, size_t seen) const {
+    if (expect.contains("metrics")) {
+      for (const auto& [name, value] : expect["metrics"].items()) {
+        if (!last_metrics_.contains(name) || last_metrics_[name] != value) {
+          return Finding(name == "dropped-records-total" ? "E1" : "E3",
+                         "the trace expects metric " + name + " = " + value.dump() + "; it is " +
+                             (last_metrics_.contains(name) ? last_metrics_[name].dump()
+                                                           : std::string("not reported")));
+        }
+      }
+    }
     if (expect.contains("windows")) {
       const Json& want = expect["windows"];
       bool same = want.size() == last_query_.size();
@@ -524,6 +562,8 @@ class WindowedSut {
   std::vector<model::WindowedOutput> output_;  // The committed output, as the last check read it.
   bool queries_see_committed_ = false;
   Json last_query_ = Json::array();     // What the last kFetch or kFetchAll returned.
+  Json last_metrics_ = Json::object();  // What the last kMetrics read.
+  size_t written_at_open_ = 0;          // The model's written output when the task opened.
   std::vector<std::string> on_commit_;  // Situations waiting for a commit.
   int64_t committed_close_ = -1;        // The last emitted close time committed so far.
   bool metadata_merged_ = false;        // The next start reads metadata AddMetadataEntries wrote.

@@ -7,6 +7,11 @@
 namespace statecheck::properties {
 namespace {
 
+// The metrics a windowed trace reads, by Kafka's names: the task's dropped records (SPEC E1)
+// and, under emit-final, the records it emitted (KIP-825's processor-node metric).
+const std::vector<std::string> kWindowedMetricNames = {"dropped-records-total",
+                                                       "emit-final-records-total"};
+
 // model::AggregatorKind's names in a trace, in its order.
 constexpr const char* kAggregatorNames[] = {"count", "reduce", "aggregate"};
 
@@ -26,21 +31,34 @@ std::string StringField(const Json& json, const char* name, const std::string& f
 // A step's "expect": {"emitted": [record, ...], "dropped_records": N}, and for a query
 // ("windows"), "windows": [record, ...]; each record {"window": [start, end], "key": K, "value": V,
 // "timestamp": T} (docs/traces.md).
-Status CheckExpect(const Json& e, bool query) {
+Status CheckExpect(const Json& e, WOpType type) {
+  const bool query = type == WOpType::kFetch || type == WOpType::kFetchAll;
+  const bool metrics = type == WOpType::kMetrics;
   const Status shape = Status::InvalidArgument(
-      query ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"windows\": [...]}"
-            : "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
+      query     ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"windows\": [...]}"
+      : metrics ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"metrics\": {...}}"
+                : "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
   if (!e.is_object()) return shape;
   if (query) {
     STATECHECK_RETURN_IF_ERROR(
         CheckKeys(e, {"emitted", "dropped_records", "windows"}, "the \"expect\" of a query"));
+  } else if (metrics) {
+    STATECHECK_RETURN_IF_ERROR(
+        CheckKeys(e, {"emitted", "dropped_records", "metrics"}, "the \"expect\" of metrics"));
   } else {
     STATECHECK_RETURN_IF_ERROR(CheckKeys(e, {"emitted", "dropped_records"}, "\"expect\""));
   }
   if ((e.contains("emitted") && !e["emitted"].is_array()) ||
       (e.contains("windows") && !e["windows"].is_array()) ||
+      (e.contains("metrics") && !e["metrics"].is_object()) ||
       (e.contains("dropped_records") && !IsInt64(e["dropped_records"]))) {
     return shape;
+  }
+  if (e.contains("metrics")) {
+    STATECHECK_RETURN_IF_ERROR(CheckKeys(e["metrics"], kWindowedMetricNames, "\"metrics\""));
+    for (const auto& [name, value] : e["metrics"].items()) {
+      if (!IsInt64(value)) return Status::InvalidArgument("metric " + name + " is an integer");
+    }
   }
   Json records = Json::array();
   for (const char* field : {"emitted", "windows"}) {
@@ -115,7 +133,8 @@ Status WOpFromJson(const Json& j, WOp* op) {
   if (type == kWOpCount) {
     return Status::InvalidArgument(
         "unknown op \"" + name +
-        "\" (append, process, advanceClock, commit, crash, restart, fetch or fetchAll)");
+        "\" (append, process, advanceClock, commit, crash, restart, fetch, fetchAll or "
+        "metrics)");
   }
   op->type = static_cast<WOpType>(type);
   auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
@@ -326,7 +345,7 @@ Status ParseWindowedTrace(std::string_view text, const std::string& source, Wind
                     "a " + std::string(kWOpNames[static_cast<int>(op.type)]) + " step");
     }
     if (s.ok() && j.contains("expect")) {
-      s = CheckExpect(j["expect"], op.type == WOpType::kFetch || op.type == WOpType::kFetchAll);
+      s = CheckExpect(j["expect"], op.type);
     }
     if (!s.ok()) return LineError(line, s.message());
     trace.steps.push_back({line, std::move(j)});

@@ -53,9 +53,9 @@ Json ConfigToJson(const WindowedAggregationConfig& config);
 Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
 
 // One step of the property.
-// kFetch and kFetchAll are interactive queries of the aggregation's store (Kafka's
-// ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) and fetchAll(timeFrom, timeTo)): the windows
-// starting in [from, to], of one key or of every key.
+// kMetrics reads the task's metrics by Kafka's names. kFetch and kFetchAll are interactive queries
+// of the aggregation's store (Kafka's ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) and
+// fetchAll(timeFrom, timeTo)): the windows starting in [from, to], of one key or of every key.
 enum class WOpType {
   kAppend,
   kProcess,
@@ -64,11 +64,12 @@ enum class WOpType {
   kCrash,
   kRestart,
   kFetch,
-  kFetchAll
+  kFetchAll,
+  kMetrics
 };
-inline constexpr const char* kWOpNames[] = {"append", "process", "advanceClock", "commit",
-                                            "crash",  "restart", "fetch",        "fetchAll"};
-inline constexpr int kWOpCount = 8;
+inline constexpr const char* kWOpNames[] = {"append",  "process", "advanceClock", "commit", "crash",
+                                            "restart", "fetch",   "fetchAll",     "metrics"};
+inline constexpr int kWOpCount = 9;
 
 // The value of an input record a trace does not give one (a count does not read it).
 inline constexpr char kDefaultRecordValue[] = "v";
@@ -105,7 +106,8 @@ Status WOpFromJson(const Json& j, WOp* op);
 // (the output this step made visible: committed; written under at_least_once), "dropped_records": N
 // (the task's count after it)}; {"op":"fetch","key":"a","from":0,"to":100} and
 // {"op":"fetchAll","from":0,"to":100} may also expect "windows": [{"window":[start,end],"key":K,
-// "value":V,"timestamp":T}, ...] (what the query returned, by start, then key).
+// "value":V,"timestamp":T}, ...] (what the query returned, by start, then key); {"op":"metrics"}
+// may expect "metrics": {"dropped-records-total": N, "emit-final-records-total": M}.
 struct WindowedTrace {
   WindowedAggregationConfig config;
   Json info;                                // The header.
