@@ -407,7 +407,9 @@ class SuppressedAggregation final : public Processor {
         return Status::Corruption("suppress: store " + buffer_ + " holds a damaged record");
       }
       // Keeps: E7 — suppress emits a window once end + grace <= streamTime, as emit-final closes it
-      if (FromBigEndian(kv.key) + options_.windows.grace_ms() > stream_time_) break;
+      // (compared as end <= streamTime - grace: an end saturated at INT64_MAX plus the grace
+      // overflowed, and such a window went out at once).
+      if (FromBigEndian(kv.key) > stream_time_ - options_.windows.grace_ms()) break;
       STATECHECK_RETURN_IF_ERROR(
           context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));
       evicted.push_back(kv.key);

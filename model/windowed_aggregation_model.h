@@ -34,6 +34,11 @@ struct WindowedModelConfig {
   // -1: size + grace.
   int64_t retention_ms = -1;
   AggregatorKind aggregator = AggregatorKind::kCount;
+  // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): each
+  // update replaces its window's last in a buffer, and a buffered update goes out once its window
+  // has closed by the suppress's own stream time — the largest timestamp of the updates it
+  // received (not restored after a restart) —, end + grace <= it, by end, then output key.
+  bool suppress = false;
 };
 
 // WindowedAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
@@ -46,6 +51,9 @@ struct WindowedModelState {
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
+  // suppress: the buffered updates by (window end, output key). A store of the task: committed
+  // and restored as the aggregates are.
+  std::map<std::pair<int64_t, std::string>, WindowedOutput> buffer;
 };
 
 class WindowedAggregationModel final : public AggregationModelBase<WindowedModelState> {
@@ -54,6 +62,11 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
       : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
   bool HasWindow(const std::string& window) const override;
+  // suppress's stream time starts afresh too.
+  void Crash() override {
+    AggregationModelBase::Crash();
+    suppress_stream_time_ = -1;
+  }
 
  private:
   // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
@@ -66,6 +79,10 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
                   int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
+  // suppress: `update` of the window ending at `end` into the buffer; after a record's updates,
+  // out with every buffered update whose window closed.
+  void Suppress(WindowedOutput update, int64_t end);
+  void EvictClosed();
   // A window's records taken, aggregate and largest record timestamp (0, "", -1 if none).
   struct WindowAggregate {
     int64_t count = 0;
@@ -76,6 +93,7 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
                             const std::string& key) const;
 
   const WindowedModelConfig config_;
+  int64_t suppress_stream_time_ = -1;
 };
 
 }  // namespace statecheck::model

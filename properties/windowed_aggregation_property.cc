@@ -348,7 +348,7 @@ void NoteE7Situations(const WindowedAggregationConfig& config, const std::vector
 
 bool IsE7WindowShape(const WindowedAggregationConfig& config) {
   return config.kind == WindowKind::kTime && !config.emit_final && !config.in_memory_store &&
-         !AtLeastOnce(config);
+         !config.suppress && !AtLeastOnce(config);
 }
 
 std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
@@ -380,6 +380,10 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   };
   auto with = [](model::AggregatorKind aggregator, WindowedAggregationConfig c) {
     c.aggregator = aggregator;
+    return c;
+  };
+  auto suppressed = [](WindowedAggregationConfig c) {
+    c.suppress = true;
     return c;
   };
   // Unlimited windows from `start` (emit-eager only, E8): records before it fall in no window.
@@ -431,6 +435,9 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
       with(model::AggregatorKind::kAggregate,
            time("tumbling_aggregate_final_alos", 10, 10, 0, true, alos)),
       unlimited("unlimited_eager", 0, eos),
+      // suppress(untilWindowCloses) as an operator after the emit-eager aggregation (E7).
+      suppressed(time("hopping_suppressed", 10, 4, 3, false, eos)),
+      suppressed(time("tumbling_suppressed_alos", 10, 10, 0, false, alos)),
       with(model::AggregatorKind::kReduce, unlimited("unlimited_reduce_alos", 20, alos)),
   };
 }

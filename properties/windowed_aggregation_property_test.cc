@@ -373,6 +373,16 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
        R"("aggregator":"sum"}})"
        "\n",
        R"(line 1: config: "aggregator" must be "count", "reduce" or "aggregate")"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"sliding",)"
+       R"("time_difference_ms":10,"grace_ms":0},"emit":"ON_WINDOW_UPDATE",)"
+       R"("suppress":"untilWindowCloses"}})"
+       "\n",
+       R"(line 1: config: suppress(untilWindowCloses) is modelled over time windows only)"},
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
+       R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_UPDATE",)"
+       R"("suppress":"untilTimeLimit"}})"
+       "\n",
+       R"(line 1: config: "suppress" must be "untilWindowCloses")"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"session",)"
        R"("gap_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE","aggregator":"reduce"}})"
        "\n",

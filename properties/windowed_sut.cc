@@ -103,7 +103,8 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
         a.store_type = AggregationStoreType::kInMemory;
         a.retention_ms = kInMemoryRetentionMs;
       }
-      return NewTimeWindowedAggregation(a, out);
+      return config.suppress ? NewSuppressedTimeWindowedAggregation(a, out)
+                             : NewTimeWindowedAggregation(a, out);
     }
     case WindowKind::kSession: {
       SessionWindowedAggregationOptions a;
@@ -152,6 +153,7 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
       mc.emit_interval_ms = config.emit_interval_ms;
       mc.at_least_once = AtLeastOnce(config);
       mc.aggregator = config.aggregator;
+      mc.suppress = config.suppress;
       if (config.in_memory_store) mc.retention_ms = kInMemoryRetentionMs;
       return std::make_unique<model::WindowedAggregationModel>(mc);
     }

@@ -131,7 +131,9 @@ class WindowedSut {
   }
 
   // The rule of the output the emit strategy makes: E3 (emit-final) or E2 (emit-eager).
-  const char* OutputRule() const { return config_.emit_final ? "E3" : "E2"; }
+  const char* OutputRule() const {
+    return config_.suppress ? "E7" : config_.emit_final ? "E3" : "E2";
+  }
 
   // Runs `op` on the engine and the model, then checks them; also against `expect` (a trace's
   // expectations), if it is an object. When every check held, the situations the step reached
@@ -413,6 +415,8 @@ class WindowedSut {
       return std::nullopt;
     };
     const int incarnation = model_->last_record_incarnation();
+    // Checks: E7 — suppress(untilWindowCloses) emits what the model's suppress emits, in order
+    if (config_.suppress) return finding("E7", "suppress(untilWindowCloses)'s output");
     if (!config_.emit_final) {
       // Checks: E2 — an update with another aggregate or timestamp than the model's
       if (e && m && e->key == m->key) return finding("E2", "window " + e->key + "'s update");

@@ -222,6 +222,7 @@ Json ConfigToJson(const WindowedAggregationConfig& config) {
   if (config.aggregator != model::AggregatorKind::kCount) {
     j["aggregator"] = kAggregatorNames[static_cast<int>(config.aggregator)];
   }
+  if (config.suppress) j["suppress"] = "untilWindowCloses";
   j["streams_config"] = std::move(streams);
   return j;
 }
@@ -231,10 +232,10 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   WindowedAggregationConfig config;
   auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
   if (!json.is_object()) return bad("must be an object");
-  STATECHECK_RETURN_IF_ERROR(CheckKeys(
-      json,
-      {"label", "window", "emit", "emit_interval_ms", "store", "aggregator", "streams_config"},
-      "config"));
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(json,
+                                       {"label", "window", "emit", "emit_interval_ms", "store",
+                                        "aggregator", "suppress", "streams_config"},
+                                       "config"));
   if (json.contains("label")) {
     if (!json["label"].is_string()) return bad("\"label\" must be a string");
     config.label = json["label"].get<std::string>();
@@ -305,6 +306,15 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
     return bad("aggregator \"" + aggregator +
                "\" is modelled for time and unlimited windows only (sliding and session windows: "
                "count; their models cannot yet say in which order Kafka combines values)");
+  }
+  if (json.contains("suppress")) {
+    if (json["suppress"] != "untilWindowCloses") {
+      return bad("\"suppress\" must be \"untilWindowCloses\" (Suppressed.untilWindowCloses)");
+    }
+    if (config.kind != WindowKind::kTime) {
+      return bad("suppress(untilWindowCloses) is modelled over time windows only");
+    }
+    config.suppress = true;
   }
   if (json.contains("streams_config")) {
     if (!json["streams_config"].is_object()) return bad("\"streams_config\" must be an object");

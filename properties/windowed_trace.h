@@ -37,6 +37,8 @@ struct WindowedAggregationConfig {
   int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
   // count, reduce or aggregate (model/aggregation_model.h); time windows only for the last two.
   model::AggregatorKind aggregator = model::AggregatorKind::kCount;
+  // suppress(untilWindowCloses) after the aggregation (time windows, emit-eager).
+  bool suppress = false;
   // processing.guarantee (exactly_once_v2 or at_least_once) and an isolation level.
   std::map<std::string, std::string> streams_config;
   friend bool operator==(const WindowedAggregationConfig&,
