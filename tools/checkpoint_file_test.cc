@@ -84,5 +84,47 @@ TEST_F(CheckpointFileTest, JsonHasTheFileEntriesAndWarnings) {
   EXPECT_NE(json["warnings"][0].get<std::string>().find("-1"), std::string::npos);
 }
 
+// The command-line form of an entry, TOPIC:PARTITION=OFFSET (a topic may hold colons; the last
+// one before the '=' ends it), and what it refuses.
+TEST(CheckpointEntry, ParsesTopicPartitionAndOffset) {
+  CheckpointOffsets entries;
+  ASSERT_OK(ParseCheckpointEntry("app-kv-changelog-0_0:0=17", &entries));
+  ASSERT_OK(ParseCheckpointEntry("odd:name:3=-4", &entries));
+  EXPECT_EQ(entries, (CheckpointOffsets{{{"app-kv-changelog-0_0", 0}, 17},
+                                        {{"odd:name", 3}, kOffsetUnknown}}));
+  for (const char* bad : {"topic=1", ":0=1", "t:x=1", "t:0=", "t:0=1.5", "t:99999999999=1",
+                          "t:0=99999999999999999999"}) {
+    const Status s = ParseCheckpointEntry(bad, &entries);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find(std::string("\"") + bad + "\""), std::string::npos) << s;
+  }
+  const Status twice = ParseCheckpointEntry("odd:name:3=5", &entries);
+  EXPECT_NE(twice.message().find("given twice"), std::string::npos) << twice;
+}
+
+// Kafka's OffsetCheckpoint rules, through the engine's writer: entries written read back; an
+// empty map deletes the file; a negative offset other than -4 is refused and the old file kept;
+// a missing directory is named.
+TEST_F(CheckpointFileTest, WriteKeepsKafkasWriterRules) {
+  const CheckpointOffsets offsets{{{"input", 0}, 12}, {{"kv-changelog", 0}, kOffsetUnknown}};
+  ASSERT_OK(WriteCheckpointFile(path_, offsets));
+  CheckpointFile file;
+  ASSERT_OK(ReadCheckpointFile(path_, &file));
+  EXPECT_EQ(file.entries, offsets);
+  const Status negative = WriteCheckpointFile(path_, {{{"input", 0}, -2}});
+  EXPECT_EQ(negative.code(), Status::Code::kInvalidArgument) << negative;
+  ASSERT_OK(ReadCheckpointFile(path_, &file));
+  EXPECT_EQ(file.entries, offsets);
+  ASSERT_OK(WriteCheckpointFile(path_, {}));
+  EXPECT_FALSE(fs::exists(path_));
+  ASSERT_OK(WriteCheckpointFile(path_, {}));  // Deleting a missing file is fine.
+  const std::string missing = (dir_ / "no-such-dir" / kCheckpointFileName).string();
+  const Status s = WriteCheckpointFile(missing, offsets);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s;
+  EXPECT_NE(s.message().find((dir_ / "no-such-dir").string() + ": no such directory"),
+            std::string::npos)
+      << s;
+}
+
 }  // namespace
 }  // namespace statecheck::tools

@@ -11,12 +11,15 @@
 //   statecheck list faults [--json]
 //   statecheck inspect DIR [--json]
 //   statecheck checkpoint read FILE [--json]
+//   statecheck checkpoint write FILE [TOPIC:PARTITION=OFFSET ...]
+//   statecheck checkpoint delete FILE
 //   statecheck crash [--cycles 60] [--seed N] [--config LABEL|all] [--dir DIR] [--keep]
 //
 // Exit codes: 0 all rules hold / the trace replays, 1 a rule fails / the trace diverges,
 // 2 a usage or input error (the message names it). `checkpoint read` checks the file it is
 // given: 1 when it is unreadable or damaged (the error names the file and the problem), 2 when
-// there is no such file.
+// there is no such file. `checkpoint write` and `delete`: 1 when the write fails, 2 for an entry
+// Kafka's writer refuses or a missing directory.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -214,6 +217,32 @@ int CheckpointRead(const std::string& path, bool json) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// checkpoint write, checkpoint delete
+
+// Writes `entries` (none: deletes the file) with the engine's legacy writer, and says what it did.
+int CheckpointWrite(const std::string& path, const std::vector<std::string>& entries) {
+  CheckpointOffsets offsets;
+  for (const std::string& e : entries) {
+    if (const Status s = tools::ParseCheckpointEntry(e, &offsets); !s.ok()) {
+      return UsageError(s.message());
+    }
+  }
+  const bool existed = std::filesystem::exists(path);
+  const Status s = tools::WriteCheckpointFile(path, offsets);
+  if (!s.ok()) {
+    std::cerr << "statecheck: " << s << "\n";
+    return s.code() == Status::Code::kIOError ? kExitFailed : kExitUsage;
+  }
+  if (!offsets.empty()) {
+    std::cout << "wrote " << offsets.size() << " entries to " << path << "\n";
+  } else {
+    std::cout << (existed ? "deleted " + path : path + ": no such file, nothing to delete")
+              << " (no entries: Kafka's OffsetCheckpoint deletes the file)\n";
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
 // run
 
 // Runs the campaign (tools/campaign.h) and prints its summary.
@@ -381,6 +410,18 @@ int Main(int argc, char** argv) {
   bool checkpoint_json = false;
   checkpoint_read->add_option("file", checkpoint_file, "The checkpoint file")->required();
   checkpoint_read->add_flag("--json", checkpoint_json, "JSON instead of text");
+  auto* checkpoint_write = checkpoint->add_subcommand(
+      "write",
+      "Write a checkpoint file as the engine's legacy writer does (Kafka's OffsetCheckpoint: no "
+      "entries deletes it)");
+  std::vector<std::string> checkpoint_entries;
+  checkpoint_write->add_option("file", checkpoint_file, "The checkpoint file")->required();
+  checkpoint_write->add_option(
+      "entries", checkpoint_entries,
+      "TOPIC:PARTITION=OFFSET, e.g. app-kv-changelog-0_0:0=17 (-4: unknown)");
+  auto* checkpoint_delete =
+      checkpoint->add_subcommand("delete", "Delete a checkpoint file (and fsync its directory)");
+  checkpoint_delete->add_option("file", checkpoint_file, "The checkpoint file")->required();
 
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
   tools::CampaignOptions flags;
@@ -530,6 +571,8 @@ int Main(int argc, char** argv) {
   }
   if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
   if (checkpoint_read->parsed()) return CheckpointRead(checkpoint_file, checkpoint_json);
+  if (checkpoint_write->parsed()) return CheckpointWrite(checkpoint_file, checkpoint_entries);
+  if (checkpoint_delete->parsed()) return CheckpointWrite(checkpoint_file, {});
   if (crash->parsed()) {
     if (*crash_seed_opt) crash_flags.seed = crash_seed;
     return Crash(crash_flags);
