@@ -123,7 +123,11 @@ Status StepCode(const TraceStep& step, const std::string& at, const std::set<int
                : std::string();
   };
   const std::string it = Iterator(op.iterator);
-  switch (op.type) {
+  // Kafka refuses a null key (NullPointerException "key cannot be null"); the C++ API takes a
+  // string_view, which cannot be null: there is nothing to call.
+  const OpType type = op.null_key ? OpType::kMetrics : op.type;
+  if (op.null_key) c += "  // A null key: Kafka's API refuses it; this one cannot be given one.\n";
+  switch (type) {
     case OpType::kPut:
       c += "  {\n    const statecheck::Status s = store->Put(" + Literal(op.key) + ", " +
            Optional(op.value) + ", " + std::to_string(op.time) + ");\n" + status("s") + "  }\n";
@@ -208,7 +212,7 @@ Status StepCode(const TraceStep& step, const std::string& at, const std::set<int
       c += "  store->Close();\n";
       break;
     case OpType::kMetrics:
-      c += MetricsChecks(expect, at);
+      if (!op.null_key) c += MetricsChecks(expect, at);
       break;
     case OpType::kRestore: {
       // Kafka's restore path: a new store, each changelog record put into it in order.

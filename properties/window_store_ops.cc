@@ -153,12 +153,12 @@ Json OpToJson(const Op& op) {
   j["op"] = std::string(OpTypeName(op.type));
   switch (op.type) {
     case OpType::kPut:
-      j["key"] = EscapeBytes(op.key);
+      j["key"] = op.null_key ? Json() : Json(EscapeBytes(op.key));
       j["value"] = Bytes(op.value);
       j["start"] = op.time;
       break;
     case OpType::kFetch:
-      j["key"] = EscapeBytes(op.key);
+      j["key"] = op.null_key ? Json() : Json(EscapeBytes(op.key));
       j["time"] = op.time;
       break;
     case OpType::kOpen:
@@ -166,7 +166,7 @@ Json OpToJson(const Op& op) {
       [[fallthrough]];
     case OpType::kScan:
       j["read"] = std::string(ReadKindName(op.read));
-      if (ReadTakesKey(op.read)) j["key"] = EscapeBytes(op.key);
+      if (ReadTakesKey(op.read)) j["key"] = op.null_key ? Json() : Json(EscapeBytes(op.key));
       if (ReadTakesKeyRange(op.read)) {
         j["keyFrom"] = Bytes(op.key_from);
         j["keyTo"] = Bytes(op.key_to);
@@ -220,14 +220,16 @@ Status OpFromJson(const Json& j, Op* out) {
   std::optional<std::string> bytes;
   switch (op.type) {
     case OpType::kPut:
-      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
-      op.key = *bytes;
+      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", true, &bytes));
+      op.null_key = !bytes;
+      op.key = bytes.value_or("");
       STATECHECK_RETURN_IF_ERROR(GetBytes(j, "value", true, &op.value));
       STATECHECK_RETURN_IF_ERROR(GetInt(j, "start", &op.time));
       break;
     case OpType::kFetch:
-      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
-      op.key = *bytes;
+      STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", true, &bytes));
+      op.null_key = !bytes;
+      op.key = bytes.value_or("");
       STATECHECK_RETURN_IF_ERROR(GetInt(j, "time", &op.time));
       break;
     case OpType::kOpen:
@@ -253,8 +255,9 @@ Status OpFromJson(const Json& j, Op* out) {
         return Status::InvalidArgument("unknown read \"" + read + "\"; reads are: " + all);
       }
       if (ReadTakesKey(op.read)) {
-        STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", false, &bytes));
-        op.key = *bytes;
+        STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", true, &bytes));
+        op.null_key = !bytes;
+        op.key = bytes.value_or("");
       }
       if (ReadTakesKeyRange(op.read)) {
         STATECHECK_RETURN_IF_ERROR(GetBytes(j, "keyFrom", true, &op.key_from));
@@ -414,6 +417,10 @@ Json OpRunner::Apply(const Op& op) {
 }
 
 Json OpRunner::ApplyOp(const Op& op) {
+  if (op.null_key) {
+    // Kafka: NullPointerException "key cannot be null", before the store is reached.
+    return Json{{"status", "InvalidArgument"}};
+  }
   switch (op.type) {
     case OpType::kPut:
       return StatusJson(store_->Put(

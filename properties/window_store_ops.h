@@ -64,7 +64,11 @@ struct ChangelogRecord {
 
 struct Op {
   OpType type = OpType::kMetrics;
-  std::string key;                      // kPut, kFetch; kScan/kOpen of kFetch/kBackwardFetch.
+  std::string key;  // kPut, kFetch; kScan/kOpen of kFetch/kBackwardFetch.
+  // Where `key` is taken: Kafka's null key ("key": null), which its API refuses with
+  // NullPointerException "key cannot be null". The C++ API takes a string_view, which cannot be
+  // null: OpRunner answers such an op itself, InvalidArgument, without calling the store.
+  bool null_key = false;
   std::optional<std::string> value;     // kPut: null deletes.
   int64_t time = 0;                     // kPut: window start; kFetch: time.
   ReadKind read = ReadKind::kAll;       // kScan, kOpen.

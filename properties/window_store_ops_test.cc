@@ -53,6 +53,10 @@ TEST(WindowStoreOps, JsonRoundTrip) {
     step.iterator = 2;
     ops.push_back(step);
   }
+  Op null_key;  // Kafka's null key.
+  null_key.type = OpType::kFetch;
+  null_key.null_key = true;
+  ops.push_back(null_key);
   Op restore;
   restore.type = OpType::kRestore;
   ops.push_back(restore);  // An empty changelog.
@@ -109,6 +113,23 @@ TEST(OpRunner, RestorePutsEachRecordIntoANewStore) {
   OpRunner bare(std::move(store));
   ASSERT_TRUE(OpFromJson(Json::parse(R"({"op":"restore","records":[]})"), &op).ok());
   EXPECT_EQ(bare.Apply(op), (Json{{"status", "FailedPrecondition"}}));
+}
+
+// A null key (Kafka's NullPointerException "key cannot be null") is answered by the runner: the
+// C++ API cannot take one, and the store is not called.
+TEST(OpRunner, NullKeyIsRefusedWithoutCallingTheStore) {
+  WindowStoreOptions options;
+  options.name = "s";
+  options.retention_ms = 10;
+  std::unique_ptr<OpRunner> runner;
+  ASSERT_TRUE(OpRunner::Make(NewInMemoryWindowStore, options, &runner).ok());
+  Op op;
+  ASSERT_TRUE(
+      OpFromJson(Json::parse(R"({"op":"put","key":null,"value":"v","start":3})"), &op).ok());
+  EXPECT_TRUE(op.null_key);
+  EXPECT_EQ(runner->Apply(op), (Json{{"status", "InvalidArgument"}}));
+  EXPECT_EQ(runner->Metrics()["stream_time"], -1);  // The put never reached the store.
+  EXPECT_EQ(OpToJson(op)["key"], Json());
 }
 
 constexpr char kHeader[] =
