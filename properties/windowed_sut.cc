@@ -313,4 +313,164 @@ bool ParseEmitClose(const std::string& text, const std::string& store, int64_t* 
   return true;
 }
 
+// ---- WindowedSut: the system under test and its steps ----
+
+std::string WindowedSut::Start() {
+  task_.reset();
+  log_.reset();
+  if (!model_) return "no model for this window kind in this build";
+  Status s = OpenTaskLog(dir_, env_.env.get(), &log_);
+  if (!s.ok()) return "opening the log: " + s.ToString();
+  stats_ = std::make_shared<AggregationStats>();
+  std::unique_ptr<Processor> processor;
+  s = MakeProcessor(config_, stats_, &processor);
+  if (!s.ok()) return "the aggregation: " + s.ToString();
+  if (wrap_) processor = wrap_(std::move(processor));
+  TaskOptions o = TaskOptionsFor(dir_, env_.env.get(), log_.get(), clock_);
+  o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
+  s = ResolveStateConfig(config_.streams_config, &o.config);
+  // Queries see committed aggregates only from a transactional store under READ_COMMITTED.
+  queries_see_committed_ =
+      !config_.in_memory_store && o.config.isolation == IsolationLevel::kReadCommitted;
+  if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
+  written_at_open_ = model_->written_output().size();
+  return s.ok() ? "" : "opening the task: " + s.ToString();
+}
+
+CheckResult WindowedSut::Step(const WOp& op, const Json& expect) {
+  ++*operations_;
+  ++steps_;
+  const size_t seen = output_.size();
+  CheckResult why = Apply(op);
+  if (!why) why = Check(op);
+  if (!why && expect.is_object()) why = CheckExpected(expect, seen);
+  if (why) {
+    why->message =
+        "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " + why->message;
+    return why;
+  }
+  HeldAll();
+  return std::nullopt;
+}
+
+void WindowedSut::TakeModelNotes() {
+  for (std::string& s : model_->TakeNotes()) {
+    // E1's are about what was dropped, which the dropped-records check sees at once.
+    if (s.rfind("E1.", 0) == 0) {
+      Reached(s);
+    } else {
+      ReachedOnCommit(std::move(s));
+    }
+  }
+}
+
+CheckResult WindowedSut::Apply(const WOp& op) {
+  const int64_t before = model_->next_input_offset();
+  // What the model holds before a crash or restart (for the situations it reaches).
+  const bool uncommitted_output =
+      model_->written_output().size() > model_->committed_output().size();
+  const bool uncommitted_close = model_->last_emit_close() > model_->committed_last_emit_close();
+  const bool uncommitted_input = model_->next_input_offset() > model_->committed_input_offset();
+  int64_t now = clock_->NowMs();
+  ApplyToModel(op, model_.get(), &now);
+  TakeModelNotes();
+  switch (op.type) {
+    case WOpType::kAppend: {
+      for (const WRecord& r : op.records) {
+        int64_t offset = 0;
+        const Status s = log_->Append(kInput, r.key, r.value, r.timestamp, &offset);
+        if (!s.ok()) return Finding("C1", "appending: " + s.ToString());
+      }
+      const Status s = log_->Sync();
+      if (!s.ok()) return Finding("C1", "syncing: " + s.ToString());
+      return std::nullopt;
+    }
+    case WOpType::kProcess: {
+      int64_t processed = 0;
+      const Status s = task_->Process(op.n, &processed);
+      if (!s.ok()) return Finding(OutputRule(), "Process: " + s.ToString());
+      if (processed != model_->next_input_offset() - before) {
+        return Finding("C1", "processed " + std::to_string(processed) + ", the model " +
+                                 std::to_string(model_->next_input_offset() - before));
+      }
+      return std::nullopt;
+    }
+    case WOpType::kAdvanceClock:
+      clock_->Advance(op.n);
+      return std::nullopt;
+    case WOpType::kCommit: {
+      const Status s = task_->Commit();
+      if (!s.ok()) return Finding("C1", "Commit: " + s.ToString());
+      Committed();
+      return std::nullopt;
+    }
+    case WOpType::kCrash:
+      CountCrash(/*power_loss=*/false);
+      task_->Abandon();
+      if (!alos()) on_commit_.clear();  // Aborted with the transaction.
+      if (!alos() && uncommitted_output) Reached("E6.crash_before_commit");
+      if (alos() && uncommitted_output && uncommitted_input) Reached("E6.alos_crash_reemits");
+      if (uncommitted_close) Reached("E10.crash_keeps_committed");
+      return Restarted(/*clean=*/false);
+    case WOpType::kRestart: {
+      const std::string group = task_->OffsetsGroup();
+      const Status s = task_->Close();
+      if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
+      Committed();
+      if (config_.emit_final) {
+        if (CheckResult why = AddMetadataEntries(group)) return why;
+      }
+      return Restarted(/*clean=*/true);
+    }
+    case WOpType::kFetch:
+    case WOpType::kFetchAll:
+      return Query(op);
+    case WOpType::kMetrics:
+      return Metrics();
+  }
+  return Finding(OutputRule(), "unknown op");
+}
+
+CheckResult WindowedSut::Metrics() {
+  last_metrics_ = Json{{"dropped-records-total", stats_->dropped_records}};
+  if (config_.emit_final) last_metrics_["emit-final-records-total"] = stats_->emitted;
+  return std::nullopt;
+}
+
+CheckResult WindowedSut::AddMetadataEntries(const std::string& group) {
+  CommittedOffsets c;
+  if (!log_->GetCommittedOffsets(group, &c).ok()) return std::nullopt;  // Nothing committed.
+  int64_t close = -1;
+  if (!ParseEmitClose(c.metadata, StoreOf(config_), &close) || close < 1) return std::nullopt;
+  c.metadata += ";" + StoreOf(config_) + "=" + std::to_string(close / 2) +
+                ";other-store=" + std::to_string(close + 1000);
+  const Status s = log_->CommitOffsets(group, c);
+  if (!s.ok()) return Finding("C1", "rewriting the committed metadata: " + s.ToString());
+  metadata_merged_ = true;
+  return std::nullopt;
+}
+
+CheckResult WindowedSut::Restarted(bool clean) {
+  if (std::string why = Start(); !why.empty()) return Finding("E6", why);
+  if (model_->committed_last_emit_close() >= 0) {
+    // Checked by the outputs after the next commit: nothing emitted twice.
+    ReachedOnCommit("E6.restart_after_emit");
+    ReachedOnCommit(metadata_merged_ ? "E10.merged_by_max" : "E10.restored_on_start");
+  }
+  metadata_merged_ = false;
+  std::map<std::string, std::string> store;
+  const Status s = ReadWindows(config_, *task_, &store);
+  if (!s.ok()) return Finding("E6", "reading the store after the restart: " + s.ToString());
+  const std::map<std::string, std::string> expected = model_->CommittedWindows();
+  // Checks: E6 — after a restart the store holds exactly the committed aggregates
+  if (store != expected) {
+    return Finding("E6", "after the restart the store holds " + std::to_string(store.size()) +
+                             " window aggregates that differ from the " +
+                             std::to_string(expected.size()) +
+                             " the model has: " + DescribeDifference(store, expected));
+  }
+  if (!expected.empty()) Reached(clean ? "E6.store_after_restart" : "E6.store_after_crash");
+  return std::nullopt;
+}
+
 }  // namespace statecheck::properties::windowed
