@@ -1,6 +1,7 @@
 #include "properties/aggregation_stores.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -24,16 +25,25 @@ bool IsPositiveDecimal(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-}  // namespace
-
-Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
-                                std::map<std::string, std::string>* out) {
-  out->clear();
+// `f` on every record of `store`, in key order, until it fails.
+Status ForEachRecord(ReadOnlyKeyValueStore& store,
+                     const std::function<Status(const KeyValue&)>& f) {
   std::unique_ptr<KeyValueIterator> it;
   STATECHECK_RETURN_IF_ERROR(store.All(&it));
   KeyValue kv;
   while (it->HasNext()) {
     STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+    STATECHECK_RETURN_IF_ERROR(f(kv));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
+                                std::map<std::string, std::string>* out) {
+  out->clear();
+  return ForEachRecord(store, [&](const KeyValue& kv) {
     if (kv.key.size() <= 8 || kv.value.size() < 8) {
       return Status::Corruption("a window aggregate record with a key of " +
                                 std::to_string(kv.key.size()) + " bytes and a value of " +
@@ -48,18 +58,14 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, b
     }
     (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
            kv.key.substr(8)] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, bool counts,
                                std::map<std::string, std::string>* out) {
   out->clear();
-  std::unique_ptr<KeyValueIterator> it;
-  STATECHECK_RETURN_IF_ERROR(store.All(&it));
-  KeyValue kv;
-  while (it->HasNext()) {
-    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+  return ForEachRecord(store, [&](const KeyValue& kv) {
     const std::string aggregate = kv.value.size() < 8 ? "" : kv.value.substr(8);
     if (kv.key.empty() || kv.value.size() < 8 || (counts && !IsPositiveDecimal(aggregate))) {
       return Status::Corruption("an unlimited-window aggregate record with a key of " +
@@ -68,8 +74,8 @@ Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, b
     }
     (*out)[std::to_string(start_ms) + ":" + std::to_string(std::numeric_limits<int64_t>::max()) +
            ":" + kv.key] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 std::string DescribeDifference(const std::map<std::string, std::string>& actual,
