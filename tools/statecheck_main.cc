@@ -28,8 +28,10 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -357,188 +359,280 @@ int Crash(const tools::CrashFlags& flags) {
   return tools::RunCrashCommand(flags, std::cout) ? kExitOk : kExitFailed;
 }
 
-int Main(int argc, char** argv) {
-  CLI::App app{"statecheck: conformance checks for Kafka Streams state stores", "statecheck"};
-  app.require_subcommand(1);
+// One subcommand: the CLI11 app its options were declared on and what it runs once parsed. The
+// options live in a struct the run shares, so that each subcommand is declared in one place.
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
 
+std::vector<Subcommand> AddList(CLI::App& app) {
   auto* list = app.add_subcommand("list", "List the rule catalogue");
-  auto* list_rules = list->add_subcommand(
-      "rules", "Every rule of docs/spec.md, the checks that cover it and its situations");
   list->require_subcommand(1);
-  bool json = false, checks = false, sites = false;
-  std::string list_select, sites_source = STATECHECK_SOURCE_DIR;
-  list_rules->add_flag("--json", json, "JSON array of {id, statement, checks, ...}");
-  list_rules->add_flag("--checks", checks, "Only the check names, one per line");
-  list_rules->add_option("--select", list_select, "Rules: a family (W) or ids (W1,T4)");
-  list_rules->add_flag("--sites", sites,
-                       "Where each rule is kept (engine), encoded (model) and checked "
-                       "(properties): the // Keeps:, Encodes:, Checks: tags in the sources");
-  list_rules->add_option("--source", sites_source,
-                         "With --sites: the source tree to read (default: the one this binary "
-                         "was built from)");
-
-  auto* list_faults =
+  auto* rules = list->add_subcommand(
+      "rules", "Every rule of docs/spec.md, the checks that cover it and its situations");
+  struct Flags {
+    bool json = false, checks = false, sites = false, faults_json = false;
+    std::string select, source = STATECHECK_SOURCE_DIR;
+  };
+  auto f = std::make_shared<Flags>();
+  rules->add_flag("--json", f->json, "JSON array of {id, statement, checks, ...}");
+  rules->add_flag("--checks", f->checks, "Only the check names, one per line");
+  rules->add_option("--select", f->select, "Rules: a family (W) or ids (W1,T4)");
+  rules->add_flag("--sites", f->sites,
+                  "Where each rule is kept (engine), encoded (model) and checked "
+                  "(properties): the // Keeps:, Encodes:, Checks: tags in the sources");
+  rules->add_option("--source", f->source,
+                    "With --sites: the source tree to read (default: the one this binary "
+                    "was built from)");
+  auto* faults =
       list->add_subcommand("faults", "Every fail point: the engine's and the file system's");
-  bool faults_json = false;
-  list_faults->add_flag("--json", faults_json, "JSON array of {name, description}");
+  faults->add_flag("--json", f->faults_json, "JSON array of {name, description}");
+  return {{rules,
+           [f, rules] {
+             if (f->json && f->checks) return UsageError("choose one of --json and --checks");
+             if (f->sites && f->checks) return UsageError("choose one of --sites and --checks");
+             if (rules->count("--source") > 0 && !f->sites) {
+               return UsageError("--source is read with --sites only");
+             }
+             if (f->sites) return ListRuleSites(f->json, f->select, f->source);
+             return ListRules(f->json, f->checks, f->select);
+           }},
+          {faults, [f] { return ListFaults(f->faults_json); }}};
+}
 
+Subcommand AddReplay(CLI::App& app) {
   auto* replay = app.add_subcommand("replay", "Replay a trace file step by step");
-  std::string trace_path, against = "both";
-  replay->add_option("trace", trace_path, "The trace (JSON Lines)")->required();
-  replay->add_option("--against", against, "engine, model or both (default both)");
-  bool emit_gtest = false;
-  std::string test_name;
-  replay->add_flag("--emit-gtest", emit_gtest,
+  struct Flags {
+    std::string trace, against = "both", test_name;
+    bool emit_gtest = false;
+  };
+  auto f = std::make_shared<Flags>();
+  replay->add_option("trace", f->trace, "The trace (JSON Lines)")->required();
+  replay->add_option("--against", f->against, "engine, model or both (default both)");
+  replay->add_flag("--emit-gtest", f->emit_gtest,
                    "Print the window-store trace as a GoogleTest on the engine's public API "
                    "instead of replaying it");
-  replay->add_option("--test-name", test_name,
+  replay->add_option("--test-name", f->test_name,
                      "With --emit-gtest: the test's name (default: from the file name)");
+  return {replay, [f, replay] {
+            if (!f->emit_gtest && replay->count("--test-name") > 0) {
+              return UsageError("--test-name is read with --emit-gtest only");
+            }
+            if (!f->emit_gtest) return Replay(f->trace, f->against);
+            if (replay->count("--against") > 0) {
+              return UsageError("--emit-gtest prints a test of the engine: drop --against");
+            }
+            return EmitGTest(f->trace, f->test_name);
+          }};
+}
 
+Subcommand AddInspect(CLI::App& app) {
   auto* inspect = app.add_subcommand(
       "inspect", "Show what a state directory or a log directory holds (read-only)");
-  std::string inspect_dir;
-  bool inspect_json = false;
-  inspect->add_option("dir", inspect_dir, "The state or log directory")->required();
-  inspect->add_flag("--json", inspect_json, "JSON instead of text");
+  struct Flags {
+    std::string dir;
+    bool json = false;
+  };
+  auto f = std::make_shared<Flags>();
+  inspect->add_option("dir", f->dir, "The state or log directory")->required();
+  inspect->add_flag("--json", f->json, "JSON instead of text");
+  return {inspect, [f] { return InspectDir(f->dir, f->json); }};
+}
 
+std::vector<Subcommand> AddCheckpoint(CLI::App& app) {
   auto* checkpoint = app.add_subcommand(
       "checkpoint", "Legacy offset checkpoint files (.checkpoint, <store>.position)");
   checkpoint->require_subcommand(1);
-  auto* checkpoint_read = checkpoint->add_subcommand(
+  struct Flags {
+    std::string file;
+    bool json = false;
+    std::vector<std::string> entries;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* read = checkpoint->add_subcommand(
       "read", "Print a checkpoint file's entries; exit 1 if it is damaged, 2 if missing");
-  std::string checkpoint_file;
-  bool checkpoint_json = false;
-  checkpoint_read->add_option("file", checkpoint_file, "The checkpoint file")->required();
-  checkpoint_read->add_flag("--json", checkpoint_json, "JSON instead of text");
-  auto* checkpoint_write = checkpoint->add_subcommand(
+  read->add_option("file", f->file, "The checkpoint file")->required();
+  read->add_flag("--json", f->json, "JSON instead of text");
+  auto* write = checkpoint->add_subcommand(
       "write",
       "Write a checkpoint file as the engine's legacy writer does (Kafka's OffsetCheckpoint: no "
       "entries deletes it)");
-  std::vector<std::string> checkpoint_entries;
-  checkpoint_write->add_option("file", checkpoint_file, "The checkpoint file")->required();
-  checkpoint_write->add_option(
-      "entries", checkpoint_entries,
-      "TOPIC:PARTITION=OFFSET, e.g. app-kv-changelog-0_0:0=17 (-4: unknown)");
-  auto* checkpoint_delete =
+  write->add_option("file", f->file, "The checkpoint file")->required();
+  write->add_option("entries", f->entries,
+                    "TOPIC:PARTITION=OFFSET, e.g. app-kv-changelog-0_0:0=17 (-4: unknown)");
+  auto* remove =
       checkpoint->add_subcommand("delete", "Delete a checkpoint file (and fsync its directory)");
-  checkpoint_delete->add_option("file", checkpoint_file, "The checkpoint file")->required();
+  remove->add_option("file", f->file, "The checkpoint file")->required();
+  return {{read, [f] { return CheckpointRead(f->file, f->json); }},
+          {write, [f] { return CheckpointWrite(f->file, f->entries); }},
+          {remove, [f] { return CheckpointWrite(f->file, {}); }}};
+}
 
+// `command`: the command line, for the report.
+Subcommand AddRun(CLI::App& app, const std::string& command) {
   auto* run = app.add_subcommand("run", "Run the conformance campaign for a time budget");
-  tools::CampaignOptions flags;
-  uint64_t seed = 0;
-  std::string shard, batch;
-  run->add_option("--budget", flags.budget_seconds, "Seconds to run (default 60)");
-  run->add_option("--batches", flags.batches_per_property,
+  struct Flags {
+    tools::CampaignOptions options;
+    uint64_t seed = 0;
+    std::string shard, batch;
+  };
+  auto f = std::make_shared<Flags>();
+  tools::CampaignOptions& o = f->options;
+  run->add_option("--budget", o.budget_seconds, "Seconds to run (default 60)");
+  run->add_option("--batches", o.batches_per_property,
                   "Run exactly this many batches of each property instead of a time budget")
       ->check(CLI::PositiveNumber);
-  auto* seed_opt = run->add_option("--seed", seed, "The run's seed (default: a new one, printed)");
-  run->add_option("--select", flags.select, "Rules to check: a family (W) or ids (W1,W3)");
-  run->add_option("--family", flags.families,
+  auto* seed = run->add_option("--seed", f->seed, "The run's seed (default: a new one, printed)");
+  run->add_option("--select", o.select, "Rules to check: a family (W) or ids (W1,W3)");
+  run->add_option("--family", o.families,
                   "Property families to run (window_store, kv_store, kv_concurrency, task, "
                   "windowed); repeat or comma-separate")
       ->delimiter(',');
-  run->add_option("--shard", shard,
+  run->add_option("--shard", f->shard,
                   "i/n: run shard i of n; n machines with 0/n … n-1/n cover the campaign once");
-  run->add_option("--report-dir", flags.report_dir,
+  run->add_option("--report-dir", o.report_dir,
                   "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
-  run->add_option("--reproduce", flags.reproduce,
+  run->add_option("--reproduce", o.reproduce,
                   "Re-run exactly one failure, from the reproduce string it printed");
-  run->add_option("--jobs", flags.jobs,
+  run->add_option("--jobs", o.jobs,
                   "Worker processes that run the batches (default: the machine's cores, " +
                       std::to_string(tools::CampaignOptions::DefaultJobs()) + ")")
       ->check(CLI::PositiveNumber);
-  run->add_option("--hang-seconds", flags.hang_seconds,
+  run->add_option("--hang-seconds", o.hang_seconds,
                   "A batch in which no case ends for this many seconds is a hang: its worker is "
                   "killed and the batch is a finding of L1 naming its seed (default 60; 0: no "
                   "bound)")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--batch", batch,
+  run->add_option("--batch", f->batch,
                   "PROPERTY:K: run batch K of that property alone, in this process (how a batch "
                   "whose worker died is repeated; give the run's --seed)");
-  run->add_flag("--require-evidence", flags.require_evidence,
+  run->add_flag("--require-evidence", o.require_evidence,
                 "Fail (exit 1) when a rule is not exercised: its checks held but a situation it "
                 "declares was never reached (the nightly sets it)");
-  run->add_option("--cases-per-batch", flags.cases_per_batch, "Cases per property batch")
+  run->add_option("--cases-per-batch", o.cases_per_batch, "Cases per property batch")
       ->check(CLI::PositiveNumber);
-  run->add_option("--max-size", flags.max_size, "Longest operation sequence")
+  run->add_option("--max-size", o.max_size, "Longest operation sequence")
       ->check(CLI::PositiveNumber);
   // The corpus of the source tree this binary was built from, when it is there.
   if (const std::string corpus = std::string(STATECHECK_SOURCE_DIR) + "/regressions";
       std::filesystem::is_directory(corpus)) {
-    flags.regressions_dir = corpus;
+    o.regressions_dir = corpus;
   }
-  run->add_option("--regressions", flags.regressions_dir,
+  run->add_option("--regressions", o.regressions_dir,
                   "The regression corpus replayed before the batches: a directory of traces, one "
                   "per fixed bug (default: the source tree's regressions/; \"\" for none)");
+  return {run, [f, seed, command] {
+            if (*seed) f->options.seed = f->seed;
+            f->options.command = command;
+            return Run(f->options, f->shard, f->batch);
+          }};
+}
 
+Subcommand AddReportMerge(CLI::App& app) {
   auto* report = app.add_subcommand("report", "Work with run reports");
   report->require_subcommand(1);
-  auto* report_merge =
-      report->add_subcommand("merge", "Merge the reports of a sharded campaign into one");
-  std::vector<std::string> merge_inputs;
-  std::string merge_out;
-  report_merge->add_option("reports", merge_inputs, "Shard report directories (or report.json)")
-      ->required();
-  report_merge->add_option("--out", merge_out, "Where the merged report goes")->required();
+  auto* merge = report->add_subcommand("merge", "Merge the reports of a sharded campaign into one");
+  struct Flags {
+    std::vector<std::string> inputs;
+    std::string out;
+  };
+  auto f = std::make_shared<Flags>();
+  merge->add_option("reports", f->inputs, "Shard report directories (or report.json)")->required();
+  merge->add_option("--out", f->out, "Where the merged report goes")->required();
+  return {merge, [f] { return ReportMerge(f->inputs, f->out); }};
+}
 
+// `command`: the command line, for the report.
+Subcommand AddSelftest(CLI::App& app, const std::string& command) {
   auto* selftest = app.add_subcommand(
       "selftest",
       "Plant each bug of the planted-bug catalogue and check the campaign catches it (the "
       "planted build only)");
-  tools::SelftestOptions selftest_flags;
-  uint64_t selftest_seed = 0;
-  bool selftest_list = false;
-  selftest->add_option("--budget", selftest_flags.budget_seconds,
+  struct Flags {
+    tools::SelftestOptions options;
+    uint64_t seed = 0;
+    bool list = false;
+  };
+  auto f = std::make_shared<Flags>();
+  tools::SelftestOptions& o = f->options;
+  selftest->add_option("--budget", o.budget_seconds,
                        "Campaign seconds per planted bug (default 60)");
-  selftest->add_option("--control-budget", selftest_flags.control_seconds,
+  selftest->add_option("--control-budget", o.control_seconds,
                        "Seconds of the control run with no bug planted (default: --budget)");
-  auto* selftest_seed_opt = selftest->add_option(
-      "--seed", selftest_seed, "The seed of every campaign (default: a new one, printed)");
-  selftest->add_option("--bugs", selftest_flags.bugs, "Only these planted bugs (comma-separated)")
+  auto* seed = selftest->add_option("--seed", f->seed,
+                                    "The seed of every campaign (default: a new one, printed)");
+  selftest->add_option("--bugs", o.bugs, "Only these planted bugs (comma-separated)")
       ->delimiter(',');
-  selftest->add_option("--select", selftest_flags.select,
+  selftest->add_option("--select", o.select,
                        "Only the bugs tied to these rules: a family (E) or ids (W3,T4)");
-  selftest->add_flag("--whole-campaign", selftest_flags.whole_campaign,
+  selftest->add_flag("--whole-campaign", o.whole_campaign,
                      "Run the whole campaign for each bug, not only the rules it breaks");
-  selftest->add_option("--min-score", selftest_flags.min_score,
+  selftest->add_option("--min-score", o.min_score,
                        "Fail below this mutation score, in percent (default 95)");
-  selftest->add_option("--report-dir", selftest_flags.report_dir,
+  selftest->add_option("--report-dir", o.report_dir,
                        "Where the report goes (default statecheck-reports/selftest-seed<seed>)");
-  selftest->add_flag("--list", selftest_list, "List the planted bugs and exit");
+  selftest->add_flag("--list", f->list, "List the planted bugs and exit");
+  return {selftest, [f, seed, command] {
+            if (*seed) f->options.seed = f->seed;
+            f->options.command = command;
+            return Selftest(f->options, f->list);
+          }};
+}
 
+Subcommand AddCrash(CLI::App& app) {
   auto* crash = app.add_subcommand(
       "crash", "Kill-and-recover cycles: a task in a child process killed by SIGKILL, checked");
-  tools::CrashFlags crash_flags;
-  uint64_t crash_seed = 0;
-  crash
-      ->add_option("--cycles", crash_flags.cycles,
-                   "Cycles per configuration (default 60: 360 in all)")
+  struct Flags {
+    tools::CrashFlags flags;
+    uint64_t seed = 0;
+  };
+  auto f = std::make_shared<Flags>();
+  tools::CrashFlags& c = f->flags;
+  crash->add_option("--cycles", c.cycles, "Cycles per configuration (default 60: 360 in all)")
       ->check(CLI::PositiveNumber);
-  auto* crash_seed_opt =
-      crash->add_option("--seed", crash_seed, "The run's seed (default: a new one, printed)");
-  crash->add_option("--config", crash_flags.config,
+  auto* seed = crash->add_option("--seed", f->seed, "The run's seed (default: a new one, printed)");
+  crash->add_option("--config", c.config,
                     "A T1 configuration (alos_unset, alos_ru, alos_rc, eos_unset, eos_ru, "
                     "eos_rc) or all (default)");
-  crash->add_option("--dir", crash_flags.dir, "Where the runs live (default: a temp directory)");
+  crash->add_option("--dir", c.dir, "Where the runs live (default: a temp directory)");
   crash
-      ->add_option("--jobs", crash_flags.jobs,
+      ->add_option("--jobs", c.jobs,
                    "Configurations run at once, each in a worker process (default: the "
                    "machine's cores)")
       ->check(CLI::PositiveNumber);
-  crash->add_flag("--keep", crash_flags.keep, "Keep the directories after a passing run");
-  crash->add_flag("--tolerate-io-errors", crash_flags.tolerate_io_errors,
+  crash->add_flag("--keep", c.keep, "Keep the directories after a passing run");
+  crash->add_flag("--tolerate-io-errors", c.tolerate_io_errors,
                   "Count a cycle that fails with an I/O error as a crash (for fiu-run -x)");
   crash
-      ->add_option("--io-errors", crash_flags.io_errors,
+      ->add_option("--io-errors", c.io_errors,
                    "Fail each read, append, fsync and truncate with EIO with this probability, "
                    "from the seed (replayable, unlike fiu-run); a cycle an error ends counts "
                    "as a crash")
       ->check(CLI::Range(0.0, 1.0));
   crash
-      ->add_option("--records-per-cycle", crash_flags.records_per_cycle,
+      ->add_option("--records-per-cycle", c.records_per_cycle,
                    "Input records each cycle appends (default 40)")
       ->check(CLI::PositiveNumber);
+  return {crash, [f, seed] {
+            if (*seed) f->flags.seed = f->seed;
+            return Crash(f->flags);
+          }};
+}
 
+int Main(int argc, char** argv) {
+  CLI::App app{"statecheck: conformance checks for Kafka Streams state stores", "statecheck"};
+  app.require_subcommand(1);
+  std::string command = "statecheck";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  std::vector<Subcommand> subcommands = AddList(app);
+  subcommands.push_back(AddReplay(app));
+  subcommands.push_back(AddInspect(app));
+  for (Subcommand& s : AddCheckpoint(app)) subcommands.push_back(std::move(s));
+  subcommands.push_back(AddRun(app, command));
+  subcommands.push_back(AddReportMerge(app));
+  subcommands.push_back(AddSelftest(app, command));
+  subcommands.push_back(AddCrash(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -547,47 +641,10 @@ int Main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  if (list_rules->parsed()) {
-    if (json && checks) return UsageError("choose one of --json and --checks");
-    if (sites && checks) return UsageError("choose one of --sites and --checks");
-    if (list_rules->count("--source") > 0 && !sites) {
-      return UsageError("--source is read with --sites only");
-    }
-    if (sites) return ListRuleSites(json, list_select, sites_source);
-    return ListRules(json, checks, list_select);
+  for (const Subcommand& s : subcommands) {
+    if (s.app->parsed()) return s.run();
   }
-  if (list_faults->parsed()) return ListFaults(faults_json);
-  if (replay->parsed()) {
-    if (!emit_gtest && replay->count("--test-name") > 0) {
-      return UsageError("--test-name is read with --emit-gtest only");
-    }
-    if (emit_gtest) {
-      if (replay->count("--against") > 0) {
-        return UsageError("--emit-gtest prints a test of the engine: drop --against");
-      }
-      return EmitGTest(trace_path, test_name);
-    }
-    return Replay(trace_path, against);
-  }
-  if (inspect->parsed()) return InspectDir(inspect_dir, inspect_json);
-  if (checkpoint_read->parsed()) return CheckpointRead(checkpoint_file, checkpoint_json);
-  if (checkpoint_write->parsed()) return CheckpointWrite(checkpoint_file, checkpoint_entries);
-  if (checkpoint_delete->parsed()) return CheckpointWrite(checkpoint_file, {});
-  if (crash->parsed()) {
-    if (*crash_seed_opt) crash_flags.seed = crash_seed;
-    return Crash(crash_flags);
-  }
-  if (report_merge->parsed()) return ReportMerge(merge_inputs, merge_out);
-  if (selftest->parsed()) {
-    if (*selftest_seed_opt) selftest_flags.seed = selftest_seed;
-    selftest_flags.command = "statecheck";
-    for (int i = 1; i < argc; ++i) selftest_flags.command += std::string(" ") + argv[i];
-    return Selftest(selftest_flags, selftest_list);
-  }
-  if (*seed_opt) flags.seed = seed;
-  flags.command = "statecheck";
-  for (int i = 1; i < argc; ++i) flags.command += std::string(" ") + argv[i];
-  return Run(flags, shard, batch);
+  return UsageError("no subcommand given");  // require_subcommand(1) makes this unreachable.
 }
 
 }  // namespace
