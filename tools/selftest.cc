@@ -81,6 +81,124 @@ std::string DirName(std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+// The rules of `bugs`, each once, in their order, comma-separated: what the control run checks.
+std::string UnionOfRules(const std::vector<planted::PlantedBug>& bugs) {
+  std::vector<std::string> all;
+  for (const planted::PlantedBug& b : bugs) {
+    for (const std::string& r : Split(b.rules)) {
+      if (std::find(all.begin(), all.end(), r) == all.end()) all.push_back(r);
+    }
+  }
+  std::string out;
+  for (const std::string& r : all) out += (out.empty() ? "" : ",") + r;
+  return out;
+}
+
+// The control run: the same campaign as the bugs' (their rules, or everything) with no bug
+// planted; it must be clean for the score to mean anything.
+Status RunControl(const SelftestOptions& options, const CampaignOptions& base,
+                  const std::vector<planted::PlantedBug>& bugs, const std::string& dir,
+                  uint64_t seed, CampaignResult* out) {
+  planted::DeactivateAll();
+  CampaignOptions control = base;
+  control.budget_seconds =
+      options.control_seconds >= 0 ? options.control_seconds : options.budget_seconds;
+  control.select = options.whole_campaign ? "" : UnionOfRules(bugs);
+  control.report_dir = dir;
+  control.command = options.command;
+  if (options.out) {
+    *options.out << "statecheck selftest: seed " << seed << ", " << bugs.size() << " planted bugs, "
+                 << Seconds(options.budget_seconds) << " s each ("
+                 << (options.whole_campaign ? "the whole campaign"
+                                            : "the rules each bug is tied to")
+                 << "), report in " << dir << "\ncontrol run (no bug planted, "
+                 << Seconds(control.budget_seconds) << " s) ..." << std::endl;
+  }
+  if (control.budget_seconds > 0) STATECHECK_RETURN_IF_ERROR(RunCampaign(control, out));
+  if (options.out) {
+    *options.out << (out->findings == 0
+                         ? "control run: clean, "
+                         : "control run: FAILED with " + std::to_string(out->findings) +
+                               " findings on the correct engine, ")
+                 << Seconds(out->report.elapsed_seconds) << " s" << std::endl;
+  }
+  return Status::Ok();
+}
+
+// Runs the campaign `o` with planted bug `b` active, and what it found of it.
+Status RunWithBug(const planted::PlantedBug& b, const CampaignOptions& o,
+                  reports::PlantedBugResult* bug) {
+  STATECHECK_RETURN_IF_ERROR(planted::Activate(b.name));
+  CampaignResult r;
+  const Status s = RunCampaign(o, &r);
+  planted::DeactivateAll();
+  STATECHECK_RETURN_IF_ERROR(s);
+  bug->name = b.name;
+  bug->rules = b.rules;
+  bug->description = b.description;
+  bug->modelled_on = b.modelled_on;
+  bug->file = b.file;
+  bug->caught = r.findings > 0;
+  bug->seconds = bug->caught ? r.first_finding_seconds : r.report.elapsed_seconds;
+  bug->report_dir = r.report_dir;
+  for (const reports::PropertyResult& p : r.report.properties) {
+    bug->cases += p.cases;
+    bug->operations += p.operations;
+    if (!p.passed && bug->property.empty()) {
+      bug->property = p.id;
+      bug->message = p.message;
+      bug->counterexample_steps = static_cast<int64_t>(p.counterexample.size());
+      bug->replay_commands = p.replay_commands;
+    }
+    // The rules the failing checks enforce (their findings'), not rule ids read off messages.
+    if (!p.passed && !p.failing_rule.empty() &&
+        std::find(bug->cited_rules.begin(), bug->cited_rules.end(), p.failing_rule) ==
+            bug->cited_rules.end()) {
+      bug->cited_rules.push_back(p.failing_rule);
+    }
+  }
+  for (const reports::RuleVerdict& v : r.verdicts) {
+    if (v.verdict == "fail") bug->failing_rules.push_back(v.rule->id);
+  }
+  return Status::Ok();
+}
+
+// "[ 3/42] name (rules): caught in ... by ..." or "NOT CAUGHT ...".
+void PrintBug(std::ostream& out, const reports::PlantedBugResult& bug, size_t i, size_t n) {
+  const std::string by = reports::report_text::CaughtBy(bug);
+  char index[32];
+  std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, n);
+  out << index << bug.name << " (" << bug.rules << "): "
+      << (bug.caught ? "caught in " + Seconds(bug.seconds) + " s by " + bug.property + " (" + by +
+                           "), " + reports::report_text::StepsText(bug.counterexample_steps)
+                     : "NOT CAUGHT in " + Seconds(bug.seconds) + " s (" +
+                           std::to_string(bug.cases) + " cases)")
+      << std::endl;
+}
+
+// The score, the bugs not caught, a failed control run, and where the report is.
+void PrintSummary(std::ostream& out, const SelftestOptions& options,
+                  const reports::SelftestSection& section, bool control_passed,
+                  const std::string& dir) {
+  out << "\nmutation score: " << section.Caught() << " of " << section.bugs.size()
+      << " planted bugs caught = " << Seconds(section.Score()) << "% (threshold "
+      << Seconds(options.min_score) << "%, " << Seconds(options.budget_seconds) << " s per bug)\n";
+  for (const reports::PlantedBugResult& b : section.bugs) {
+    if (!b.caught) out << "  not caught: " << b.name << " (" << b.rules << ")\n";
+  }
+  if (!control_passed) {
+    out << "the control run failed on the correct engine: the score means nothing "
+           "until that is fixed (its findings are in the report)\n";
+  }
+  out << "report: " << dir
+      << "/report.html (also report.json, junit.xml, summary.md; each bug's own campaign in " << dir
+      << "/bugs/)\n";
+}
+
+}  // namespace
+
 Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
   *result = SelftestResult();
   if (!planted::Compiled()) {
@@ -107,18 +225,6 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
   if (dir.empty()) dir = "statecheck-reports/selftest-seed" + std::to_string(seed);
   result->report_dir = dir;
 
-  // The control run checks what the bugs' campaigns check: the union of their rules.
-  std::vector<std::string> all_rules;
-  for (const planted::PlantedBug& b : bugs) {
-    for (const std::string& r : Split(b.rules)) {
-      if (std::find(all_rules.begin(), all_rules.end(), r) == all_rules.end()) {
-        all_rules.push_back(r);
-      }
-    }
-  }
-  std::string union_rules;
-  for (const std::string& r : all_rules) union_rules += (union_rules.empty() ? "" : ",") + r;
-
   CampaignOptions base;
   base.seed = seed;
   base.commit = options.commit;
@@ -127,41 +233,15 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
   base.progress_is_tty = options.progress_is_tty;
   base.hang_seconds = options.hang_seconds;
 
-  // The control run: the same campaign (the chosen bugs' rules, or everything) with no bug.
-  planted::DeactivateAll();
-  CampaignOptions control = base;
-  control.budget_seconds =
-      options.control_seconds >= 0 ? options.control_seconds : options.budget_seconds;
-  control.select = options.whole_campaign ? "" : union_rules;
-  control.report_dir = dir;
-  control.command = options.command;
   CampaignResult control_result;
-  if (options.out) {
-    *options.out << "statecheck selftest: seed " << seed << ", " << bugs.size() << " planted bugs, "
-                 << Seconds(options.budget_seconds) << " s each ("
-                 << (options.whole_campaign ? "the whole campaign"
-                                            : "the rules each bug is tied to")
-                 << "), report in " << dir << "\ncontrol run (no bug planted, "
-                 << Seconds(control.budget_seconds) << " s) ..." << std::endl;
-  }
-  if (control.budget_seconds > 0) {
-    STATECHECK_RETURN_IF_ERROR(RunCampaign(control, &control_result));
-  }
+  STATECHECK_RETURN_IF_ERROR(RunControl(options, base, bugs, dir, seed, &control_result));
   result->control_passed = control_result.findings == 0;
-  if (options.out) {
-    *options.out << (result->control_passed
-                         ? "control run: clean, "
-                         : "control run: FAILED with " + std::to_string(control_result.findings) +
-                               " findings on the correct engine, ")
-                 << Seconds(control_result.report.elapsed_seconds) << " s" << std::endl;
-  }
 
   reports::SelftestSection section;
   section.budget_seconds = options.budget_seconds;
   section.scope = options.whole_campaign ? "all" : "rules";
   for (size_t i = 0; i < bugs.size(); ++i) {
     const planted::PlantedBug& b = bugs[i];
-    STATECHECK_RETURN_IF_ERROR(planted::Activate(b.name));
     CampaignOptions o = base;
     o.budget_seconds = options.budget_seconds;
     o.select = options.whole_campaign ? "" : std::string(b.rules);
@@ -170,51 +250,9 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
     o.command = "STATECHECK_PLANTED_BUG=" + std::string(b.name) + " statecheck run --budget " +
                 Seconds(options.budget_seconds) + " --seed " + std::to_string(seed) +
                 (o.select.empty() ? "" : " --select " + o.select);
-    CampaignResult r;
-    const Status s = RunCampaign(o, &r);
-    planted::DeactivateAll();
-    STATECHECK_RETURN_IF_ERROR(s);
-
     reports::PlantedBugResult bug;
-    bug.name = b.name;
-    bug.rules = b.rules;
-    bug.description = b.description;
-    bug.modelled_on = b.modelled_on;
-    bug.file = b.file;
-    bug.caught = r.findings > 0;
-    bug.seconds = bug.caught ? r.first_finding_seconds : r.report.elapsed_seconds;
-    bug.report_dir = r.report_dir;
-    for (const reports::PropertyResult& p : r.report.properties) {
-      bug.cases += p.cases;
-      bug.operations += p.operations;
-      if (!p.passed && bug.property.empty()) {
-        bug.property = p.id;
-        bug.message = p.message;
-        bug.counterexample_steps = static_cast<int64_t>(p.counterexample.size());
-        bug.replay_commands = p.replay_commands;
-      }
-      // The rules the failing checks enforce (their findings'), not rule ids read off messages.
-      if (!p.passed && !p.failing_rule.empty() &&
-          std::find(bug.cited_rules.begin(), bug.cited_rules.end(), p.failing_rule) ==
-              bug.cited_rules.end()) {
-        bug.cited_rules.push_back(p.failing_rule);
-      }
-    }
-    for (const reports::RuleVerdict& v : r.verdicts) {
-      if (v.verdict == "fail") bug.failing_rules.push_back(v.rule->id);
-    }
-    if (options.out) {
-      const std::string by = reports::report_text::CaughtBy(bug);
-      char index[32];
-      std::snprintf(index, sizeof index, "[%2zu/%zu] ", i + 1, bugs.size());
-      *options.out << index << bug.name << " (" << bug.rules << "): "
-                   << (bug.caught ? "caught in " + Seconds(bug.seconds) + " s by " + bug.property +
-                                        " (" + by + "), " +
-                                        reports::report_text::StepsText(bug.counterexample_steps)
-                                  : "NOT CAUGHT in " + Seconds(bug.seconds) + " s (" +
-                                        std::to_string(bug.cases) + " cases)")
-                   << std::endl;
-    }
+    STATECHECK_RETURN_IF_ERROR(RunWithBug(b, o, &bug));
+    if (options.out) PrintBug(*options.out, bug, i, bugs.size());
     section.bugs.push_back(std::move(bug));
   }
 
@@ -224,23 +262,7 @@ Status RunSelftest(const SelftestOptions& options, SelftestResult* result) {
   result->report.selftest = section;
   result->passed = result->control_passed && section.Score() >= options.min_score;
   STATECHECK_RETURN_IF_ERROR(reports::WriteReport(dir, result->report, result->verdicts));
-  if (options.out) {
-    *options.out << "\nmutation score: " << section.Caught() << " of " << section.bugs.size()
-                 << " planted bugs caught = " << Seconds(section.Score()) << "% (threshold "
-                 << Seconds(options.min_score) << "%, " << Seconds(options.budget_seconds)
-                 << " s per bug)\n";
-    for (const reports::PlantedBugResult& b : section.bugs) {
-      if (!b.caught) *options.out << "  not caught: " << b.name << " (" << b.rules << ")\n";
-    }
-    if (!result->control_passed) {
-      *options.out << "the control run failed on the correct engine: the score means nothing "
-                      "until that is fixed (its findings are in the report)\n";
-    }
-    *options.out << "report: " << dir
-                 << "/report.html (also report.json, junit.xml, summary.md; each bug's own "
-                    "campaign in "
-                 << dir << "/bugs/)\n";
-  }
+  if (options.out) PrintSummary(*options.out, options, section, result->control_passed, dir);
   return Status::Ok();
 }
 
