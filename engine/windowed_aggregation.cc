@@ -406,10 +406,10 @@ class SuppressedAggregation final : public Processor {
       if (kv.key.size() < 8 || kv.value.size() < 8) {
         return Status::Corruption("suppress: store " + buffer_ + " holds a damaged record");
       }
-      // Keeps: E7 — suppress emits a window once end + grace <= streamTime, as emit-final closes it
-      // (compared as end <= streamTime - grace: an end saturated at INT64_MAX plus the grace
-      // overflowed, and such a window went out at once).
-      if (FromBigEndian(kv.key) > stream_time_ - options_.windows.grace_ms()) break;
+      // Keeps: E7 — suppress emits a window once it has closed by the windows' own rule (end +
+      // grace <= streamTime, without overflow), as emit-final closes it
+      const Window buffered{kNoTimestamp, FromBigEndian(kv.key)};  // Closed reads the end only.
+      if (!options_.windows.Closed(buffered, stream_time_)) break;
       STATECHECK_RETURN_IF_ERROR(
           context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));
       evicted.push_back(kv.key);

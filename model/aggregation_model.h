@@ -51,6 +51,17 @@ struct WindowedOutput {
   friend bool operator==(const WindowedOutput&, const WindowedOutput&) = default;
 };
 
+// Output records from `from` on, each as "<key>=<value>@<timestamp>": how findings and tests
+// show them.
+inline std::vector<std::string> DescribeOutputs(const std::vector<WindowedOutput>& out,
+                                                size_t from = 0) {
+  std::vector<std::string> shown;
+  for (size_t i = from; i < out.size(); ++i) {
+    shown.push_back(out[i].key + "=" + out[i].value + "@" + std::to_string(out[i].timestamp));
+  }
+  return shown;
+}
+
 // What the model knows of how one of its output records came about: what the property needs to
 // say which rule a difference from the engine's output breaks (E1–E6).
 struct EmitInfo {

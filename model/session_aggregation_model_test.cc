@@ -10,14 +10,6 @@
 namespace statecheck::model {
 namespace {
 
-std::vector<std::string> Show(const std::vector<WindowedOutput>& out, size_t from = 0) {
-  std::vector<std::string> s;
-  for (size_t i = from; i < out.size(); ++i) {
-    s.push_back(out[i].key + "=" + out[i].value + "@" + std::to_string(out[i].timestamp));
-  }
-  return s;
-}
-
 // Appends `records`, processes them all at `now`, commits, and returns the new committed output.
 std::vector<std::string> RunAll(SessionAggregationModel& m,
                                 const std::vector<std::pair<std::string, int64_t>>& records,
@@ -26,7 +18,7 @@ std::vector<std::string> RunAll(SessionAggregationModel& m,
   for (const auto& [k, t] : records) m.AppendInput(k, t, "v");
   m.Process(1000, now);
   m.Commit();
-  return Show(m.committed_output(), seen);
+  return DescribeOutputs(m.committed_output(), seen);
 }
 
 // The engine's EmitEagerMergesSessionsAndTombstonesTheMergedOnes, on the model.
@@ -102,7 +94,7 @@ TEST(SessionAggregationModelTest, AtLeastOnceCrashCountsAgain) {
   m.Crash();
   m.Process(1, 0);
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output()),
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (std::vector<std::string>{"0:0:a=1@0", "0:0:a=null@0", "0:1:a=2@1", "0:1:a=null@1",
                                       "0:1:a=3@1"}));
 }

@@ -9,14 +9,6 @@
 namespace statecheck::model {
 namespace {
 
-std::vector<std::string> Show(const std::vector<WindowedOutput>& out, size_t from = 0) {
-  std::vector<std::string> s;
-  for (size_t i = from; i < out.size(); ++i) {
-    s.push_back(out[i].key + "=" + out[i].value + "@" + std::to_string(out[i].timestamp));
-  }
-  return s;
-}
-
 SlidingAggregationModel Model(int64_t d, int64_t grace, bool emit_final) {
   SlidingModelConfig c;
   c.time_difference_ms = d;
@@ -36,7 +28,7 @@ TEST(SlidingAggregationModelTest, EagerOutputsEveryWindowARecordUpdatesOrCreates
   m.AppendInput("a", 8, "v");
   m.Process(3, 0);
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output()),
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (Out{"0:10:a=1@5", "2:12:a=2@12", "6:16:a=1@12",  // 12: left [2,12], 5's right.
                  "0:10:a=2@8", "2:12:a=3@12", "6:16:a=2@12", "9:19:a=1@12"}));  // 8's right.
   EXPECT_EQ(m.CommittedWindows(),
@@ -56,7 +48,7 @@ TEST(SlidingAggregationModelTest, LateRecordsSkipClosedWindows) {
   // 24: dropped whole; 25: its window [15,25] closed (25 < 35); 35: [25,35] does not hold 25,
   // and 35's right window [36,46] holds 40.
   EXPECT_EQ(m.dropped_records(), 4);
-  EXPECT_EQ(Show(m.committed_output()),
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (Out{"30:40:k=1@40", "25:35:k=1@35", "30:40:k=2@40", "36:46:k=1@40"}));
 }
 
@@ -69,15 +61,15 @@ TEST(SlidingAggregationModelTest, EmitFinalEmitsClosedWindowsOnceAcrossCrashes) 
   m.AppendInput("a", 21, "v");  // Close time 21: [0,10] closed.
   m.Process(3, 0);
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@10", "0:10:b=1@3"}));
+  EXPECT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=1@10", "0:10:b=1@3"}));
   m.AppendInput("a", 32, "v");  // Close time 32: [11,21] (10's right, 21's left) closed.
   m.Process(1, 0);
-  EXPECT_EQ(Show(m.committed_output()).size(), 2u);  // Not committed yet.
+  EXPECT_EQ(DescribeOutputs(m.committed_output()).size(), 2u);  // Not committed yet.
   m.Crash();
   EXPECT_EQ(m.next_input_offset(), 3);
   m.Process(1, 0);
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output(), 2), (Out{"11:21:a=1@21"}));
+  EXPECT_EQ(DescribeOutputs(m.committed_output(), 2), (Out{"11:21:a=1@21"}));
   m.Restart();
   m.AppendInput("a", 21, "v");  // Stream time 21 after the restart: nothing closes anew.
   m.Process(1, 0);
@@ -101,7 +93,7 @@ TEST(SlidingAggregationModelTest, EmitIntervalThrottlesAttempts) {
   EXPECT_TRUE(m.committed_output().empty());
   m.Process(1, 100);  // Close time 30: [0,10] and [10,20] (20's left window) closed.
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
+  EXPECT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
 }
 
 // What the model tells the attribution of its output (EmitInfo) and the situations it notes:
@@ -126,7 +118,7 @@ TEST(SlidingAggregationModelTest, EmitInfoSaysWhichAttemptAndWhetherTheWindowClo
   m.Restart();        // Stream time starts afresh; [0,10] closed before the restart, not emitted.
   m.Process(1, 100);  // Close time 30, the first attempt of this task instance.
   m.Commit();
-  ASSERT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
+  ASSERT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=1@1", "10:20:a=1@20"}));
   const std::vector<EmitInfo>& info = m.committed_emits();
   ASSERT_EQ(info.size(), 2u);
   EXPECT_EQ(info[0].attempt, info[1].attempt);  // Closed together.
@@ -155,7 +147,7 @@ TEST(SlidingAggregationModelTest, AnAttemptExactlyOneIntervalLaterIsMarked) {
   m.Process(1, 0);
   m.Process(1, 100);
   m.Commit();
-  ASSERT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1"}));
+  ASSERT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=1@1"}));
   EXPECT_TRUE(m.committed_emits()[0].at_interval);
   const std::vector<std::string> notes = m.TakeNotes();
   EXPECT_NE(std::find(notes.begin(), notes.end(), "E5.at_interval"), notes.end());

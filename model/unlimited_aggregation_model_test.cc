@@ -7,14 +7,6 @@
 namespace statecheck::model {
 namespace {
 
-std::vector<std::string> Show(const std::vector<WindowedOutput>& out) {
-  std::vector<std::string> s;
-  for (const WindowedOutput& o : out) {
-    s.push_back(o.key + "=" + o.value + "@" + std::to_string(o.timestamp));
-  }
-  return s;
-}
-
 using Out = std::vector<std::string>;
 
 // One window per key from the start on; records before it are ignored, not dropped; null keys
@@ -31,8 +23,9 @@ TEST(UnlimitedAggregationModelTest, OneWindowPerKeyFromTheStartThatNeverCloses) 
   m.Process(5, 0);
   m.Commit();
   constexpr char kW[] = "10:9223372036854775807:a";
-  EXPECT_EQ(Show(m.committed_output()), (Out{std::string(kW) + "=1@10", std::string(kW) + "=2@1000",
-                                             std::string(kW) + "=3@1000"}));
+  EXPECT_EQ(
+      DescribeOutputs(m.committed_output()),
+      (Out{std::string(kW) + "=1@10", std::string(kW) + "=2@1000", std::string(kW) + "=3@1000"}));
   EXPECT_EQ(m.dropped_records(), 1);
   EXPECT_EQ(m.CommittedWindows(), (std::map<std::string, std::string>{{kW, "3@1000"}}));
   EXPECT_TRUE(m.HasWindow(kW));
@@ -48,7 +41,7 @@ TEST(UnlimitedAggregationModelTest, ReduceSkipsNullValues) {
   m.AppendInput("a", 3, "y");
   m.Process(3, 0);
   m.Commit();
-  EXPECT_EQ(Show(m.committed_output()),
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (Out{"0:9223372036854775807:a=x@1", "0:9223372036854775807:a=x+y@3"}));
 }
 

@@ -93,7 +93,7 @@ void WindowedAggregationModel::Suppress(WindowedOutput update, int64_t end) {
 void WindowedAggregationModel::EvictClosed() {
   // Encodes: E7 — suppress emits a window once end + grace <= its stream time, by end, then key
   while (!current_.buffer.empty() &&
-         current_.buffer.begin()->first.first <= suppress_stream_time_ - config_.grace_ms) {
+         ClosedAt(/*start=*/0, current_.buffer.begin()->first.first, suppress_stream_time_)) {
     EmitUpdate(std::move(current_.buffer.begin()->second), /*at_grace_bound=*/false);
     current_.buffer.erase(current_.buffer.begin());
   }

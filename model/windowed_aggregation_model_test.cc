@@ -8,14 +8,6 @@
 namespace statecheck::model {
 namespace {
 
-std::vector<std::string> Show(const std::vector<WindowedOutput>& out) {
-  std::vector<std::string> s;
-  for (const WindowedOutput& o : out) {
-    s.push_back(o.key + "=" + o.value + "@" + std::to_string(o.timestamp));
-  }
-  return s;
-}
-
 using Out = std::vector<std::string>;
 
 WindowedAggregationModel Model(AggregatorKind aggregator, bool emit_final) {
@@ -39,7 +31,7 @@ void Feed(WindowedAggregationModel& m) {
 TEST(WindowedAggregationModelTest, CountCountsEveryRecordNullValuesIncluded) {
   WindowedAggregationModel m = Model(AggregatorKind::kCount, false);
   Feed(m);
-  EXPECT_EQ(Show(m.committed_output()),
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (Out{"0:10:a=1@1", "0:10:a=2@2", "0:10:a=3@3", "10:20:b=1@12"}));
 }
 
@@ -47,7 +39,8 @@ TEST(WindowedAggregationModelTest, CountCountsEveryRecordNullValuesIncluded) {
 TEST(WindowedAggregationModelTest, ReduceJoinsValuesAndSkipsNullValues) {
   WindowedAggregationModel m = Model(AggregatorKind::kReduce, false);
   Feed(m);
-  EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=1@1", "0:10:a=1+3@3", "10:20:b=4@12"}));
+  EXPECT_EQ(DescribeOutputs(m.committed_output()),
+            (Out{"0:10:a=1@1", "0:10:a=1+3@3", "10:20:b=4@12"}));
   EXPECT_EQ(m.dropped_records(), 0);
   // [0,10) is past the retention (size + grace) at stream time 12: deleted.
   EXPECT_EQ(m.CommittedWindows(), (std::map<std::string, std::string>{{"10:20:b", "4@12"}}));
@@ -56,7 +49,7 @@ TEST(WindowedAggregationModelTest, ReduceJoinsValuesAndSkipsNullValues) {
 TEST(WindowedAggregationModelTest, AggregateStartsFromTheInitializerAndAddsNullAsNull) {
   WindowedAggregationModel m = Model(AggregatorKind::kAggregate, true);
   Feed(m);
-  EXPECT_EQ(Show(m.committed_output()), (Out{"0:10:a=0+1+null+3@3"}));
+  EXPECT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=0+1+null+3@3"}));
 }
 
 TEST(WindowedAggregationModelTest, FoldValuesOfNoValues) {

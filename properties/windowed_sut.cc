@@ -15,12 +15,9 @@
 namespace statecheck::properties::windowed {
 
 std::string Show(const std::vector<model::WindowedOutput>& out, size_t from) {
-  std::string s = "[";
-  for (size_t i = from; i < out.size(); ++i) {
-    s += (i > from ? ", " : "") + out[i].key + "=" + out[i].value + "@" +
-         std::to_string(out[i].timestamp);
-  }
-  return s + "]";
+  std::string s;
+  for (const std::string& o : model::DescribeOutputs(out, from)) s += (s.empty() ? "" : ", ") + o;
+  return "[" + s + "]";
 }
 
 // An output record as a trace's "expect" shows it: the window apart from the key.

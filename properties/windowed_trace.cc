@@ -39,15 +39,10 @@ Status CheckExpect(const Json& e, WOpType type) {
       : metrics ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"metrics\": {...}}"
                 : "\"expect\" is {\"emitted\": [...], \"dropped_records\": N}");
   if (!e.is_object()) return shape;
-  if (query) {
-    STATECHECK_RETURN_IF_ERROR(
-        CheckKeys(e, {"emitted", "dropped_records", "windows"}, "the \"expect\" of a query"));
-  } else if (metrics) {
-    STATECHECK_RETURN_IF_ERROR(
-        CheckKeys(e, {"emitted", "dropped_records", "metrics"}, "the \"expect\" of metrics"));
-  } else {
-    STATECHECK_RETURN_IF_ERROR(CheckKeys(e, {"emitted", "dropped_records"}, "\"expect\""));
-  }
+  std::vector<std::string> keys = {"emitted", "dropped_records"};
+  if (query) keys.push_back("windows");
+  if (metrics) keys.push_back("metrics");
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(e, keys, "\"expect\""));
   if ((e.contains("emitted") && !e["emitted"].is_array()) ||
       (e.contains("windows") && !e["windows"].is_array()) ||
       (e.contains("metrics") && !e["metrics"].is_object()) ||
