@@ -4,7 +4,7 @@
 # source but its tests and fuzz targets, each with the flags the build compiles it with (the
 # build's compile_commands.json). -Wthread-safety holds the engine's locking contracts: the
 # Abseil annotations (ABSL_GUARDED_BY, ABSL_EXCLUSIVE_LOCKS_REQUIRED, ...) on its mutexes
-# (engine/mutex.h).
+# (engine/base/mutex.h).
 #   ci/check_engine_with_clang.sh BUILD_DIR [harness | SOURCE...]
 # SOURCE defaults to the engine's sources; `harness` means the harness's instead (model/,
 # faults/, properties/, reports/, tools/: every source but tests, fuzz targets and benchmarks);

@@ -23,14 +23,14 @@ rejects() {
 # LogImpl::Sync without its lock: the annotations on the real engine must catch it.
 awk '/Status Sync\(\) override/ { in_sync = 1 }
      in_sync && /internal::MutexLock l\(&mu_\);/ { in_sync = 0; next }
-     { print }' "$here/../engine/log.cc" >"$tmp/log_without_a_lock.cc"
-if cmp -s "$here/../engine/log.cc" "$tmp/log_without_a_lock.cc"; then
-  echo "FAIL: no lock was taken out of engine/log.cc's Sync (has it changed?)"; exit 1
+     { print }' "$here/../engine/log/log.cc" >"$tmp/log_without_a_lock.cc"
+if cmp -s "$here/../engine/log/log.cc" "$tmp/log_without_a_lock.cc"; then
+  echo "FAIL: no lock was taken out of engine/log/log.cc's Sync (has it changed?)"; exit 1
 fi
 rejects "$tmp/log_without_a_lock.cc" "requires holding mutex 'mu_'"
 
 cat >"$tmp/unguarded.cc" <<'CC'
-#include "engine/mutex.h"
+#include "engine/base/mutex.h"
 struct Counter {
   statecheck::internal::Mutex mu;
   int n ABSL_GUARDED_BY(mu) = 0;

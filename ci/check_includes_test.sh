@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/model" "$tmp/engine" "$tmp/properties" "$tmp/reports"
-printf '#include "statecheck/status.h"\n#include "engine/log_format.h"\n' >"$tmp/model/bad.cc"
+printf '#include "statecheck/status.h"\n#include "engine/log/log_format.h"\n' >"$tmp/model/bad.cc"
 printf '#include "testing/test_util.h"\n' >"$tmp/properties/lib.cc"
 printf '#include "statecheck/status.h"\n#include "statecheck/hooks/fail_points.h"\n' \
   >"$tmp/reports/hooked.cc"
@@ -19,7 +19,7 @@ printf '#include "testing/test_util.h"\n#include "reports/run_report.h"\n' \
 if out=$("$here/check_includes.sh" "$tmp" 2>&1); then
   echo "FAIL: a planted cross-target include passed:"; echo "$out"; exit 1
 fi
-grep -q 'model/bad.cc:2: #include "engine/log_format.h": engine/ headers are the engine' <<<"$out" ||
+grep -q 'model/bad.cc:2: #include "engine/log/log_format.h": engine/ headers are the engine' <<<"$out" ||
   { echo "FAIL: the violation was not named:"; echo "$out"; exit 1; }
 grep -q 'properties/lib.cc:1: #include "testing/test_util.h": testing/ is for test files only' \
   <<<"$out" || { echo "FAIL: the test-helper include was not named:"; echo "$out"; exit 1; }

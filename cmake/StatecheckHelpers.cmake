@@ -65,7 +65,7 @@ endmacro()
 
 # A test's own sources are assertions around calls into the libraries, which keep the build's
 # optimization: in the sanitizer builds they compile at -O0 (under ASan+UBSan a third of -O1's
-# compile time), in Release at -O1 (half of -O3's: engine/task_test.cc, gcc 12, 9.0 s against
+# compile time), in Release at -O1 (half of -O3's: engine/runtime/task_test.cc, gcc 12, 9.0 s against
 # 17.1 s of CPU). Not -O0 in Release: what a test instantiates of rapidcheck's templates (its
 # generators, shrinking) is compiled in the test's own source, and at -O0 the window-store
 # property's configurations took 3 s each instead of 0.9 s.

@@ -359,7 +359,9 @@ Status FaultFileSystem::DamageDurable(const std::string& path, const DurableDama
       },
       previous));
   damages_.fetch_add(1);
-  internal::DamageCounters()[static_cast<int>(KindOf(path))].fetch_add(1);
+  const int slot = internal::EndsWith(path, ".position") ? internal::kPositionDamageSlot
+                                                         : static_cast<int>(KindOf(path));
+  internal::DamageCounters()[slot].fetch_add(1);
   return Status::Ok();
 }
 

@@ -138,7 +138,8 @@ std::vector<std::string> AllFailPointNames();
 // process-wide, since the start or the last ResetFsFailPointCounts; in catalogue order.
 std::vector<std::pair<std::string, FailPointCounts>> FsFailPointCounts();
 // How many DamageDurable calls damaged files of each kind, process-wide, since the start or the
-// last ResetFsFailPointCounts: by kind name ("log", "sst", "manifest", "checkpoint", ...), the
+// last ResetFsFailPointCounts: by kind name ("log", "sst", "manifest", "checkpoint", ...; a
+// store's .position file, of kind checkpoint to the fail points, counts as "position"), the
 // kinds never damaged left out.
 std::map<std::string, uint64_t> DurableDamageCounts();
 void ResetFsFailPointCounts();

@@ -139,6 +139,9 @@ std::map<std::string, uint64_t> DurableDamageCounts() {
   for (int kind = 0; kind < kNumFileKinds; ++kind) {
     if (const uint64_t n = internal::DamageCounters()[kind].load()) out[kKindNames[kind]] = n;
   }
+  if (const uint64_t n = internal::DamageCounters()[internal::kPositionDamageSlot].load()) {
+    out["position"] = n;
+  }
   return out;
 }
 

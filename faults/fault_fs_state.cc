@@ -45,8 +45,8 @@ std::array<FsCounter, kNumFsOps * kNumFileKinds>& FsCounters() {
   return counters;
 }
 
-std::array<std::atomic<uint64_t>, kNumFileKinds>& DamageCounters() {
-  static std::array<std::atomic<uint64_t>, kNumFileKinds> counters{};
+std::array<std::atomic<uint64_t>, kNumFileKinds + 1>& DamageCounters() {
+  static std::array<std::atomic<uint64_t>, kNumFileKinds + 1> counters{};
   return counters;
 }
 

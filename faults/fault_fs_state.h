@@ -70,8 +70,10 @@ struct FsCounter {
   std::atomic<uint64_t> fired{0};
 };
 std::array<FsCounter, kNumFsOps * kNumFileKinds>& FsCounters();
-// Per file kind: durable damages (DurableDamageCounts).
-std::array<std::atomic<uint64_t>, kNumFileKinds>& DamageCounters();
+// Per file kind: durable damages (DurableDamageCounts); the last slot counts the .position files
+// among the kCheckpoint ones.
+inline constexpr int kPositionDamageSlot = kNumFileKinds;
+std::array<std::atomic<uint64_t>, kNumFileKinds + 1>& DamageCounters();
 
 class FaultFsState;
 

@@ -65,6 +65,9 @@ void TaskModel::UpgradeInterrupted() {
 // Encodes: F1, F2 — after a failed start a store may be missing or part-restored, no worse
 void TaskModel::StartInterrupted() { start_interrupted_ = true; }
 
+// Encodes: L1 — a lost close marker makes one restart of that store unclean, not every one
+void TaskModel::CloseMarkerLost(const std::string& store) { close_markers_lost_.insert(store); }
+
 void TaskModel::LegacyFilesWritten() {
   legacy_files_ = true;
   legacy_files_damaged_.clear();
@@ -383,7 +386,9 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                          " on disk, where it can only be " + FormatNames(s.disk));
     }
     std::string rule, reason;
-    const bool expect_wipe = ExpectWipe(name, found, clean, &rule, &reason);
+    // A store whose clean close lost its marker starts as after a crash, its data the close's.
+    const bool store_clean = clean && !close_markers_lost_.count(name);
+    const bool expect_wipe = ExpectWipe(name, found, store_clean, &rule, &reason);
     // An interrupted upgrade (U2) decides about the stores it left legacy.
     if (rule == "U1" && s.disk.size() > 1) rule = "U2";  // Encodes: U2 — left legacy: import once
     // A store found missing was wiped by the failed start, or is being wiped now.
@@ -391,7 +396,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       return Finding(rule, "store " + name + " (" + std::string(StateFormatName(*found)) +
                                " on disk) was " + (wiped ? "wiped" : "not wiped") + " when the " +
                                std::string(StateFormatName(config_.format)) +
-                               " format started after a" + (clean ? " clean" : "n unclean") +
+                               " format started after a" + (store_clean ? " clean" : "n unclean") +
                                " shutdown under " + (eos ? "exactly_once_v2" : "at_least_once") +
                                " with " +
                                (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED") +
@@ -507,6 +512,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
   stores_ = std::move(stores);
   last_restart_ = std::move(verdicts);
   start_interrupted_ = false;
+  close_markers_lost_.clear();
   // A legacy exactly-once start deletes the legacy files; so does every current-format start,
   // once the stores hold what they said (U1).
   // Encodes: U1 — a current-format start deletes the legacy files once the stores hold them

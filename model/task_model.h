@@ -150,6 +150,14 @@ class TaskModel {
   // (a wipe the failed start began: restored from scratch, whatever the wipe rules say) or
   // hold part of what that start restored (committed with its offset).
   void StartInterrupted();
+  // The clean close could not clear the open-status marker of `store` (KeyValueStore::Close):
+  // the next restart, though clean, finds that store as after a crash — wiped where T1's row
+  // wipes after an unclean shutdown — with everything the close committed (F8, L1).
+  void CloseMarkerLost(const std::string& store);
+  // Whether the next restart finds `store` as after a crash although the task closed cleanly.
+  bool CloseMarkerWasLost(const std::string& store) const {
+    return close_markers_lost_.count(store) > 0;
+  }
 
   // Checks what was observed after a restart (`clean`: the task had been Close()d; otherwise it
   // crashed). Holds (nullopt) when the observation is allowed — and adopts it — or else a
@@ -256,7 +264,8 @@ class TaskModel {
   bool commit_uncertain_ = false;
   // The legacy files hold a trustworthy offset for every store, except those damaged.
   bool legacy_files_ = false;
-  bool start_interrupted_ = false;  // Since the last restart the model checked.
+  bool start_interrupted_ = false;            // Since the last restart the model checked.
+  std::set<std::string> close_markers_lost_;  // Since the last restart the model checked.
   std::set<std::string> legacy_files_damaged_;
   std::map<std::string, StoreRestartVerdict> last_restart_;
   FailedCommitOutcome last_failed_commit_ = FailedCommitOutcome::kNone;

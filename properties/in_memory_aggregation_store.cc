@@ -10,7 +10,7 @@ namespace statecheck::properties {
 Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, int64_t size_ms,
                                         std::map<std::string, std::string>* out) {
   out->clear();
-  WindowStore* ws = task.GetWindowStore(store);
+  ReadOnlyWindowStore* ws = task.GetWindowStore(store);
   if (!ws) return Status::NotFound("the task has no in-memory window store " + store);
   if (ws->window_size_ms() != size_ms) {
     // The end is computed from `size_ms`, like the key-value reader does: a store of another

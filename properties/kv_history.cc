@@ -1,79 +1,29 @@
+// Checking a recorded concurrency history (kv_history.h): the committed states the writer's
+// events build, each read judged against them, the violations and situations found.
 #include "properties/kv_history.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <filesystem>
-#include <latch>
 #include <limits>
 #include <map>
-#include <memory>
 #include <numeric>
-#include <random>
+#include <optional>
 #include <set>
-#include <thread>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "properties/evidence.h"
-#include "properties/fault_tally.h"
-#include "properties/harness_rocksdb.h"
-#include "properties/kv_store_property.h"
-#include "properties/window_store_ops.h"
-#include "statecheck/logger.h"
-#include "statecheck/rocksdb_store.h"
+#include "properties/kv_history_internal.h"
 
 namespace statecheck::properties {
-
-size_t MaxRangeRecords(const KvWorkloadOptions& o) { return static_cast<size_t>(o.keys) * 4 + 16; }
-
-void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev) {
-  while (ev->status.ok() && it.HasNext()) {
-    if (ev->records.size() >= limit) {
-      ev->status = Status::Aborted("the iterator returned more than " + std::to_string(limit) +
-                                   " records over a key set of fewer");
-      return;
-    }
-    KeyValue kv;
-    ev->status = it.Next(&kv);
-    if (ev->status.ok()) ev->records.push_back(std::move(kv));
-  }
-}
-
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Describing.
-
-// The bytes as a quoted string in the trace escapes (EscapeBytes), with '"' escaped too.
-std::string Quote(std::string_view bytes) {
-  std::string out = "\"";
-  for (char c : EscapeBytes(bytes)) {
-    if (c == '"') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string QuoteOptional(const std::optional<std::string>& v) { return v ? Quote(*v) : "absent"; }
-
-std::string FormatRecords(const std::vector<KeyValue>& records) {
-  std::string out = "[";
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (i) out += ", ";
-    out += Quote(records[i].key) + "=" + Quote(records[i].value);
-  }
-  return out + "]";
-}
-
-std::string ThreadName(int thread) {
-  return thread == 0 ? "writer" : "reader-" + std::to_string(thread);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checking.
-
-using State = std::map<std::string, std::string>;
+using internal::FormatRecords;
+using internal::Lookup;
+using internal::Quote;
+using internal::QuoteOptional;
+using internal::State;
 
 // The committed state after one commit; commits_[0] is the empty initial state.
 struct CommitPoint {
@@ -115,12 +65,6 @@ std::vector<KeyValue> Restrict(const State& state, const KvEvent& read) {
   }
   if (read.reverse) std::reverse(out.begin(), out.end());
   return out;
-}
-
-std::optional<std::string> Lookup(const State& state, const std::string& key) {
-  auto it = state.find(key);
-  if (it == state.end()) return std::nullopt;
-  return it->second;
 }
 
 // The (key, value) pairs a read returned; a Get of an absent key returns nothing here.
@@ -313,34 +257,11 @@ class Checker {
             if (!fresh) it->second = std::max(it->second, offset);
           }
           break;
-        case KvEventKind::kCommit: {
-          ++commit_events_;
-          // Checks: T8 — a commit reports the position its writes advanced to (convergence)
-          if (ev.position != uncommitted) {
-            Add("commit position", i,
-                "the commit reports committed position " + FormatPosition(ev.position) +
-                    ", but its writes advanced the position to " + FormatPosition(uncommitted) +
-                    " (T8: the positions converge on commit)");
-          }
-          CommitPoint p = commits_.back();
-          p.event = i;
-          p.position = ev.position;
-          p.invoke = ev.invoke;
-          p.response = ev.response;
-          for (size_t w : pending) {
-            const KvEvent& write = h_.events[w];
-            if (write.kind == KvEventKind::kPut) {
-              p.state[write.key] = *write.value;
-            } else {
-              p.state.erase(write.key);
-            }
-            fate_[w].commit = commits_.size();
-          }
-          commits_.push_back(std::move(p));
+        case KvEventKind::kCommit:
+          ApplyCommit(i, pending, uncommitted);
           pending.clear();
           committed = uncommitted;
           break;
-        }
         case KvEventKind::kRollback:
           ++rollback_events_;
           for (size_t w : pending) fate_[w].rollback = i;
@@ -363,6 +284,35 @@ class Checker {
       it->second.second = c;
     }
     return Status::Ok();
+  }
+
+  // Commit `i` of the writer: the committed state after it (the last one with the ok writes
+  // `pending` of its epoch applied) and the position it must report (`uncommitted`).
+  void ApplyCommit(size_t i, const std::vector<size_t>& pending, const Position& uncommitted) {
+    const KvEvent& ev = h_.events[i];
+    ++commit_events_;
+    // Checks: T8 — a commit reports the position its writes advanced to (convergence)
+    if (ev.position != uncommitted) {
+      Add("commit position", i,
+          "the commit reports committed position " + FormatPosition(ev.position) +
+              ", but its writes advanced the position to " + FormatPosition(uncommitted) +
+              " (T8: the positions converge on commit)");
+    }
+    CommitPoint p = commits_.back();
+    p.event = i;
+    p.position = ev.position;
+    p.invoke = ev.invoke;
+    p.response = ev.response;
+    for (size_t w : pending) {
+      const KvEvent& write = h_.events[w];
+      if (write.kind == KvEventKind::kPut) {
+        p.state[write.key] = *write.value;
+      } else {
+        p.state.erase(write.key);
+      }
+      fate_[w].commit = commits_.size();
+    }
+    commits_.push_back(std::move(p));
   }
 
   // T4: where each returned value came from. Returns whether the read had such a violation.
@@ -634,154 +584,7 @@ class Checker {
   int64_t overlapping_reads_ = 0;
 };
 
-// ---------------------------------------------------------------------------------------------
-// The property.
-
-// The state the writer's events leave committed: each epoch's ok writes, applied by its
-// commit, dropped by its rollback. A workload ends every epoch, so nothing is pending after it.
-State FinalCommittedState(const KvHistory& h) {
-  State committed;
-  std::vector<const KvEvent*> pending;
-  for (const KvEvent& ev : h.events) {
-    if (ev.thread != 0 || !ev.status.ok()) continue;
-    switch (ev.kind) {
-      case KvEventKind::kPut:
-      case KvEventKind::kDelete:
-        pending.push_back(&ev);
-        break;
-      case KvEventKind::kCommit:
-        for (const KvEvent* w : pending) {
-          if (w->kind == KvEventKind::kPut) {
-            committed[w->key] = *w->value;
-          } else {
-            committed.erase(w->key);
-          }
-        }
-        pending.clear();
-        break;
-      case KvEventKind::kRollback:
-        pending.clear();
-        break;
-      default:
-        break;
-    }
-  }
-  return committed;
-}
-
-Status ReadAllOf(ReadOnlyKeyValueStore& store, size_t limit, std::vector<KeyValue>* out) {
-  std::unique_ptr<KeyValueIterator> it;
-  STATECHECK_RETURN_IF_ERROR(store.All(&it));
-  KvEvent ev;
-  DrainInto(*it, limit, &ev);
-  it->Close();
-  *out = std::move(ev.records);
-  return ev.status;
-}
-
-// T2: once the readers have stopped, the writer's own reads (All and a Get of each key) and a
-// fresh view return exactly the final committed state.
-// Checks: T2 — after the readers, the writer's view and a fresh view hold the committed state
-CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
-                                  const KvWorkloadOptions& o) {
-  const State expected = FinalCommittedState(h);
-  std::vector<KeyValue> want;
-  for (const auto& [k, v] : expected) want.push_back({k, v});
-  const std::string after =
-      "after " + std::to_string(h.readers) + " reader threads read concurrently with the writer, ";
-  auto differs = [&](const std::string& who, const Status& s, const std::vector<KeyValue>& got) {
-    return Finding("T2",
-                   after + who +
-                       (s.ok() ? " returns " + FormatRecords(got) : " fails: " + s.ToString()) +
-                       ", but the writer's events committed " + FormatRecords(want));
-  };
-  std::vector<KeyValue> got;
-  Status s = ReadAllOf(store, MaxRangeRecords(o), &got);
-  if (!s.ok() || got != want) return differs("the writer's All()", s, got);
-  for (int k = 0; k < o.keys; ++k) {
-    const std::string key = "k" + std::to_string(k);
-    std::optional<std::string> value;
-    s = store.Get(key, &value);
-    const std::optional<std::string> expected_value = Lookup(expected, key);
-    if (!s.ok() || value != expected_value) {
-      return Finding("T2", after + "the writer's Get(" + Quote(key) + ") returns " +
-                               (s.ok() ? QuoteOptional(value) : "an error: " + s.ToString()) +
-                               ", but the writer's events committed " +
-                               QuoteOptional(expected_value));
-    }
-  }
-  const std::shared_ptr<QueryView> view = store.NewQueryView();
-  s = ReadAllOf(*view, MaxRangeRecords(o), &got);
-  if (!s.ok() || got != want) return differs("a fresh view's All()", s, got);
-  return std::nullopt;
-}
-
 }  // namespace
-
-std::string_view KvEventKindName(KvEventKind kind) {
-  switch (kind) {
-    case KvEventKind::kPut:
-      return "Put";
-    case KvEventKind::kDelete:
-      return "Delete";
-    case KvEventKind::kCommit:
-      return "Commit";
-    case KvEventKind::kRollback:
-      return "Rollback";
-    case KvEventKind::kGet:
-      return "Get";
-    case KvEventKind::kRange:
-      return "Range";
-  }
-  return "Unknown";
-}
-
-std::string FormatPosition(const Position& position) {
-  std::string out = "{";
-  for (auto it = position.begin(); it != position.end(); ++it) {
-    if (it != position.begin()) out += ", ";
-    out += it->first + "=" + std::to_string(it->second);
-  }
-  return out + "}";
-}
-
-std::string DescribeKvEvent(const KvHistory& history, size_t index) {
-  if (index >= history.events.size()) return "#" + std::to_string(index) + " (no such event)";
-  const KvEvent& ev = history.events[index];
-  std::string out = "#" + std::to_string(index) + " " + ThreadName(ev.thread) + " ";
-  switch (ev.kind) {
-    case KvEventKind::kPut:
-      out += "Put(" + Quote(ev.key) + ", " + QuoteOptional(ev.value) + ")";
-      break;
-    case KvEventKind::kDelete:
-      out += "Delete(" + Quote(ev.key) + ")";
-      break;
-    case KvEventKind::kCommit:
-      out += "Commit -> " + FormatPosition(ev.position);
-      break;
-    case KvEventKind::kRollback:
-      out += "Rollback";
-      break;
-    case KvEventKind::kGet:
-      out += "Get(" + Quote(ev.key) + ") -> " + QuoteOptional(ev.value) + " at " +
-             FormatPosition(ev.position);
-      break;
-    case KvEventKind::kRange: {
-      const bool all = !ev.from && !ev.to;
-      out += ev.reverse ? (all ? "ReverseAll(" : "ReverseRange(") : (all ? "All(" : "Range(");
-      if (!all) {
-        out += (ev.from ? Quote(*ev.from) : std::string("-inf")) + ".." +
-               (ev.to ? Quote(*ev.to) : std::string("+inf"));
-      }
-      out += ") -> " + FormatRecords(ev.records) + " at " + FormatPosition(ev.position);
-      break;
-    }
-  }
-  if (IsWriterEvent(ev.kind)) out += " epoch " + std::to_string(ev.epoch);
-  out += " [t=" + std::to_string(ev.invoke) + ".." + std::to_string(ev.response) + "]";
-  if (!ev.status.ok()) out += " FAILED: " + ev.status.ToString();
-  return out;
-}
 
 std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolation) {
   // What the reader saw that it must not (T4), or failed to see in time (T3).
@@ -808,67 +611,6 @@ Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::s
   KvHistoryVerdict v = JudgeKvHistory(history, isolation);
   if (report) *report = std::move(v.report);
   return v.status;
-}
-
-PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParams& params,
-                                   const KvConcurrencyStoreFactory& factory) {
-  PropertyOutcome out;
-  out.property = "kv_concurrency/" + std::string(IsolationLevelName(isolation));
-  out.passed = true;
-  (void)TakeEvidence();
-  const int workloads = std::max(1, params.max_success / 20);
-  for (int i = 0; i < workloads; ++i) {
-    const CaseScope scope;  // One workload, one case: its evidence counts once.
-    const uint64_t seed = params.seed + static_cast<uint64_t>(i);
-    const std::string dir = KvScratchDirectory("conc");
-    std::filesystem::remove_all(dir);
-    KvWorkloadOptions w;
-    w.seed = seed;
-    w.epochs = 50;
-    std::unique_ptr<KeyValueStore> store;
-    KvHistory history;
-    KvHistoryVerdict verdict;
-    const Status opened = factory(dir, isolation, &store);
-    if (!opened.ok()) {
-      verdict.status = opened;  // Not a finding: the check could not run.
-      verdict.report = "the store could not be opened in " + dir;
-    } else if (Status run = RunKvConcurrencyWorkload(*store, w, &history); !run.ok()) {
-      verdict.status = run;
-      verdict.report =
-          "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
-      // The workload's own calls are valid: a writer call that fails while readers read is
-      // the concurrency breaking the writer's view (T2).
-      // Checks: T2 — a writer call that fails while readers read
-      if (run.code() != Status::Code::kInvalidArgument) {
-        verdict.finding = Finding(
-            "T2", "a writer call failed with " + run.ToString() + " while reader threads read");
-      }
-    } else {
-      verdict = JudgeKvHistory(history, isolation);
-      if (verdict.status.ok()) {
-        verdict.finding = CheckWriterViewIntact(*store, history, w);
-        if (verdict.finding) verdict.status = Status::Aborted(verdict.finding->message);
-      }
-    }
-    store.reset();
-    std::filesystem::remove_all(dir);
-    out.operations += static_cast<int64_t>(history.events.size());
-    if (!verdict.status.ok()) {
-      out.passed = false;
-      out.rule = verdict.finding ? verdict.finding->rule : "";
-      out.message = (verdict.finding ? verdict.finding->ToString() : verdict.status.ToString()) +
-                    "\nworkload seed " + std::to_string(seed) + " (" + std::to_string(w.epochs) +
-                    " epochs, " + std::to_string(w.readers) + " readers)\n" + verdict.report;
-      break;
-    }
-    // Everything the history reached was judged, and held.
-    for (const std::string& situation : verdict.situations) Reached(situation);
-    Reached("T2.writer_view_intact");
-    HeldAll();
-    ++out.cases;
-  }
-  out.evidence = TakeEvidence();
-  return out;
 }
 
 }  // namespace statecheck::properties

@@ -19,6 +19,22 @@
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck::properties {
+
+size_t MaxRangeRecords(const KvWorkloadOptions& o) { return static_cast<size_t>(o.keys) * 4 + 16; }
+
+void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev) {
+  while (ev->status.ok() && it.HasNext()) {
+    if (ev->records.size() >= limit) {
+      ev->status = Status::Aborted("the iterator returned more than " + std::to_string(limit) +
+                                   " records over a key set of fewer");
+      return;
+    }
+    KeyValue kv;
+    ev->status = it.Next(&kv);
+    if (ev->status.ok()) ev->records.push_back(std::move(kv));
+  }
+}
+
 namespace {
 
 // The logical clock every thread stamps its events with. Relaxed on purpose (see the header):

@@ -198,12 +198,24 @@ CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool in
       }
     }
     o.found_format[r.store] = r.found_format;
+    const bool current = r.found_format == StateFormat::kCurrent && !legacy;
+    // Checks: L1 — recovered from a lost close marker, the next clean start wipes nothing
+    if (converging_ && current && (!r.was_closed_cleanly || r.wiped)) {
+      return Finding("L1", "store " + r.store + (r.wiped ? " was wiped" : " reports a crash") +
+                               " at a clean start after the start that recovered it from a lost "
+                               "open-status marker: recovery does not converge, every start "
+                               "restores it again");
+    }
     // T7: the open-status marker tells a crash from a clean close (current-format stores;
-    // a legacy one's .checkpoint tells it).
-    if (r.found_format == StateFormat::kCurrent && !legacy && r.was_closed_cleanly != clean) {
+    // a legacy one's .checkpoint tells it) — or from a clean close that could not clear it.
+    const bool closed_cleanly = clean && !model_->CloseMarkerWasLost(r.store);
+    if (current && r.was_closed_cleanly != closed_cleanly) {
       return Finding("T7", "store " + r.store + " reports " +
                                (r.was_closed_cleanly ? "a clean" : "an unclean") +
-                               " shutdown after a " + (clean ? "clean close" : "crash"));
+                               " shutdown after a " +
+                               (!clean           ? "crash"
+                                : closed_cleanly ? "clean close"
+                                                 : "clean close that could not clear its marker"));
     }
     o.wiped[r.store] = r.wiped;
     o.restored[r.store] = r.records_restored;
@@ -303,6 +315,12 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
   }
   ReachedIf(clean && restored_nothing && !model_->last_restart().empty(),
             "C2.clean_restart_restores_nothing");
+  // A restore that read past the store's offset and found no data record, only the markers that
+  // close transactions: it ended (else the watchdog would have called the case a hang).
+  for (const StoreRestore& r : task_->restores()) {
+    ReachedIf(r.start_offset < r.end_offset && r.records_restored == 0,
+              "L1.restore_past_marker_tail");
+  }
   ReachedIf(skipped_aborted, "C2.skips_aborted");
   // C1, C3, C4: what the crash left to recover.
   if (crashed && uncommitted_work) Reached("C1.restart_resumes_at_commit");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -146,10 +147,7 @@ CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
                    "faultyUpgrade: the task runs in the current format; the step needs "
                    "the legacy one");
   }
-  Status s = task_->Close();
-  if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
-  NoteClose();
-  model_->Close(clock_->NowMs());
+  if (CheckResult why = CloseCleanly("C1")) return why;
   task_.reset();
   log_.reset();
   shutdown_ = ShutdownFacts{};
@@ -158,7 +156,7 @@ CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
   model_->SwitchConfig(ModelConfig());
   const LegacyFiles before = ReadLegacyFiles();
   if (CheckResult why = Arm(op)) return why;
-  s = OpenTask(options_, NewProcessor(), &task_);
+  Status s = OpenTask(options_, NewProcessor(), &task_);
   const uint64_t fired = Disarm();
   if (s.ok()) {
     // The fault never fired where it could fail the upgrade: a plain upgrade, then (as the
@@ -168,10 +166,7 @@ CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
       return why;
     }
     if (op.format == StateFormat::kCurrent) return std::nullopt;
-    s = task_->Close();
-    if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
-    NoteClose();
-    model_->Close(clock_->NowMs());
+    if (CheckResult why = CloseCleanly("C1")) return why;
     return Restart(/*clean=*/true, op.format);
   }
   if (!ExplainedByInjectedFault(s, fired)) {
@@ -529,12 +524,9 @@ CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::strin
   step_.damage = how;
   step_.legacy_damage = true;
   // The start must say so, naming the file, and wipe and restore what the file covered (U5).
-  auto logs = std::make_shared<RecordingLogger>();
-  options_.logger = logs;
-  CheckResult restarted = Restart(/*clean=*/false);
-  options_.logger = NullLogger();
-  if (restarted) return restarted;
-  const std::vector<std::string> lines = logs->Take();
+  logs_->Take();
+  if (CheckResult why = Restart(/*clean=*/false)) return why;
+  const std::vector<std::string> lines = logs_->Take();
   // Checks: F6, U5 — a legacy file damaged so that it no longer reads is logged, naming the file
   if (std::none_of(lines.begin(), lines.end(), [&](const std::string& line) {
         return line.starts_with("[ERROR]") && line.find(path) != std::string::npos;
@@ -603,6 +595,46 @@ CheckResult TaskSut::FaultyRead(const TaskOp& op) {
                              " failed reads: a read error fails the read only");
   }
   return std::nullopt;
+}
+
+CheckResult TaskSut::FaultyClose(const TaskOp& op) {
+  if (CheckResult why = Arm(op)) return why;
+  CheckResult closed = CloseCleanly("F8");
+  const uint64_t fired = Disarm();
+  // Checks: F8 — a close that cannot clear a store's marker still closes, and says which store
+  if (closed) {
+    return Finding("F8", closed->message + " (" + op.point + " armed, " + std::to_string(fired) +
+                             " fired; a marker it could not clear fails no close)");
+  }
+  std::set<std::string> lost;
+  for (const std::string& line : logs_->Take()) {
+    if (!line.starts_with("[ERROR]") ||
+        line.find("could not clear its open-status marker") == std::string::npos) {
+      continue;
+    }
+    for (const std::string& store : model::TaskModel::StoreNames()) {
+      if (line.find("store " + store + ":") != std::string::npos) lost.insert(store);
+    }
+  }
+  if (lost.size() != fired) {
+    return Finding("F8", std::to_string(fired) +
+                             " marker writes failed in the close, and it logged an error naming " +
+                             std::to_string(lost.size()) + " stores");
+  }
+  for (const std::string& store : lost) model_->CloseMarkerLost(store);
+  if (CheckResult why = Restart(/*clean=*/true)) return why;
+  if (lost.empty()) return std::nullopt;
+  Reached("F8.lost_close_marker_restarts_as_crash");
+  // A store that lost its marker was wiped (T10), not restored from its offset.
+  bool wiped = false;
+  for (const std::string& store : lost) wiped = wiped || model_->last_restart().at(store).wiped;
+  // Recovered: the next clean close clears every marker, and the start after it is clean.
+  if (CheckResult why = CloseCleanly("F8")) return why;
+  converging_ = true;
+  CheckResult why = Restart(/*clean=*/true);
+  converging_ = false;
+  if (!why) Reached(wiped ? "L1.lost_marker_wiped_once" : "L1.lost_marker_restored_once");
+  return why;
 }
 
 CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {

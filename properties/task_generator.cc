@@ -29,7 +29,10 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
          {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
          {power_loss ? crashes : 0, TaskOpType::kDamageLog},
          {power_loss ? crashes : 0, TaskOpType::kDamageStore},
-         {1, TaskOpType::kFaultyRead}});
+         {1, TaskOpType::kFaultyRead},
+         // A close's marker is the current format's: not drawn where the case starts legacy,
+         // whose draws go to the upgrade steps (the sweep closes faultily there after upgrading).
+         {formats ? 0 : crashes, TaskOpType::kFaultyClose}});
     switch (op.type) {
       case TaskOpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
@@ -61,7 +64,9 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
                                            "statecheck/fs/truncate/*"};
         for (const EngineFailPoint& p : EngineFailPoints()) {
           if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete &&
-              p.name != kFailStoreIterate) {  // A commit never iterates.
+              p.name != kFailStoreIterate &&  // A commit never iterates ...
+              p.name != kFailStoreOpenMarker &&
+              p.name != kFailStoreCloseMarker) {  // ... nor opens or closes a store.
             points.emplace_back(p.name);
           }
         }
@@ -90,10 +95,13 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         // Where a start can fail: the restore's own point, or any file operation of the log's
         // and the stores' recovery.
         op.point = *rc::gen::elementOf(std::vector<std::string>{
-            std::string(kFailTaskRestoreBatch), std::string(kFailTaskRestoreBatch), "fsync",
-            "statecheck/fs/open/*", "statecheck/fs/read/*", "statecheck/fs/append/*",
-            "statecheck/fs/delete/*", "statecheck/fs/truncate/*"});
-        op.n = op.point == kFailTaskRestoreBatch ? 1 : *UniformInRange<int64_t>(1, 12);
+            std::string(kFailTaskRestoreBatch), std::string(kFailTaskRestoreBatch),
+            std::string(kFailStoreOpenMarker), "fsync", "statecheck/fs/open/*",
+            "statecheck/fs/read/*", "statecheck/fs/append/*", "statecheck/fs/delete/*",
+            "statecheck/fs/truncate/*"});
+        op.n = op.point == kFailTaskRestoreBatch  ? 1
+               : op.point == kFailStoreOpenMarker ? *UniformInRange<int64_t>(1, 2)
+                                                  : *UniformInRange<int64_t>(1, 12);
         op.error = *rc::gen::elementOf(std::vector<faults::FaultSpec::Error>{
             faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
@@ -110,6 +118,11 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         op.n = *UniformInRange<int64_t>(1, op.point == kFailStoreIterate ? 8 : 4);
         break;
       }
+      case TaskOpType::kFaultyClose:
+        // The first or the second store the close closes loses its marker (or, past them, none).
+        op.point = kFailStoreCloseMarker;
+        op.n = *UniformInRange<int64_t>(1, 3);
+        break;
       case TaskOpType::kRestartAs:
       case TaskOpType::kDamageFile:
         // Without crashes every switch starts after a clean close.

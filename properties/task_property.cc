@@ -307,16 +307,30 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
             ++out.damage_steps;
           }
         }
+        if (formats) {
+          // A legacy at-least-once commit writes .checkpoint, kv.position and counts.position:
+          // `at` 1 damages the second of them, a .position file (which the steps above, after
+          // their restarts, seldom find).
+          step({{"op", "append"}, {"records", records({{"f", "6"}})}});
+          step({{"op", "process"}, {"max_records", 1}});
+          step({{"op", "commit"}});
+          step({{"op", "damageStore"}, {"damage", "zero"}, {"at", 1}});
+          ++out.damage_steps;
+        }
       }
       step({{"op", "append"}, {"records", records({{"d", "4"}})}});
       step({{"op", "process"}, {"max_records", 1}});
       step(fault("faultyRead"));  // The reads' points fire here; the task goes on (F8).
+      // A close's marker write (F8, L1): fires in a current-format configuration here.
+      const Json close = {{"op", "faultyClose"}, {"point", point}, {"n", 1}, {"error", "EIO"}};
+      if (point == kFailStoreCloseMarker) step(close);
       step(fault("faultyRestore"));
       if (formats) {  // Started legacy: an upgrade, then a downgrade, a start in legacy.
         Json upgrade = fault("faultyUpgrade");
         upgrade["format"] = "current";
         step(upgrade);
         step({{"op", "process"}, {"max_records", 1}});
+        if (point == kFailStoreCloseMarker) step(close);  // Current now: it fires.
         step({{"op", "restartAs"}, {"clean", false}, {"format", "legacy"}, {"tear_seed", 0}});
         step(fault("faultyRestore"));
       }

@@ -22,6 +22,9 @@
 // the task must restart with each failed commit in one of its two outcomes, never in between,
 // and a record that failed half-way at most partly visible, as at-least-once prefixes allow.
 // "faultyRestore" crashes, fails the restart's restore half-way, and crashes again.
+// "faultyClose" closes cleanly while a store's write clearing its open-status marker fails: the
+// next start must take that store (only) for crashed, and the one after the next clean close
+// none (F8, L1: recovery converges).
 //
 // The format-switching configurations (SPEC U) start in the legacy format and add three steps:
 // "restartAs" (a clean close or a crash, then a start in either format: an upgrade, a
@@ -85,7 +88,8 @@ struct TaskConfig {
   // plant a different one to see the property fail.)
   std::function<std::unique_ptr<Processor>()> processor;
   // False: the generator makes no step that crashes or loses power — no "crash", no
-  // "faultyCommit", "faultyRestore" or "faultyUpgrade" (each ends in a power loss), and every
+  // "faultyCommit", "faultyRestore", "faultyUpgrade" (each ends in a power loss) or
+  // "faultyClose" (whose start is one after a crash for a store), and every
   // "restartAs" and "damageFile" starts after a clean close. The situations that need a crash
   // (C3's, C4's, F1–F4's, U2's, T10's after a crash ...) are then never reached; the others are.
   // The matrix's configurations all have it true; replays of their traces too.
@@ -135,10 +139,11 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
 // The fault sweep (F1–F8 coverage): every fail point in `points` in turn, in a fixed scenario
 // per configuration (eos and alos, with and without the WAL, and switching formats) that arms
 // it at its first reach in a commit (faultyCommit: once followed by a crash, once by the process
-// going on, F8), in a start (faultyRestore) and, switching formats, in an upgrade
-// (faultyUpgrade); each damage kind of a log partition twice per configuration (damageLog,
-// F6) and of a store's table file once (damageStore, current-format configurations) — each
-// step checked as the property checks it. The
+// going on, F8), in a start (faultyRestore), in a clean close (faultyClose: the close's marker
+// point) and, switching formats, in an upgrade (faultyUpgrade); each damage kind of a log
+// partition twice per configuration (damageLog, F6) and of two of a store's files (damageStore:
+// a MANIFEST, a table file; in the legacy format the .checkpoint and, after a legacy commit, a
+// .position file) — each step checked as the property checks it. The
 // fail-point counters (EngineFailPointCounts, faults::FsFailPointCounts) say what fired.
 // `configs` chooses some of FaultSweepConfigs() (empty: all of them).
 struct FaultSweepOutcome {

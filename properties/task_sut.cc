@@ -51,7 +51,7 @@ TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& r
   options_.commit_interval_ms = setup.commit_interval_ms;
   options_.clock = clock_;
   options_.store_use_wal = config.use_wal;
-  options_.logger = NullLogger();
+  options_.logger = logs_;
   options_.store_config_setter = HarnessRocksDBConfig();
   model_ = std::make_unique<model::TaskModel>(ModelConfig(), clock_->NowMs());
   eos_ = resolved.guarantee == ProcessingGuarantee::kExactlyOnceV2;
@@ -86,6 +86,7 @@ CheckResult TaskSut::Step(const TaskOp& op) {
   ++steps_;
   before_ = Snapshot();
   step_ = StepFacts{};
+  logs_->Take();
   CheckResult why = Apply(op);
   if (!why) why = CheckLive(op);
   if (!why) {
@@ -238,20 +239,16 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       return DamageStore(op);
     case TaskOpType::kFaultyRead:
       return FaultyRead(op);
+    case TaskOpType::kFaultyClose:
+      return FaultyClose(op);
     case TaskOpType::kRestart: {
-      const Status s = task_->Close();
-      if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
-      NoteClose();
-      model_->Close(clock_->NowMs());
+      if (CheckResult why = CloseCleanly("C1")) return why;
       return Restart(/*clean=*/true);
     }
     case TaskOpType::kRestartAs:
     case TaskOpType::kDamageFile: {
       if (op.clean) {
-        const Status s = task_->Close();
-        if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
-        NoteClose();
-        model_->Close(clock_->NowMs());
+        if (CheckResult why = CloseCleanly("C1")) return why;
       } else {
         if (fault_env_.fs) fault_env_.fs->SetActive(false);
         task_->Abandon();
@@ -274,10 +271,13 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
   return Finding("C1", "unknown op " + TaskOpToString(op));
 }
 
-void TaskSut::NoteClose() {
-  if (model_->next_input_offset() > model_->committed_input_offset()) {
-    Reached("C5.close_commit");
-  }
+CheckResult TaskSut::CloseCleanly(const std::string& rule) {
+  const bool commits = model_->next_input_offset() > model_->committed_input_offset();
+  const Status s = task_->Close();
+  if (!s.ok()) return Finding(rule, "Close: " + s.ToString());
+  ReachedIf(commits, "C5.close_commit");
+  model_->Close(clock_->NowMs());
+  return std::nullopt;
 }
 
 void TaskSut::UseFormat(StateFormat format) {

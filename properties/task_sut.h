@@ -19,6 +19,7 @@
 #include "model/state_config_model.h"
 #include "model/task_model.h"
 #include "properties/evidence.h"
+#include "properties/recording_logger.h"
 #include "properties/task_property.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
@@ -101,8 +102,9 @@ class TaskSut {
 
   CheckResult Apply(const TaskOp& op);
 
-  // A clean close is about to commit what was processed since the last commit (C5).
-  void NoteClose();
+  // A clean close (Task::Close) and the model's: its commit of what was processed since the last
+  // one (C5). Held, or a finding of `rule` when Close fails.
+  CheckResult CloseCleanly(const std::string& rule);
 
   // Arms the fault of a faulty step: `op.point` ("fsync": every fsync and directory fsync) fails
   // its `op.n`-th time with `op.error`; kFullDisk fills the disk, `op.n` bytes left (F7). Held,
@@ -191,6 +193,14 @@ class TaskSut {
   // without an error. The task is not touched: the step's checks then read every store again
   // without the fault, and the next steps process and commit on (the store goes on, F8).
   CheckResult FaultyRead(const TaskOp& op);
+
+  // F8, L1 for a close: with the close's marker write armed, a clean close must succeed and log
+  // an error naming each store whose marker it could not clear (as many as the point fired);
+  // the restart then finds exactly those stores crashed — T7 per store, T10's wipe where T1's
+  // row says, nothing the close committed lost. When a marker was lost, the task closes cleanly
+  // once more and the start after that must find every store clean and wipe none: recovery
+  // converged (L1), rather than restoring again at every start (KAFKA-20753).
+  CheckResult FaultyClose(const TaskOp& op);
 
   // Notes a crash or a revival for the restart's checks and the campaign's tally.
   void NoteDown(Shutdown kind);
@@ -291,6 +301,10 @@ class TaskSut {
   bool appended_after_torn_tail_ = false;  // ... and input appended since.
   // The log object has lived through a failure (F8): kept by a revival, not reopened since.
   bool log_kept_after_failure_ = false;
+  // Everything the engine logs, taken at each step's start (the checks of what a step logged).
+  std::shared_ptr<RecordingLogger> logs_ = std::make_shared<RecordingLogger>();
+  // faultyClose: the restart checked is the one after recovering from a lost marker (L1).
+  bool converging_ = false;
   bool revived_since_commit_ = false;    // A revival (F8) since the last commit ...
   bool full_disk_since_commit_ = false;  // ... a commit a full disk failed (F7).
   std::vector<StateFormat> switches_;    // The formats each switch went to.

@@ -84,7 +84,8 @@ Json TaskOpToJson(const TaskOp& op) {
     j["format"] = StateFormatName(op.format);
   }
   if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
-      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kFaultyRead) {
+      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kFaultyRead ||
+      op.type == TaskOpType::kFaultyClose) {
     if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
@@ -186,7 +187,8 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
     case TaskOpType::kFaultyRestore:
     case TaskOpType::kFaultyUpgrade:
     case TaskOpType::kFaultyCommit:
-    case TaskOpType::kFaultyRead: {
+    case TaskOpType::kFaultyRead:
+    case TaskOpType::kFaultyClose: {
       if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
         // Traces from before faultyRestore had a point: the restore's own, at its first reach.
         op->point = kFailTaskRestoreBatch;
@@ -217,6 +219,15 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
                                              : faults::FaultSpec::Error::kIO;
       }
       if (op->type == TaskOpType::kFaultyRead) return Status::Ok();
+      if (op->type == TaskOpType::kFaultyClose) {
+        // Only the marker write is a close's own step; a commit's faults are faultyCommit's.
+        if (op->point != kFailStoreCloseMarker) {
+          return Status::InvalidArgument(name + ": \"point\" is " +
+                                         std::string(kFailStoreCloseMarker) +
+                                         " (a close's commit fails through faultyCommit)");
+        }
+        return Status::Ok();
+      }
       [[fallthrough]];
     }
     case TaskOpType::kCrash:

@@ -35,11 +35,12 @@ enum class TaskOpType {
   kDamageLog,      // On the fault file system (F6) ...
   kDamageStore,    // ... as this one (legacy format: the .checkpoint and .position files).
   kFaultyRead,     // Every configuration.
+  kFaultyClose,    // Configurations with crashes.
 };
 inline constexpr const char* kTaskOpNames[] = {
-    "append",        "process",      "advanceClock",  "commit",    "crash",
-    "restart",       "faultyCommit", "faultyRestore", "restartAs", "damageFile",
-    "faultyUpgrade", "damageLog",    "damageStore",   "faultyRead"};
+    "append",        "process",      "advanceClock",  "commit",     "crash",
+    "restart",       "faultyCommit", "faultyRestore", "restartAs",  "damageFile",
+    "faultyUpgrade", "damageLog",    "damageStore",   "faultyRead", "faultyClose"};
 
 // The legacy files a damageFile step may damage, and how.
 inline constexpr const char* kLegacyFiles[] = {".checkpoint", "kv.position", "counts.position"};

@@ -363,22 +363,6 @@ Status OpRunner::OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it
   return Status::InvalidArgument("unknown read kind");
 }
 
-void RecordingLogger::Log(LogLevel level, std::string_view message) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // Appended piece by piece: "[" + std::string(...) trips gcc 12's -Wrestrict (a false
-  // positive, GCC bug 105329) at -O3.
-  std::string line = "[";
-  line += LogLevelName(level);
-  line += "] ";
-  line += message;
-  lines_.push_back(std::move(line));
-}
-
-std::vector<std::string> RecordingLogger::Take() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return std::exchange(lines_, {});
-}
-
 Status OpRunner::Make(const WindowStoreFactory& factory, WindowStoreOptions options,
                       std::unique_ptr<OpRunner>* runner) {
   auto logs = std::make_shared<RecordingLogger>();

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "properties/recording_logger.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
@@ -109,18 +110,6 @@ Status OptionsFromJson(const Json& j, WindowStoreOptions* options);
 // How a store is made: the engine's NewInMemoryWindowStore, the model's, or a user's own.
 using WindowStoreFactory =
     std::function<Status(const WindowStoreOptions&, std::unique_ptr<WindowStore>*)>;
-
-// Keeps the lines a store logs, for the step that made them (W3's and W7's warnings).
-class RecordingLogger : public Logger {
- public:
-  void Log(LogLevel level, std::string_view message) override;
-  // The lines since the last call, as "[WARN] text".
-  std::vector<std::string> Take();
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> lines_;
-};
 
 // Applies ops to one store, holding its open iterators by id.
 class OpRunner {

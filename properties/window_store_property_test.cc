@@ -401,7 +401,7 @@ TEST(WindowStoreProperty, EveryDeclaredSituationIsReached) {
 }
 
 // The planted build only: each planted bug of the window store is caught, and its finding cites
-// one of the rules the bug breaks (engine/planted_bugs.inc).
+// one of the rules the bug breaks (engine/base/planted_bugs.inc).
 TEST(WindowStoreProperty, PlantedBugsAreCreditedToTheirRules) {
   if (!planted::Compiled()) GTEST_SKIP() << "not the planted build";
   int checked = 0;

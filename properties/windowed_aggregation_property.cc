@@ -223,9 +223,9 @@ void SaveWindowedTrace(const WindowedAggregationConfig& config, const PropertyPa
 
 // Runs `records` through a fresh task with `processor`, then commits; the output records as
 // "<windowed key>=<value>@<timestamp>", grouped by key (the part after the second colon).
-std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
-                       const std::vector<WRecord>& records,
-                       std::map<std::string, std::vector<std::string>>* by_key) {
+Status RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
+                  const std::vector<WRecord>& records,
+                  std::map<std::string, std::vector<std::string>>* by_key) {
   const faults::FaultEnv env = NewCaseEnv();
   std::unique_ptr<Log> log;
   Status s = OpenTaskLog(dir, env.env.get(), &log);
@@ -244,13 +244,13 @@ std::string RunThrough(const std::string& dir, std::unique_ptr<Processor> proces
   std::vector<LogRecord> out;
   if (s.ok()) s = log->Read(kOutput, 0, 1 << 30, IsolationLevel::kReadCommitted, &out);
   if (s.code() == Status::Code::kOutOfRange) s = Status::Ok();  // No output at all.
-  if (!s.ok()) return s.ToString();
+  if (!s.ok()) return s;
   for (const LogRecord& r : out) {
     const size_t colon = r.key.find(':', r.key.find(':') + 1);
     (*by_key)[r.key.substr(colon + 1)].push_back(r.key + "=" + r.value.value_or("null") + "@" +
                                                  std::to_string(r.timestamp));
   }
-  return "";
+  return Status::Ok();
 }
 
 // When emit-final and suppress(emit-eager) differ: the rule emit-final's own output breaks, by the
@@ -456,8 +456,8 @@ PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationCo
     const CaseScope scope;
     const std::string dir = ScratchDirectory("windowed");
     WindowedSut sut(dir, config, &out.operations, wrap);
-    if (const std::string why = sut.Start(); !why.empty()) {
-      Fail(Finding(sut.OutputRule(), "starting the task: " + why));
+    if (const Status s = sut.Start(); !s.ok()) {
+      Fail(Finding(sut.OutputRule(), "starting the task: " + s.ToString()));
     }
     rc::state::check(WGenState{}, sut,
                      [&config](const WGenState& state) { return GenWCommand(config, state); });
@@ -480,9 +480,9 @@ Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* ou
   int64_t operations = 0;
   const std::string dir = ScratchDirectory("windowed-replay");
   WindowedSut sut(dir, trace.config, &operations);
-  if (std::string why = sut.Start(); !why.empty()) {
+  if (const Status s = sut.Start(); !s.ok()) {
     // Before any step: the configuration cannot run (bad input, not a divergence).
-    return Status::InvalidArgument("line 1: the trace's config cannot run: " + why);
+    return Status::InvalidArgument("line 1: the trace's config cannot run: " + s.ToString());
   }
   for (const auto& [line, json] : trace.steps) {
     WOp op;
@@ -540,12 +540,14 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
       Fail(Finding("E7", "the suppressed emit-eager aggregation: " + f.ToString()));
     }
     const std::string dir = ScratchDirectory("e7");
-    const std::string why_final = RunThrough(dir + "/final", std::move(final_p), input, &final_out);
-    const std::string why_suppressed =
+    const Status final_run = RunThrough(dir + "/final", std::move(final_p), input, &final_out);
+    const Status suppressed_run =
         RunThrough(dir + "/suppressed", std::move(suppressed_p), input, &suppressed_out);
     auto fail = [](const std::string& what) { Fail(Finding("E7", what)); };
-    if (!why_final.empty()) fail("the emit-final run failed: " + why_final);
-    if (!why_suppressed.empty()) fail("the suppress(emit-eager) run failed: " + why_suppressed);
+    if (!final_run.ok()) fail("the emit-final run failed: " + final_run.ToString());
+    if (!suppressed_run.ok()) {
+      fail("the suppress(emit-eager) run failed: " + suppressed_run.ToString());
+    }
     final_out.erase("~flush");
     suppressed_out.erase("~flush");
     NoteE7Situations(config, records, final_out);

@@ -312,16 +312,16 @@ bool ParseEmitClose(const std::string& text, const std::string& store, int64_t* 
 
 // ---- WindowedSut: the system under test and its steps ----
 
-std::string WindowedSut::Start() {
+Status WindowedSut::Start() {
   task_.reset();
   log_.reset();
-  if (!model_) return "no model for this window kind in this build";
+  if (!model_) return Status::Unimplemented("no model for this window kind in this build");
   Status s = OpenTaskLog(dir_, env_.env.get(), &log_);
-  if (!s.ok()) return "opening the log: " + s.ToString();
+  if (!s.ok()) return s.Annotate("opening the log");
   stats_ = std::make_shared<AggregationStats>();
   std::unique_ptr<Processor> processor;
   s = MakeProcessor(config_, stats_, &processor);
-  if (!s.ok()) return "the aggregation: " + s.ToString();
+  if (!s.ok()) return s.Annotate("the aggregation");
   if (wrap_) processor = wrap_(std::move(processor));
   TaskOptions o = TaskOptionsFor(dir_, env_.env.get(), log_.get(), clock_);
   o.commit_interval_ms = int64_t{1} << 40;  // Commits only when the steps say.
@@ -331,7 +331,7 @@ std::string WindowedSut::Start() {
       !config_.in_memory_store && o.config.isolation == IsolationLevel::kReadCommitted;
   if (s.ok()) s = OpenTask(o, std::move(processor), &task_);
   written_at_open_ = model_->written_output().size();
-  return s.ok() ? "" : "opening the task: " + s.ToString();
+  return s.Annotate("opening the task");
 }
 
 CheckResult WindowedSut::Step(const WOp& op, const Json& expect) {
@@ -448,7 +448,7 @@ CheckResult WindowedSut::AddMetadataEntries(const std::string& group) {
 }
 
 CheckResult WindowedSut::Restarted(bool clean) {
-  if (std::string why = Start(); !why.empty()) return Finding("E6", why);
+  if (const Status s = Start(); !s.ok()) return Finding("E6", s.ToString());
   if (model_->committed_last_emit_close() >= 0) {
     // Checked by the outputs after the next commit: nothing emitted twice.
     ReachedOnCommit("E6.restart_after_emit");

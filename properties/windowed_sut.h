@@ -108,8 +108,8 @@ class WindowedSut {
     log_.reset();
   }
 
-  // Opens the log and the task; "" or what failed.
-  std::string Start();
+  // Opens the log and the task; the error says which failed.
+  Status Start();
 
   // The rule of the output the topology makes: E3 (emit-final), E2 (emit-eager) or E7 (suppress).
   const char* OutputRule() const {

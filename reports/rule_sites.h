@@ -33,7 +33,7 @@ std::string_view SiteWord(SiteKind kind);
 struct RuleSite {
   SiteKind kind;
   std::string rule;  // "W3".
-  std::string path;  // Relative to the scanned root: "engine/in_memory_window_store.cc".
+  std::string path;  // Relative to the scanned root: "engine/store/in_memory_window_store.cc".
   int line = 0;      // 1-based.
   std::string note;  // The text after " — "; may be empty.
   friend bool operator==(const RuleSite&, const RuleSite&) = default;

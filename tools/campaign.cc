@@ -1,3 +1,6 @@
+// The campaign behind `statecheck run` (campaign.h): its plan of batches, their scheduling and
+// progress (Campaign), and RunCampaign. Its regression corpus: campaign_regressions.cc; its
+// summary and merged reports: campaign_report.cc.
 #include "tools/campaign.h"
 
 #include <algorithm>
@@ -7,7 +10,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -17,27 +19,14 @@
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
-#include "properties/json_lines.h"
 #include "properties/property_registry.h"
-#include "properties/trace_replay.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/hooks/planted_bugs.h"
+#include "tools/campaign_internal.h"
 #include "tools/campaign_workers.h"
 
 namespace statecheck::tools {
-namespace {
-
-namespace fs = std::filesystem;
-
-using Clock = std::chrono::steady_clock;
-using Json = nlohmann::json;
-
-std::string NowIso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
+namespace internal {
 
 std::string Compact(double v) {
   char buf[32];
@@ -48,6 +37,30 @@ std::string Compact(double v) {
   } else {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   }
+  return buf;
+}
+
+// `s` as one shell word: bare when it is safe, else in single quotes.
+std::string ShellQuote(const std::string& s) {
+  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-+=:,@%", c);
+  });
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace internal
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string NowIso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
 
@@ -81,17 +94,6 @@ std::vector<reports::FailPointRow> FailPointRows(
   return rows;
 }
 
-// `s` as one shell word: bare when it is safe, else in single quotes.
-std::string ShellQuote(const std::string& s) {
-  const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-+=:,@%", c);
-  });
-  if (safe) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // "[=======>      ] 31/60 s": how far the budget (or the batches) has got.
 std::string Bar(double done) {
   constexpr int kWidth = 20;
@@ -100,6 +102,9 @@ std::string Bar(double done) {
   if (filled < kWidth) bar += ">" + std::string(kWidth - filled - 1, ' ');
   return bar + "]";
 }
+
+using internal::Campaign;
+using internal::Compact;
 
 }  // namespace
 
@@ -159,68 +164,9 @@ Status SelectSpecs(const CampaignOptions& options, const std::vector<const repor
   return Status::Ok();
 }
 
-// One campaign run: the plan of batches, the executor (this process or the workers), what the
-// batches did, and the progress line.
-class Campaign {
- public:
-  Campaign(const CampaignOptions& options, std::vector<properties::PropertySpec> specs,
-           uint64_t seed, CampaignResult* result)
-      : options_(options), specs_(std::move(specs)), seed_(seed), result_(result) {}
+}  // namespace
 
-  Status Run();
-
- private:
-  // A property's batches in this shard: the next batch number to run, how many are left (with a
-  // fixed count), and the seconds its batches took (with those running counted at an estimate).
-  struct Plan {
-    uint64_t next = 0;
-    int64_t left = -1;  // -1: until the budget ends.
-    double seconds = 0;
-    int64_t runs = 0;
-    int64_t in_flight_cases = 0;  // Of batches handed out and not yet back.
-  };
-
-  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  uint64_t Advance(const std::string& id, uint64_t from) const {
-    while (ShardOf(id, from, options_.shard_count) != options_.shard_index) ++from;
-    return from;
-  }
-  bool Inline() const { return jobs_ == 0; }
-  void MakePlans();
-  // Replays the regression corpus into the report (RunReport::regressions).
-  Status ReplayRegressions();
-  // The binary as a replay command names it: a command that works pasted into any shell (an
-  // absolute path, quoted), in the planted build with the active planted bug in its environment.
-  std::string ReplayExecutable() const;
-  // The next batch to run: the property whose family has had the least time, then the property
-  // of the family that has; -1 when none is left (or the budget is spent).
-  int NextSpec();
-  BatchJob MakeJob(size_t spec);
-  double Estimate(size_t spec) const;
-  // 1 + 2 × the share of the situations its rules declare that no case has reached yet: a
-  // family whose evidence is thin gets up to three times the time of one whose is complete.
-  double EvidenceWeight(const std::string& family) const;
-  void Absorb(const BatchJob& job, const BatchRun& run);
-  void RecordFailure(const BatchJob& job, const BatchRun& run, reports::PropertyResult* r);
-  void Sample();
-  void ShowProgress();
-  bool Done() const;
-
-  const CampaignOptions& options_;
-  const std::vector<properties::PropertySpec> specs_;
-  const uint64_t seed_;
-  CampaignResult* const result_;
-  int jobs_ = 0;  // 0: batches run in this process.
-  std::vector<Plan> plans_;
-  std::map<std::string, double> family_seconds_;
-  std::map<std::string, std::vector<std::string>> family_situations_;  // Of its rules.
-  std::set<std::string> reached_;  // Situations some case has reached so far.
-  std::map<std::string, std::pair<uint64_t, uint64_t>> fail_points_;  // name -> reached, fired.
-  Clock::time_point start_;
-  int64_t total_ops_ = 0, total_cases_ = 0, batches_run_ = 0, total_batches_ = 0;
-  double last_sample_ = 0;
-  bool stop_ = false;
-};
+namespace internal {
 
 void Campaign::MakePlans() {
   reports::RunReport& report = result_->report;
@@ -379,113 +325,10 @@ void Campaign::Absorb(const BatchJob& job, const BatchRun& run) {
   }
 }
 
-// A regression trace's replay (`replay`: what ReplayRegressions' child sent back, or ForkEach's
-// {"died": ...}) as a property result; `exe` starts its replay command.
-reports::PropertyResult RegressionResult(const fs::path& file, const std::string& family,
-                                         const Json& replay, const std::string& exe) {
-  reports::PropertyResult r;
-  r.id = "regressions/" + file.filename().string();
-  r.family = family;
-  r.cases = 1;
-  const bool died = replay.contains("died");
-  if (!died) {
-    r.config = replay["description"].get<std::string>();
-    r.operations = replay["steps_run"].get<int64_t>();
-    r.seconds = replay["seconds"].get<double>();
-  }
-  r.passed = !died && !replay["diverged"].get<bool>();
-  r.batches.push_back(reports::BatchResult{0, 0, 1, r.operations, r.seconds, r.passed});
-  if (r.passed) return r;
-  std::error_code ec;
-  r.trace_path = fs::absolute(file, ec).string();
-  r.replay_commands = {exe + " replay " + ShellQuote(r.trace_path)};
-  if (died) {
-    r.message = "the process replaying it died: it was " + replay["died"].get<std::string>() +
-                ". No check failed, so the failure is unattributed.\n";
-  } else {
-    r.failing_rule = replay["rule"].get<std::string>();
-    r.message = replay["verdict"].get<std::string>();
-    r.counterexample = {replay["op"].get<std::string>()};
-  }
-  return r;
-}
-
 std::string Campaign::ReplayExecutable() const {
   const std::string active_bug = planted::ActiveName();
   return (active_bug.empty() ? "" : "STATECHECK_PLANTED_BUG=" + ShellQuote(active_bug) + " ") +
          ShellQuote(options_.executable);
-}
-
-Status Campaign::ReplayRegressions() {
-  if (options_.regressions_dir.empty() || !options_.reproduce.empty() ||
-      !options_.only_batch_property.empty() || options_.shard_index != 0) {
-    return Status::Ok();
-  }
-  const fs::path dir(options_.regressions_dir);
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    return Status::InvalidArgument("--regressions " + options_.regressions_dir +
-                                   ": not a directory (give the corpus directory, such as the "
-                                   "source tree's regressions/, or \"\" for none)");
-  }
-  // The traces of the families this run checks, by file name.
-  std::set<std::string> families;
-  for (const properties::PropertySpec& spec : specs_) families.insert(spec.family);
-  std::vector<std::pair<fs::path, std::string>> traces;  // (file, family)
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file() || e.path().extension() != ".jsonl") continue;
-    std::ifstream in(e.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string kind = properties::TraceKind(text.str());
-    if (kind.empty()) kind = "window_store";  // Its reader says what is wrong.
-    if (families.count(kind) != 0) traces.emplace_back(e.path(), kind);
-  }
-  std::sort(traces.begin(), traces.end());
-  // Each in a process of its own, as the batches are: the engine's threads stay out of this
-  // process (the workers are forked from it), and a replay that dies is a finding.
-  const std::vector<Json> replays = ForkEach(traces.size(), std::max(1, jobs_), [&](size_t i) {
-    const auto started = Clock::now();
-    properties::TraceReplay r;
-    const Status s =
-        properties::ReplayTraceFile(traces[i].first.string(), properties::ReplayTarget::kBoth, &r);
-    return Json{{"error", s.ok() ? "" : s.message()},
-                {"description", r.description},
-                {"steps_run", r.steps_run},
-                {"diverged", r.diverged},
-                {"rule", r.rule},
-                {"op", r.op},
-                {"verdict", r.verdict},
-                {"seconds", std::chrono::duration<double>(Clock::now() - started).count()}};
-  });
-  reports::RegressionSection section;
-  section.directory = options_.regressions_dir;
-  const std::string exe = ReplayExecutable();
-  for (size_t i = 0; i < traces.size(); ++i) {
-    const Json& j = replays[i];
-    if (j.contains("error") && !j["error"].get<std::string>().empty()) {
-      return Status::InvalidArgument("the regression corpus holds a trace that cannot run: " +
-                                     j["error"].get<std::string>());
-    }
-    reports::PropertyResult r = RegressionResult(traces[i].first, traces[i].second, j, exe);
-    if (!r.passed) {
-      ++result_->findings;
-      if (result_->first_finding_seconds < 0) result_->first_finding_seconds = Elapsed();
-      if (options_.stop_at_first_finding) stop_ = true;
-      if (options_.progress) {
-        *options_.progress << (options_.progress_is_tty ? "\r\033[K" : "") << "FAIL " << r.id
-                           << " (the regression corpus)\n"
-                           << r.message;
-      }
-    }
-    section.traces.push_back(std::move(r));
-  }
-  if (options_.progress) {
-    *options_.progress << "regression corpus: " << section.traces.size() << " traces from "
-                       << section.directory << ", " << section.Diverged() << " diverged\n";
-  }
-  result_->report.regressions = std::move(section);
-  return Status::Ok();
 }
 
 void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::PropertyResult* r) {
@@ -615,7 +458,7 @@ Status Campaign::Run() {
   return Status::Ok();
 }
 
-}  // namespace
+}  // namespace internal
 
 Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
   *result = CampaignResult();
@@ -683,95 +526,6 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
   STATECHECK_RETURN_IF_ERROR(campaign.Run());
   result->verdicts = reports::RuleVerdicts(rules, report);
   return reports::WriteReport(dir, report, result->verdicts);
-}
-
-void PrintSummary(const CampaignResult& result, std::ostream& out) {
-  const reports::RunReport& report = result.report;
-  out << "\nrule  verdict        situations    cases    operations  statement\n";
-  for (const auto& v : result.verdicts) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%-5s %-14s %10s %8lld %13lld  ", v.rule->id.c_str(),
-                  v.verdict.c_str(), v.evidence.empty() ? "" : v.EvidenceFraction().c_str(),
-                  static_cast<long long>(v.cases), static_cast<long long>(v.operations));
-    std::string statement = v.rule->statement;
-    if (statement.size() > 60) statement = statement.substr(0, 57) + "...";
-    out << line << statement << "\n";
-  }
-  std::string unexercised;
-  for (const auto& v : result.verdicts) {
-    if (v.verdict != "not exercised") continue;
-    unexercised += "\n  " + v.rule->id + ": never reached";
-    for (const std::string& s : v.MissingSituations()) unexercised += " " + s;
-  }
-  if (!unexercised.empty()) {
-    out << "\nnot exercised (the checks held, but these situations were never reached"
-        << (report.configuration.require_evidence ? "; --require-evidence fails the run" : "")
-        << "):" << unexercised << "\n";
-  }
-  for (const auto& v : result.verdicts) {
-    if (v.unattributed) {
-      out << "\n"
-          << v.rule->id
-          << " fails unattributed: a property of its family failed with no check to credit (a "
-             "crash or an unexpected error)\n";
-    }
-  }
-  std::string fired_names;
-  for (const reports::FailPointRow& f : report.fail_points) {
-    if (f.fired > 0) {
-      fired_names += "\n  " + f.name + ": reached " + std::to_string(f.reached) + ", fired " +
-                     std::to_string(f.fired);
-    }
-  }
-  out << "\nfail points: " << reports::FailPointCoverage(report.fail_points)
-      << " (statecheck list faults; counts in the report)" << fired_names << "\n";
-  int64_t cases = 0, ops = 0;
-  for (const auto& p : report.properties) {
-    cases += p.cases;
-    ops += p.operations;
-  }
-  out << "\n"
-      << cases << " cases, " << ops << " operations in " << Compact(report.elapsed_seconds)
-      << " s; " << result.findings << (result.findings == 1 ? " finding" : " findings") << "\n";
-  if (report.regressions) {
-    out << "regression corpus: " << report.regressions->traces.size() << " traces from "
-        << report.regressions->directory << ", " << report.regressions->Diverged() << " diverged\n";
-  }
-  for (const auto& p : reports::FailedResults(report)) {
-    out << "  " << p.id << ": replay with\n";
-    for (const std::string& c : p.replay_commands) out << "    " << c << "\n";
-  }
-  const std::string& d = result.report_dir;
-  out << "report: " << d << "/report.html (also report.json, junit.xml, summary.md)\n";
-}
-
-Status MergeReportFiles(const std::vector<std::string>& inputs, const std::string& out_dir,
-                        CampaignResult* result) {
-  *result = CampaignResult();
-  std::vector<reports::RunReport> shards;
-  for (const std::string& input : inputs) {
-    std::filesystem::path path(input);
-    if (std::filesystem::is_directory(path)) path /= "report.json";
-    std::ifstream file(path);
-    if (!file) {
-      return Status::InvalidArgument("report merge: cannot read " + path.string() +
-                                     " (give shard report directories or their report.json)");
-    }
-    std::stringstream text;
-    text << file.rdbuf();
-    reports::RunReport shard;
-    const Status s = reports::ReadReportJson(text.str(), &shard);
-    if (!s.ok()) return Status::InvalidArgument(path.string() + ": " + s.message());
-    shards.push_back(std::move(shard));
-  }
-  STATECHECK_RETURN_IF_ERROR(reports::MergeReports(shards, &result->report));
-  std::vector<const reports::Rule*> rules;
-  STATECHECK_RETURN_IF_ERROR(
-      reports::RuleCatalogue::Builtin().Select(result->report.configuration.select, &rules));
-  result->verdicts = reports::RuleVerdicts(rules, result->report);
-  for (const auto& p : result->report.properties) result->findings += p.passed ? 0 : 1;
-  result->report_dir = out_dir;
-  return reports::WriteReport(out_dir, result->report, result->verdicts);
 }
 
 }  // namespace statecheck::tools

@@ -142,7 +142,10 @@ class KeyValueStore : public ReadOnlyKeyValueStore {
   virtual std::shared_ptr<QueryView> NewQueryView() = 0;
 
   // Clean close: discards uncommitted writes (the caller commits first if it wants them) and
-  // clears the open-status marker (T7). Idempotent.
+  // clears the open-status marker (T7). Idempotent. When the marker cannot be cleared (a write
+  // error), the close logs an error naming the store and closes anyway — nothing committed is
+  // lost; the next open reports an unclean shutdown and the store is restored as after a crash
+  // (T10), and a clean close after that clears the marker again (L1). The caller does nothing.
   virtual void Close() = 0;
 
   // Drops the store as a crash would: nothing is committed or flushed, the open-status marker

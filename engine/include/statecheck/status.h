@@ -3,7 +3,7 @@
 // Unlike an exception, a Status never unwinds: every engine call that can fail returns one and
 // the caller decides. The set of codes is small and canonical (as in Abseil); a code says what
 // kind of failure it is, the message says what went wrong and, where it can, what to do.
-// RocksDB's statuses are converted in exactly one place (engine/rocksdb_status.h).
+// RocksDB's statuses are converted in exactly one place (engine/base/rocksdb_status.h).
 #ifndef STATECHECK_STATUS_H_
 #define STATECHECK_STATUS_H_
 
@@ -48,6 +48,14 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   // "OK", or "<CodeName>: <message>".
   std::string ToString() const;
+  // This status with "<context>: " before its message (same code); OK stays OK.
+  [[nodiscard]] Status Annotate(std::string_view context) const {
+    if (ok()) return *this;
+    std::string message(context);
+    message += ": ";
+    message += message_;
+    return {code_, message};
+  }
 
   friend bool operator==(const Status& a, const Status& b) {
     return a.code_ == b.code_ && a.message_ == b.message_;

@@ -268,7 +268,9 @@ class Task {
   virtual Status Commit() = 0;
   // Commits (reason kClose) and closes the stores cleanly. On a failed commit the task is
   // abandoned instead and the commit's error returned; a task that had already stopped on an
-  // error is abandoned and FailedPrecondition returned. Idempotent.
+  // error is abandoned and FailedPrecondition returned. Idempotent. A store that cannot record
+  // its clean close (KeyValueStore::Close) does not fail the close: it is logged, and the next
+  // start restores that store as after a crash.
   virtual Status Close() = 0;
   // A crash: see "Crash". Idempotent.
   virtual void Abandon() = 0;
@@ -278,10 +280,11 @@ class Task {
   // The store named `name`, for IQ views (NewQueryView) and metadata; null if unknown or the
   // task is closed. Writing to it directly bypasses the changelog: don't.
   virtual KeyValueStore* Store(std::string_view name) = 0;
-  // The in-memory window store named `name`, as the writer sees it (with every write, committed
-  // or not: it is not transactional), for tests and properties to read; null if unknown or the
-  // task is closed or abandoned. Writing to it directly bypasses the changelog: don't.
-  virtual WindowStore* GetWindowStore(std::string_view name) = 0;
+  // The in-memory window store named `name` for interactive queries (Kafka's
+  // ReadOnlyWindowStore), as the writer sees it — every write, committed or not: it is not
+  // transactional (see "Window stores" above); null if unknown or the task is closed or
+  // abandoned.
+  virtual ReadOnlyWindowStore* GetWindowStore(std::string_view name) = 0;
   // The changelog partition of store `name` (ChangelogPartitionName).
   virtual std::string ChangelogPartition(std::string_view name) const = 0;
   // The offsets group of this task in the log: "<application_id>-<task_id>".

@@ -88,12 +88,14 @@ struct WindowStoreMetrics {
   friend bool operator==(const WindowStoreMetrics&, const WindowStoreMetrics&) = default;
 };
 
-class WindowStore {
+// What a reader may call: Kafka's ReadOnlyWindowStore (its fetches and scans) and the store's
+// settings and metrics. Interactive queries get this (Task::GetWindowStore).
+class ReadOnlyWindowStore {
  public:
-  virtual ~WindowStore() = default;
-  WindowStore() = default;
-  WindowStore(const WindowStore&) = delete;
-  WindowStore& operator=(const WindowStore&) = delete;
+  virtual ~ReadOnlyWindowStore() = default;
+  ReadOnlyWindowStore() = default;
+  ReadOnlyWindowStore(const ReadOnlyWindowStore&) = delete;
+  ReadOnlyWindowStore& operator=(const ReadOnlyWindowStore&) = delete;
 
   virtual const std::string& name() const = 0;
   virtual int64_t retention_ms() const = 0;
@@ -103,12 +105,6 @@ class WindowStore {
   // The largest window start ever passed to Put; -1 before the first (W2).
   virtual int64_t stream_time() const = 0;
   virtual WindowStoreMetrics metrics() const = 0;
-
-  // Writes `value` for `key` at `window_start`; std::nullopt deletes (W3, W4, W5).
-  // A put dropped by retention still returns OK (it is counted, and logged).
-  // FailedPrecondition when the store is closed.
-  virtual Status Put(std::string_view key, std::optional<std::string_view> value,
-                     int64_t window_start) = 0;
 
   // The value of `key` at exactly `window_start`, or std::nullopt (also on a retainDuplicates
   // store, W5, and at or below the retention bound, W6).
@@ -141,6 +137,16 @@ class WindowStore {
   // Every live record.
   virtual Status All(std::unique_ptr<WindowStoreIterator>* it) = 0;
   virtual Status BackwardAll(std::unique_ptr<WindowStoreIterator>* it) = 0;
+};
+
+// A window store: the reads, and the writer's Put and Close.
+class WindowStore : public ReadOnlyWindowStore {
+ public:
+  // Writes `value` for `key` at `window_start`; std::nullopt deletes (W3, W4, W5).
+  // A put dropped by retention still returns OK (it is counted, and logged).
+  // FailedPrecondition when the store is closed.
+  virtual Status Put(std::string_view key, std::optional<std::string_view> value,
+                     int64_t window_start) = 0;
 
   // Closes every open iterator and frees the records. Idempotent. Later calls other than the
   // accessors above return FailedPrecondition.

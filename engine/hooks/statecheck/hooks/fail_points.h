@@ -26,11 +26,16 @@ struct EngineFailPoint {
 
 inline constexpr std::string_view kFailLogAfterDecision = "statecheck/log/commit/after_decision";
 inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/commit/before_flush";
-// The engine's own calls into RocksDB: a store commit's atomic batch write, a read of a key, and
-// a step of a store iterator (a range or scan read, the writer's or a query view's).
+// The engine's own calls into RocksDB: a store commit's batch write, a direct write (a
+// READ_UNCOMMITTED store's Put, Delete, PutAll), a read of a key, a step of a store iterator (a
+// range or scan read, the writer's or a query view's), the open's write that sets the
+// open-status marker and a clean close's write that clears it.
 inline constexpr std::string_view kFailStoreCommitWrite = "statecheck/store/commit/write";
+inline constexpr std::string_view kFailStoreWrite = "statecheck/store/write";
 inline constexpr std::string_view kFailStoreGet = "statecheck/store/get";
 inline constexpr std::string_view kFailStoreIterate = "statecheck/store/iterate";
+inline constexpr std::string_view kFailStoreOpenMarker = "statecheck/store/open/marker";
+inline constexpr std::string_view kFailStoreCloseMarker = "statecheck/store/close/marker";
 inline constexpr std::string_view kFailTaskAfterLog = "statecheck/task/commit/after_log";
 inline constexpr std::string_view kFailTaskBeforeOffsets = "statecheck/task/commit/before_offsets";
 inline constexpr std::string_view kFailTaskRestoreBatch = "statecheck/task/restore/batch";

@@ -25,7 +25,7 @@ struct PlantedBug {
   std::string_view rules;        // The SPEC rules it breaks: "W3,W6".
   std::string_view description;  // What the engine does wrong, in one or two sentences.
   std::string_view modelled_on;  // The real bug it is modelled on (tracker id and title).
-  std::string_view file;         // Where it is planted: "engine/in_memory_window_store.cc".
+  std::string_view file;         // Where it is planted: "engine/store/in_memory_window_store.cc".
 };
 
 // Whether this build has the planted bugs (the planted build) or none (every other build).

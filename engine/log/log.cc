@@ -1,0 +1,630 @@
+#include "statecheck/log.h"
+
+#include <rocksdb/env.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "engine/base/env_util.h"
+#include "engine/base/fail_point.h"
+#include "engine/base/mutex.h"
+#include "engine/base/planted.h"
+#include "engine/base/rocksdb_status.h"
+#include "engine/log/log_format.h"
+#include "engine/log/log_partition.h"
+
+namespace statecheck {
+namespace {
+
+using internal::ApplyLogEntry;
+using internal::DecodeLogNamedOffsets;
+using internal::EncodeLogNamedOffsets;
+using internal::EncodeLogRecord;
+using internal::FromRocksDB;
+using internal::kLogSuffix;
+using internal::kOffsetsPartition;
+using internal::kTxnStatePartition;
+using internal::ListPartitionFiles;
+using internal::LogEntry;
+using internal::LogPartition;
+using internal::LogRecordType;
+using internal::LogTornTail;
+using internal::LogTxnState;
+using internal::ScanPartitionFile;
+using internal::ValidatePartitionName;
+
+Status ValidateOffsets(std::string_view group, const CommittedOffsets& offsets) {
+  if (group.empty()) return Status::InvalidArgument("consumer group name is empty");
+  for (const auto& [partition, offset] : offsets.offsets) {
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, /*allow_internal=*/false));
+    if (offset < 0) {
+      return Status::InvalidArgument("committed offset " + std::to_string(offset) +
+                                     " for partition \"" + partition + "\" is negative");
+    }
+  }
+  return Status::Ok();
+}
+
+class LogImpl : public Log {
+ public:
+  LogImpl(const LogOptions& options, rocksdb::Env* env)
+      : dir_(options.directory),
+        env_(env),
+        logger_(options.logger ? options.logger : StderrLogger()) {
+    env_options_.use_mmap_writes = false;
+    env_options_.allow_fallocate = false;
+  }
+
+  ~LogImpl() override {
+    for (auto& [name, p] : partitions_) {
+      if (p->file) p->file->Close().PermitUncheckedError();
+    }
+    if (lock_ != nullptr) env_->UnlockFile(lock_).PermitUncheckedError();
+  }
+
+  Status Open();
+
+  using Log::Append;
+  Status Append(std::string_view partition, std::string_view key,
+                std::optional<std::string_view> value, int64_t timestamp,
+                int64_t* offset) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+    STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
+    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp), offset);
+  }
+
+  Status Sync() override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    for (auto& [name, p] : partitions_) STATECHECK_RETURN_IF_ERROR(SyncPartition(p.get()));
+    return Status::Ok();
+  }
+
+  Status BeginTransaction(int64_t txn_id) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    if (txn_id <= 0) {
+      return Status::InvalidArgument("transaction id " + std::to_string(txn_id) +
+                                     " is not positive");
+    }
+    if (txns_.count(txn_id) != 0) {
+      return Status::FailedPrecondition("transaction " + std::to_string(txn_id) +
+                                        " is already open");
+    }
+    txns_[txn_id];
+    return Status::Ok();
+  }
+
+  using Log::AppendTransactional;
+  Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
+                             std::optional<std::string_view> value, int64_t timestamp,
+                             int64_t* offset) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+    STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
+    return AppendTransactionalLocked(txn_id, partition, MakeData(txn_id, key, value, timestamp),
+                                     offset);
+  }
+
+  Status AppendOffsetsTransactional(int64_t txn_id, std::string_view group,
+                                    const CommittedOffsets& offsets) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidateOffsets(group, offsets));
+    int64_t ignored;
+    return AppendTransactionalLocked(txn_id, kOffsetsPartition, MakeOffsets(txn_id, group, offsets),
+                                     &ignored);
+  }
+
+  Status CommitTransaction(int64_t txn_id) override;
+  Status AbortTransaction(int64_t txn_id) override;
+
+  Status CommitOffsets(std::string_view group, const CommittedOffsets& offsets) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidateOffsets(group, offsets));
+    LogPartition* p = GetOrCreate(kOffsetsPartition);
+    int64_t ignored;
+    STATECHECK_RETURN_IF_ERROR(WriteRecord(p, MakeOffsets(0, group, offsets), &ignored));
+    return SyncPartition(p);
+  }
+
+  Status GetCommittedOffsets(std::string_view group, CommittedOffsets* out) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    if (group.empty()) return Status::InvalidArgument("consumer group name is empty");
+    auto it = partitions_.find(kOffsetsPartition);
+    if (it != partitions_.end()) {
+      const LogPartition& p = *it->second;
+      for (int64_t i = p.StableEnd() - 1; i >= 0; --i) {
+        const LogEntry& e = p.entries[static_cast<size_t>(i)];
+        if (!Visible(e) || e.key != group) continue;
+        if (!e.value || !DecodeLogNamedOffsets(*e.value, &out->offsets, &out->metadata)) {
+          return Status::Corruption(p.path + ": committed offsets of group \"" +
+                                    std::string(group) + "\" at offset " + std::to_string(i) +
+                                    " cannot be decoded");
+        }
+        return Status::Ok();
+      }
+    }
+    return Status::NotFound("consumer group \"" + std::string(group) +
+                            "\" has no committed offsets");
+  }
+
+  Status EndOffset(std::string_view partition, int64_t* offset) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+    const LogPartition* p = Find(partition);
+    *offset = p ? p->end() : 0;
+    return Status::Ok();
+  }
+
+  Status CommittedEndOffset(std::string_view partition, int64_t* offset) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+    const LogPartition* p = Find(partition);
+    *offset = p ? p->StableEnd() : 0;
+    return Status::Ok();
+  }
+
+  Status Read(std::string_view partition, int64_t from_offset, int max_records,
+              IsolationLevel isolation, std::vector<LogRecord>* records) override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+    if (from_offset < 0) {
+      return Status::InvalidArgument("read offset " + std::to_string(from_offset) + " is negative");
+    }
+    if (max_records < 1) {
+      return Status::InvalidArgument("max_records " + std::to_string(max_records) + " is below 1");
+    }
+    const LogPartition* p = Find(partition);
+    const int64_t end = p ? p->end() : 0;
+    if (from_offset > end) {
+      return Status::OutOfRange("read offset " + std::to_string(from_offset) + " of partition \"" +
+                                std::string(partition) + "\" is past its end offset " +
+                                std::to_string(end));
+    }
+    if (p == nullptr) return Status::Ok();
+    const bool committed = isolation == IsolationLevel::kReadCommitted;
+    const int64_t limit = committed ? p->StableEnd() : end;
+    int count = 0;
+    for (int64_t i = from_offset; i < limit && count < max_records; ++i) {
+      const LogEntry& e = p->entries[static_cast<size_t>(i)];
+      // Under read_committed, records of aborted transactions are skipped.
+      // Keeps: C1 — read_committed never returns an aborted or open transaction's records
+      const bool hidden = STATECHECK_PLANTED(LogReadCommittedShowsAborted)
+                              ? e.state == LogTxnState::kOpen
+                              : !Visible(e);
+      if (e.type != LogRecordType::kData || (committed && hidden)) continue;
+      records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp});
+      ++count;
+    }
+    return Status::Ok();
+  }
+
+  Status CheckWritable() override {
+    internal::MutexLock l(&mu_);
+    STATECHECK_RETURN_IF_ERROR(CheckUsable());
+    for (const auto& [name, p] : partitions_) {
+      if (!p->broken.empty()) {
+        return Status::FailedPrecondition("partition \"" + name + "\" refuses writes until the " +
+                                          "log is reopened: " + p->broken);
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::string> Partitions() override {
+    internal::MutexLock l(&mu_);
+    std::vector<std::string> out;
+    for (const auto& [name, p] : partitions_) {
+      if (name.substr(0, 2) != "__") out.push_back(name);
+    }
+    return out;
+  }
+
+ private:
+  static bool Visible(const LogEntry& e) {
+    return e.type == LogRecordType::kData &&
+           (e.state == LogTxnState::kNone || e.state == LogTxnState::kCommitted);
+  }
+
+  static LogEntry MakeData(int64_t txn_id, std::string_view key,
+                           std::optional<std::string_view> value,
+                           int64_t timestamp = kNoTimestamp) {
+    LogEntry e;
+    e.type = LogRecordType::kData;
+    e.txn_id = txn_id;
+    e.key.assign(key);
+    if (value) e.value.emplace(*value);
+    e.timestamp = timestamp;
+    return e;
+  }
+
+  static Status CheckTimestamp(int64_t timestamp) {
+    if (timestamp >= kNoTimestamp) return Status::Ok();
+    return Status::InvalidArgument("record timestamp " + std::to_string(timestamp) +
+                                   " is negative (a timestamp is >= 0, or -1 for none)");
+  }
+
+  static LogEntry MakeOffsets(int64_t txn_id, std::string_view group,
+                              const CommittedOffsets& offsets) {
+    return MakeData(txn_id, group, EncodeLogNamedOffsets(offsets.offsets, offsets.metadata));
+  }
+
+  static LogEntry MakeMarker(LogRecordType type, int64_t txn_id) {
+    LogEntry e;
+    e.type = type;
+    e.txn_id = txn_id;
+    e.value.emplace();
+    return e;
+  }
+
+  Status CheckUsable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!poisoned_.empty()) return Status::FailedPrecondition(poisoned_);
+    return Status::Ok();
+  }
+
+  void Poison(const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    poisoned_ = why + "; reopen the log (recovery completes or aborts the transaction)";
+    logger_->Log(LogLevel::kError, "log " + dir_ + ": " + poisoned_);
+  }
+
+  LogPartition* Find(std::string_view name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = partitions_.find(std::string(name));
+    return it == partitions_.end() ? nullptr : it->second.get();
+  }
+
+  LogPartition* GetOrCreate(std::string_view name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto& slot = partitions_[std::string(name)];
+    if (!slot) {
+      slot = std::make_unique<LogPartition>();
+      slot->name = std::string(name);
+      slot->path = dir_ + "/" + slot->name + kLogSuffix;
+    }
+    return slot.get();
+  }
+
+  Status OpenFile(LogPartition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (p->file) return Status::Ok();
+    const bool exists = env_->FileExists(p->path).ok();
+    rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    if (!s.ok()) {
+      p->file.reset();
+      return Status::IOError("cannot open " + p->path + " for append: " + s.ToString());
+    }
+    // Keeps: F3 — a new partition file's directory entry is fsynced before the file is used
+    if (!exists && !STATECHECK_PLANTED(LogNewFileNoDirFsync)) p->needs_dir_sync = true;
+    return SyncDirIfNeeded(p);
+  }
+
+  Status SyncDirIfNeeded(LogPartition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!p->needs_dir_sync) return Status::Ok();
+    rocksdb::Status s = dir_handle_->Fsync();
+    if (!s.ok()) return Status::IOError("cannot fsync directory " + dir_ + ": " + s.ToString());
+    p->needs_dir_sync = false;
+    return Status::Ok();
+  }
+
+  // Appends `e` to `p`'s file and to memory; `*offset` = its offset.
+  Status WriteRecord(LogPartition* p, LogEntry e, int64_t* offset)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!p->broken.empty()) {
+      return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
+                                        "log is reopened: " + p->broken);
+    }
+    STATECHECK_RETURN_IF_ERROR(OpenFile(p));
+    const std::string bytes = EncodeLogRecord(e, p->end());
+    rocksdb::Status s = p->file->Append(bytes);
+    if (s.ok()) s = p->file->Flush();
+    if (s.IsNoSpace() && STATECHECK_PLANTED(LogDropsRecordsOnFullDisk)) {
+      // Planted: ENOSPC taken for a passing condition. Undone and retried once; a disk still full
+      // drops the record and reports it written.
+      if (p->file->Truncate(p->file_size).ok()) {
+        s = p->file->Append(bytes);
+        if (s.ok()) s = p->file->Flush();
+      }
+      if (s.IsNoSpace() && p->file->Truncate(p->file_size).ok()) {
+        *offset = p->end();
+        return Status::Ok();
+      }
+    }
+    // Keeps: F1 — a failed append is undone by truncation; else the partition refuses writes
+    // Keeps: F7 — a write a full disk refused is undone: once space returns the partition appends
+    if (!s.ok()) {
+      // Undo a partial write so that later records do not follow damage.
+      rocksdb::Status t = p->file->Truncate(p->file_size);
+      if (!t.ok()) {
+        p->broken = "a failed append could not be undone (" + t.ToString() + ")";
+      }
+      return Status::IOError("cannot append to " + p->path + ": " + s.ToString());
+    }
+    const std::string problem = p->name == kTxnStatePartition ? "" : ApplyLogEntry(p, &e);
+    if (!problem.empty()) {
+      // The callers check transactional state first; this is a bug, and the file now holds it.
+      p->broken = problem;
+      return Status::FailedPrecondition("partition \"" + p->name + "\": " + problem);
+    }
+    p->file_size += bytes.size();
+    *offset = p->end();
+    p->entries.push_back(std::move(e));
+    return Status::Ok();
+  }
+
+  Status SyncPartition(LogPartition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!p->broken.empty()) {
+      return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
+                                        "log is reopened: " + p->broken);
+    }
+    STATECHECK_RETURN_IF_ERROR(SyncDirIfNeeded(p));
+    if (p->durable_end == p->end() || !p->file) {
+      p->durable_end = p->end();
+      return Status::Ok();
+    }
+    rocksdb::Status s = p->file->Sync();
+    if (STATECHECK_PLANTED(LogFsyncErrorSwallowed) && !s.ok()) {
+      s.PermitUncheckedError();  // Logged and ignored: the next fsync will retry.
+      logger_->Log(LogLevel::kWarn, "fsync of " + p->path + " failed: " + s.ToString());
+      s = rocksdb::Status::OK();
+    }
+    // Keeps: F1 — a failed fsync is an error and marks the partition broken until the log reopens
+    if (!s.ok()) {
+      // After a failed fsync the file's durable contents are unknown (the kernel may have
+      // dropped the dirty pages): only a reopen, which reads the file back, can say.
+      p->broken = "an fsync failed (" + s.ToString() + ")";
+      return Status::IOError("cannot fsync " + p->path + ": " + s.ToString());
+    }
+    p->durable_end = p->end();
+    return Status::Ok();
+  }
+
+  Status AppendTransactionalLocked(int64_t txn_id, std::string_view partition, LogEntry e,
+                                   int64_t* offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto txn = txns_.find(txn_id);
+    if (txn == txns_.end()) {
+      return Status::NotFound("transaction " + std::to_string(txn_id) +
+                              " is not open (call BeginTransaction first)");
+    }
+    LogPartition* p = GetOrCreate(partition);
+    if (p->open_txns.count(txn_id) == 0) {
+      int64_t begin;
+      STATECHECK_RETURN_IF_ERROR(
+          WriteRecord(p, MakeMarker(LogRecordType::kTxnBegin, txn_id), &begin));
+      txn->second.insert(p->name);
+    }
+    return WriteRecord(p, std::move(e), offset);
+  }
+
+  // Loads and scans one partition file; truncates a torn tail.
+  Status Load(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Completes the last commit decision, then aborts every transaction left open.
+  Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string dir_;
+  rocksdb::Env* const env_;
+  const std::shared_ptr<Logger> logger_;
+  rocksdb::EnvOptions env_options_;
+  rocksdb::FileLock* lock_ = nullptr;
+
+  // Guards the partitions (and what each LogPartition holds), the transactions and the poison.
+  internal::Mutex mu_;
+  std::unique_ptr<rocksdb::Directory> dir_handle_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<LogPartition>> partitions_ ABSL_GUARDED_BY(mu_);
+  // Open transactions → the partitions each has a begin marker in and no end marker yet.
+  std::map<int64_t, std::set<std::string>> txns_ ABSL_GUARDED_BY(mu_);
+  // Why every call fails until reopen ("" = they do not).
+  std::string poisoned_ ABSL_GUARDED_BY(mu_);
+};
+
+Status LogImpl::CommitTransaction(int64_t txn_id) {
+  internal::MutexLock l(&mu_);
+  STATECHECK_RETURN_IF_ERROR(CheckUsable());
+  auto txn = txns_.find(txn_id);
+  if (txn == txns_.end()) {
+    return Status::NotFound("transaction " + std::to_string(txn_id) + " is not open");
+  }
+  const std::string what = "transaction " + std::to_string(txn_id);
+  std::vector<LogPartition*> touched;
+  for (const std::string& name : txn->second) touched.push_back(Find(name));
+  // (1) Every record of the transaction durable.
+  for (LogPartition* p : touched) STATECHECK_RETURN_IF_ERROR(SyncPartition(p));
+  if (touched.empty()) {
+    txns_.erase(txn);
+    return Status::Ok();
+  }
+  // (2) The decision, naming the offset each commit marker will take: the commit point.
+  std::map<std::string, int64_t> markers;
+  for (LogPartition* p : touched) markers[p->name] = p->end();
+  LogPartition* state = GetOrCreate(kTxnStatePartition);
+  LogEntry decision = MakeMarker(LogRecordType::kTxnCommit, txn_id);
+  decision.value = EncodeLogNamedOffsets(markers, "");
+  int64_t ignored;
+  Status s = WriteRecord(state, std::move(decision), &ignored);
+  if (!s.ok()) {
+    // Undone (the transaction stays open), unless the undo failed too.
+    if (!state->broken.empty()) Poison("the commit decision of " + what + " may be partial");
+    return s;
+  }
+  // Keeps: C1 — the fsynced decision is the commit point: every marker follows, or recovery does
+  s = SyncPartition(state);
+  if (!s.ok()) {
+    Poison("the commit decision of " + what + " could not be fsynced (" + s.ToString() + ")");
+    return s;
+  }
+  // (3) The markers. Past the commit point every failure leaves completion to recovery.
+  if (Status f = internal::FailPoint(kFailLogAfterDecision); !f.ok()) {
+    Poison(what + " is committed but its markers were not written (" + f.ToString() + ")");
+    return f;
+  }
+  for (LogPartition* p : touched) {
+    s = WriteRecord(p, MakeMarker(LogRecordType::kTxnCommit, txn_id), &ignored);
+    if (s.ok()) s = SyncPartition(p);
+    if (!s.ok()) {
+      Poison(what + " is committed but its marker in partition \"" + p->name +
+             "\" could not be written (" + s.ToString() + ")");
+      return Status::IOError(poisoned_);
+    }
+  }
+  txns_.erase(txn);
+  return Status::Ok();
+}
+
+Status LogImpl::AbortTransaction(int64_t txn_id) {
+  internal::MutexLock l(&mu_);
+  STATECHECK_RETURN_IF_ERROR(CheckUsable());
+  auto txn = txns_.find(txn_id);
+  if (txn == txns_.end()) {
+    return Status::NotFound("transaction " + std::to_string(txn_id) + " is not open");
+  }
+  std::set<std::string>& touched = txn->second;
+  while (!touched.empty()) {
+    LogPartition* p = Find(*touched.begin());
+    int64_t ignored;
+    STATECHECK_RETURN_IF_ERROR(
+        WriteRecord(p, MakeMarker(LogRecordType::kTxnAbort, txn_id), &ignored));
+    touched.erase(touched.begin());
+    STATECHECK_RETURN_IF_ERROR(SyncPartition(p));
+  }
+  txns_.erase(txn);
+  return Status::Ok();
+}
+
+Status LogImpl::Open() {
+  internal::MutexLock l(&mu_);  // Not shared yet; held for the analysis of what it calls.
+  rocksdb::Status s = internal::CreateDirs(env_, dir_);
+  if (s.ok()) s = env_->NewDirectory(dir_, &dir_handle_);
+  if (!s.ok()) return Status::IOError("cannot create log directory " + dir_ + ": " + s.ToString());
+  s = env_->LockFile(dir_ + "/LOCK", &lock_);
+  if (!s.ok()) {
+    lock_ = nullptr;
+    return Status::IOError("cannot lock log directory " + dir_ +
+                           " (is it open elsewhere?): " + s.ToString());
+  }
+  std::vector<std::string> names, ignored;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &names, &ignored));
+  for (const std::string& child : ignored) {
+    logger_->Log(LogLevel::kWarn,
+                 "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
+  }
+  for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
+  if (!names.empty()) {
+    // The files' directory entries, as their contents (Load), are durable before anyone reads
+    // the log: a crash may have left both only in the OS's cache.
+    s = dir_handle_->Fsync();
+    if (!s.ok()) return Status::IOError("cannot fsync directory " + dir_ + ": " + s.ToString());
+  }
+  STATECHECK_RETURN_IF_ERROR(Recover());
+  for (auto& [name, p] : partitions_) p->durable_end = p->end();
+  return Status::Ok();
+}
+
+Status LogImpl::Load(const std::string& name) {
+  LogPartition* p = GetOrCreate(name);
+  LogTornTail torn;
+  STATECHECK_RETURN_IF_ERROR(ScanPartitionFile(env_, env_options_, p, &torn));
+  if (torn.at) {
+    logger_->Log(LogLevel::kWarn, "log partition \"" + name + "\": dropping a torn tail of " +
+                                      std::to_string(torn.bytes) + " bytes at byte offset " +
+                                      std::to_string(*torn.at) + " (" + p->path + ")");
+    rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    // Keeps: F4 — recovery truncates the torn tail (logged above) and syncs the file
+    if (s.ok() && !STATECHECK_PLANTED(LogTornTailNotTruncated)) s = p->file->Truncate(*torn.at);
+    if (s.ok()) s = p->file->Sync();
+    if (!s.ok()) {
+      return Status::IOError("cannot truncate the torn tail of " + p->path + ": " + s.ToString());
+    }
+  } else if (p->file_size > 0) {
+    // What a crash left readable may be only in the OS's cache — or, after a power loss that
+    // tore an unsynced write at a record boundary, never synced at all. Readers take what
+    // the log holds after opening as durable (an at-least-once restore applies it and stores
+    // its offset), so make it so.
+    // Keeps: F3 — what a reopen reads is fsynced first: readers may take it as durable
+    rocksdb::Status s = env_->ReopenWritableFile(p->path, &p->file, env_options_);
+    if (s.ok()) s = p->file->Sync();
+    if (!s.ok()) return Status::IOError("cannot fsync " + p->path + ": " + s.ToString());
+  }
+  return Status::Ok();
+}
+
+Status LogImpl::Recover() {
+  // The last decision is the only one whose markers may be missing: a commit writes all of its
+  // markers before the next decision, or poisons the log.
+  LogPartition* state = Find(kTxnStatePartition);
+  // Keeps: F2 — a crash after the commit decision: recovery writes the missing commit markers
+  if (state != nullptr && !state->entries.empty()) {
+    const LogEntry& d = state->entries.back();
+    std::map<std::string, int64_t> markers;
+    std::string unused;
+    if (d.type != LogRecordType::kTxnCommit || !d.value ||
+        !DecodeLogNamedOffsets(*d.value, &markers, &unused)) {
+      return Status::Corruption(state->path + ": last record is not a commit decision");
+    }
+    const std::string txn = "transaction " + std::to_string(d.txn_id);
+    for (const auto& [name, marker] : markers) {
+      LogPartition* p = Find(name);
+      const int64_t end = p ? p->end() : 0;
+      const std::string where =
+          "partition \"" + name + "\" (" + dir_ + "/" + name + kLogSuffix + ")";
+      if (marker > end || (marker == end && (!p || p->open_txns.count(d.txn_id) == 0))) {
+        return Status::Corruption("the commit decision of " + txn + " names offset " +
+                                  std::to_string(marker) + " of " + where + ", which ends at " +
+                                  std::to_string(end) + " without that transaction open");
+      }
+      if (marker == end) {
+        logger_->Log(LogLevel::kWarn, "log: completing committed " + txn + ": writing its " +
+                                          "commit marker in partition \"" + name + "\"");
+        int64_t ignored;
+        STATECHECK_RETURN_IF_ERROR(
+            WriteRecord(p, MakeMarker(LogRecordType::kTxnCommit, d.txn_id), &ignored));
+        STATECHECK_RETURN_IF_ERROR(SyncPartition(p));
+        continue;
+      }
+      const LogEntry& m = p->entries[static_cast<size_t>(marker)];
+      if (m.type != LogRecordType::kTxnCommit || m.txn_id != d.txn_id) {
+        return Status::Corruption("the commit decision of " + txn + " names offset " +
+                                  std::to_string(marker) + " of " + where +
+                                  ", which is not that transaction's commit marker");
+      }
+    }
+  }
+  for (auto& [name, p] : partitions_) {
+    std::vector<int64_t> open;
+    for (const auto& [txn, begin] : p->open_txns) open.push_back(txn);
+    // Keeps: F2, C3 — a transaction a crash left open is aborted, never made visible
+    for (int64_t txn : open) {
+      logger_->Log(LogLevel::kWarn, "log: aborting transaction " + std::to_string(txn) +
+                                        ", left open with no commit decision, in partition \"" +
+                                        name + "\"");
+      int64_t ignored;
+      STATECHECK_RETURN_IF_ERROR(
+          WriteRecord(p.get(), MakeMarker(LogRecordType::kTxnAbort, txn), &ignored));
+    }
+    if (!open.empty()) STATECHECK_RETURN_IF_ERROR(SyncPartition(p.get()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckPartitionName(std::string_view name) {
+  return ValidatePartitionName(name, /*allow_internal=*/false);
+}
+
+Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log) {
+  if (options.directory.empty()) return Status::InvalidArgument("log directory is empty");
+  rocksdb::Env* env = options.env ? options.env : rocksdb::Env::Default();
+  auto impl = std::make_unique<LogImpl>(options, env);
+  STATECHECK_RETURN_IF_ERROR(impl->Open());
+  *log = std::move(impl);
+  return Status::Ok();
+}
+
+}  // namespace statecheck

@@ -1,0 +1,90 @@
+// The embedded log's on-disk record format (statecheck/log.h describes it; docs/formats.md has
+// it byte by byte). Internal to the engine: the log (engine/log/log.cc,
+// engine/log/log_partition.cc, engine/log/log_inspect.cc) is the only writer and reader of
+// partition files; the LogFileRecord view below is for the log_fuzz target and tests.
+#ifndef STATECHECK_ENGINE_LOG_FORMAT_H_
+#define STATECHECK_ENGINE_LOG_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "statecheck/log.h"
+
+namespace statecheck::internal {
+
+// Partition files are "<partition>.log" in the log directory. The log's own partitions: the
+// commit decisions of transactions, and consumer groups' committed offsets.
+inline constexpr char kLogSuffix[] = ".log";
+inline constexpr char kTxnStatePartition[] = "__txn_state";
+inline constexpr char kOffsetsPartition[] = "__offsets";
+inline constexpr size_t kMaxPartitionName = 200;  // Bytes.
+
+enum class LogRecordType : uint8_t { kData = 1, kTxnBegin = 2, kTxnCommit = 3, kTxnAbort = 4 };
+
+// A record's transactional state as readers see it (set by recovery, not stored).
+enum class LogTxnState : uint8_t { kNone, kOpen, kCommitted, kAborted };
+
+// A record as the log holds it; its offset is its place in its partition.
+struct LogEntry {
+  LogRecordType type = LogRecordType::kData;
+  LogTxnState state = LogTxnState::kNone;
+  int64_t txn_id = 0;
+  std::string key;
+  std::optional<std::string> value;
+  int64_t timestamp = kNoTimestamp;
+};
+
+// The bytes of record `e` at `offset`: a 32-byte header (magic, type, flags, 0, txn id, offset,
+// key size, value size, CRC32C of the header's first 28 bytes and the payload), then the
+// payload: the timestamp (8 bytes, when it has one), the key, the value.
+std::string EncodeLogRecord(const LogEntry& e, int64_t offset);
+// Decodes the record at `pos` of `data` into `*e` (state kNone), its `*offset` and `*length` in
+// bytes. False if it is cut short or invalid (bad magic, type or flags, a length past the end,
+// a CRC mismatch).
+bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* offset,
+                     size_t* length);
+// Whether any valid record starts in `data` at or after `from`.
+bool ValidLogRecordFrom(std::string_view data, size_t from);
+
+// One record of a partition file, as written.
+struct LogFileRecord {
+  uint8_t type = 1;  // 1 data, 2 txn-begin, 3 txn-commit, 4 txn-abort.
+  int64_t txn_id = 0;
+  int64_t offset = 0;
+  std::string key;
+  std::optional<std::string> value;  // nullopt: a tombstone.
+  int64_t timestamp = -1;            // kNoTimestamp (-1) when it has none.
+  friend bool operator==(const LogFileRecord&, const LogFileRecord&) = default;
+};
+
+// How a partition file's bytes end after its valid records.
+enum class LogFileTail {
+  kClean,    // Every byte belongs to a valid record.
+  kTorn,     // A torn tail: bytes that hold no valid record (recovery truncates them).
+  kDamaged,  // A damaged record followed by valid records: corruption, never truncated.
+};
+
+// Decodes the records that open `data`, in order, up to the first that is cut short or invalid
+// (bad magic, type or flags, a length past the end, a CRC mismatch). `*valid_bytes` is the
+// length of those records. Checks only the framing: offsets and transactional state are the
+// log's recovery's to check.
+LogFileTail DecodeLogFileRecords(std::string_view data, std::vector<LogFileRecord>* records,
+                                 size_t* valid_bytes);
+// The bytes of one record (DecodeLogFileRecords reads them back to an equal record).
+std::string EncodeLogFileRecord(const LogFileRecord& record);
+
+// The value of a commit decision or of a committed-offsets record: (name, int64) pairs in
+// strictly increasing name order, then a trailing string. Decode returns false for anything
+// else, leaving `*m` and `*tail` unchanged.
+std::string EncodeLogNamedOffsets(const std::map<std::string, int64_t>& m, std::string_view tail);
+bool DecodeLogNamedOffsets(std::string_view in, std::map<std::string, int64_t>* m,
+                           std::string* tail);
+
+}  // namespace statecheck::internal
+
+#endif  // STATECHECK_ENGINE_LOG_FORMAT_H_

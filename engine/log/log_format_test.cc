@@ -1,0 +1,118 @@
+// The log's record format (engine/log/log_format.h) and the regressions log_fuzz found in it.
+#include "engine/log/log_format.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/env.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/aggregation/aggregation_internal.h"
+#include "engine/log/crc32c.h"
+#include "statecheck/log.h"
+#include "testing/test_util.h"
+
+namespace statecheck {
+namespace {
+
+using internal::DecodeLogFileRecords;
+using internal::DecodeLogNamedOffsets;
+using internal::EncodeLogFileRecord;
+using internal::EncodeLogNamedOffsets;
+using internal::LogFileRecord;
+using internal::LogFileTail;
+
+TEST(LogFormat, RecordsRoundTripAndATornTailIsFound) {
+  const std::vector<LogFileRecord> records = {
+      {1, 0, 0, "a", "1", 10}, {1, 0, 1, "b", std::nullopt, -1}, {2, 3, 2, "", "", -1}};
+  std::string bytes;
+  for (const auto& r : records) bytes += EncodeLogFileRecord(r);
+  std::vector<LogFileRecord> decoded;
+  size_t valid = 0;
+  EXPECT_EQ(DecodeLogFileRecords(bytes, &decoded, &valid), LogFileTail::kClean);
+  EXPECT_EQ(decoded, records);
+  EXPECT_EQ(valid, bytes.size());
+  EXPECT_EQ(
+      DecodeLogFileRecords(bytes + EncodeLogFileRecord(records[0]).substr(0, 20), &decoded, &valid),
+      LogFileTail::kTorn);
+  EXPECT_EQ(valid, bytes.size());
+  std::string damaged = bytes;
+  damaged[EncodeLogFileRecord(records[0]).size() + 32] ^= 1;  // The second record's key.
+  EXPECT_EQ(DecodeLogFileRecords(damaged, &decoded, &valid), LogFileTail::kDamaged);
+  EXPECT_EQ(decoded.size(), 1u);
+}
+
+// Regression (log_fuzz): a record with the timestamp flag and a negative timestamp was accepted,
+// though the writer never writes one (it re-encoded without the timestamp, and readers got a
+// timestamp below kNoTimestamp).
+TEST(LogFormat, TimestampFlagWithANegativeTimestampIsNotARecord) {
+  const std::string good = EncodeLogFileRecord({1, 0, 0, "k", "v", 5});
+  // A record with the flag and timestamp -2: the one above with its timestamp and CRC redone.
+  LogFileRecord r{1, 0, 0, "k", "v", 5};
+  std::string bad = EncodeLogFileRecord(r);
+  for (int i = 0; i < 8; ++i) bad[32 + i] = static_cast<char>(0xff);
+  bad[32] = static_cast<char>(0xfe);
+  const uint32_t crc = internal::Crc32c(std::string_view(bad).substr(32),
+                                        internal::Crc32c(std::string_view(bad).substr(0, 28)));
+  for (int i = 0; i < 4; ++i) bad[28 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+  std::vector<LogFileRecord> decoded;
+  size_t valid = 0;
+  EXPECT_EQ(DecodeLogFileRecords(good, &decoded, &valid), LogFileTail::kClean);
+  EXPECT_NE(DecodeLogFileRecords(bad, &decoded, &valid), LogFileTail::kClean);
+  EXPECT_TRUE(decoded.empty());
+}
+
+// Regression (log_fuzz): named offsets out of order or named twice decoded (the later one won),
+// though the writer writes a map; now they are not a value.
+TEST(LogFormat, NamedOffsetsMustBeInIncreasingOrder) {
+  const std::string ok = EncodeLogNamedOffsets({{"a", 1}, {"b", 2}}, "meta");
+  std::map<std::string, int64_t> m;
+  std::string tail;
+  ASSERT_TRUE(DecodeLogNamedOffsets(ok, &m, &tail));
+  EXPECT_EQ(m, (std::map<std::string, int64_t>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(tail, "meta");
+  std::string swapped = ok;  // "a" and "b" exchanged: 4 (count), then 4 + 1 + 8 per entry.
+  std::swap(swapped[8], swapped[21]);
+  EXPECT_FALSE(DecodeLogNamedOffsets(swapped, &m, &tail));
+  std::string twice = ok;
+  twice[21] = 'a';
+  EXPECT_FALSE(DecodeLogNamedOffsets(twice, &m, &tail));
+}
+
+// Regression (log_fuzz): GetCommittedOffsets of a value that does not decode cleared and half
+// filled the caller's offsets before reporting the Corruption.
+TEST(LogFormat, UndecodableCommittedOffsetsLeaveTheOutputUntouched) {
+  std::unique_ptr<rocksdb::Env> env(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+  ASSERT_TRUE(env->CreateDirIfMissing("/log").ok());
+  // A count of 2 and one whole entry, then nothing: decoding fails half-way.
+  std::string value = EncodeLogNamedOffsets({{"input", 3}}, "");
+  value[0] = 2;
+  const std::string file = EncodeLogFileRecord({1, 0, 0, "app", value, -1});
+  ASSERT_TRUE(rocksdb::WriteStringToFile(env.get(), file, "/log/__offsets.log", true).ok());
+  LogOptions options;
+  options.directory = "/log";
+  options.env = env.get();
+  options.logger = NullLogger();
+  std::unique_ptr<Log> log;
+  ASSERT_OK(OpenLog(options, &log));
+  CommittedOffsets out{{{"mine", 7}}, "kept"};
+  const Status s = log->GetCommittedOffsets("app", &out);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_NE(s.message().find("/log/__offsets.log"), std::string::npos) << s;
+  EXPECT_EQ(out, (CommittedOffsets{{{"mine", 7}}, "kept"}));
+}
+
+// Regression (config_fuzz): ParseLastEmitClose reset the caller's close time before finding the
+// metadata malformed.
+TEST(LastEmitClose, MalformedMetadataLeavesTheCloseTimeUntouched) {
+  int64_t close = 42;
+  const Status s = ParseLastEmitClose("counts=5;counts=x", "counts", &close);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_EQ(close, 42);
+  EXPECT_OK(ParseLastEmitClose("counts=5;other=9;counts=7", "counts", &close));
+  EXPECT_EQ(close, 7);
+}
+
+}  // namespace
+}  // namespace statecheck

@@ -1,0 +1,617 @@
+#include "statecheck/rocksdb_store.h"
+
+#include <fiu-control.h>
+#include <fiu.h>
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "statecheck/hooks/fail_points.h"
+
+namespace statecheck {
+namespace {
+
+class RocksDBStoreTest : public ::testing::TestWithParam<bool /*use_wal*/> {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : name) c = (c == '/') ? '_' : c;
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("statecheck_" + std::to_string(::getpid())) / name;
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_.parent_path()); }
+
+  std::unique_ptr<RocksDBStore> Open(IsolationLevel level,
+                                     StateFormat format = StateFormat::kCurrent,
+                                     Position legacy_position = {}) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = dir_.string();
+    o.isolation = level;
+    o.format = format;
+    o.legacy_position = std::move(legacy_position);
+    o.use_wal = GetParam();
+    o.logger = NullLogger();
+    std::unique_ptr<RocksDBStore> store;
+    Status s = OpenRocksDBStore(o, &store);
+    if (!s.ok()) ADD_FAILURE() << s;
+    return store;
+  }
+
+  static std::vector<std::string> Drain(std::unique_ptr<KeyValueIterator> it) {
+    std::vector<std::string> out;
+    KeyValue kv;
+    while (it->HasNext()) {
+      EXPECT_TRUE(it->Next(&kv).ok());
+      out.push_back(kv.key + "=" + kv.value);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::optional<std::string> GetOf(ReadOnlyKeyValueStore& s, std::string_view key) {
+  std::optional<std::string> v;
+  EXPECT_TRUE(s.Get(key, &v).ok());
+  return v;
+}
+
+TEST_P(RocksDBStoreTest, ReadCommittedIsolatesUntilCommit) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  RecordContext ctx{"input-0", 7};
+  ASSERT_TRUE(store->Put("a", "1", &ctx).ok());
+  ASSERT_TRUE(store->Put("b", "2").ok());
+  EXPECT_EQ(GetOf(*store, "a"), "1");          // Read-your-writes (T5).
+  EXPECT_EQ(GetOf(*view, "a"), std::nullopt);  // No dirty read (T4).
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 4);
+  EXPECT_EQ(store->UncommittedPosition(), (Position{{"input-0", 7}}));
+  EXPECT_TRUE(store->CommittedPosition().empty());
+  ASSERT_TRUE(store->Commit({{"changelog-0", 41}}).ok());
+  EXPECT_EQ(GetOf(*view, "a"), "1");
+  EXPECT_EQ(view->LastReadPosition(), (Position{{"input-0", 7}}));
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 0);
+  EXPECT_EQ(store->CommittedOffset("changelog-0"), 41);
+
+  // A buffered delete hides the committed value from the writer only.
+  std::optional<std::string> old;
+  ASSERT_TRUE(store->Delete("a", &old).ok());
+  EXPECT_EQ(old, "1");
+  EXPECT_EQ(GetOf(*store, "a"), std::nullopt);
+  EXPECT_EQ(GetOf(*view, "a"), "1");
+  ASSERT_TRUE(store->Rollback().ok());  // T9.
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+}
+
+TEST_P(RocksDBStoreTest, WriterIteratorsMergeBufferOverCommitted) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  for (const char* k : {"a", "ab", "b", "c"}) ASSERT_TRUE(store->Put(k, "old").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  std::optional<std::string> unused;
+  ASSERT_TRUE(store->Delete("ab", &unused).ok());
+  ASSERT_TRUE(store->Put("b", "new").ok());
+  ASSERT_TRUE(store->Put(std::string("\xff", 1), "ff").ok());
+  ASSERT_TRUE(store->Put(std::string("\0", 1), "zero").ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(store->All(&it).ok());
+  ASSERT_TRUE(store->Put("a", "later").ok());  // Not seen by the open iterator.
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{std::string("\0=zero", 6), "a=old",
+                                                            "b=new", "c=old", "\xff=ff"}));
+  ASSERT_TRUE(store->ReverseRange(std::string_view("a"), std::string_view("b"), &it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"b=new", "a=later"}));
+  ASSERT_TRUE(store->PrefixScan("a", &it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"a=later"}));
+  ASSERT_TRUE(store->Range(std::string_view("c"), std::string_view("a"), &it).ok());
+  EXPECT_FALSE(it->HasNext());
+  KeyValue kv;
+  EXPECT_EQ(it->Next(&kv).code(), Status::Code::kOutOfRange);
+}
+
+TEST_P(RocksDBStoreTest, OffsetsAndDataSurviveReopen) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    EXPECT_TRUE(store->was_closed_cleanly());
+    RecordContext ctx{"in", 3};
+    ASSERT_TRUE(store->Put("k", "v", &ctx).ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 10}, {"cl-1", 20}}).ok());
+    ASSERT_TRUE(store->Put("lost", "x").ok());  // Never committed.
+    ASSERT_TRUE(store->Commit({{"cl-1", std::nullopt}}).ok() == true);
+    ASSERT_TRUE(store->Rollback().ok());
+    store->Close();
+  }
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_TRUE(store->was_closed_cleanly());
+  EXPECT_EQ(GetOf(*store, "k"), "v");
+  EXPECT_EQ(GetOf(*store, "lost"), "x");  // The second commit carried it.
+  EXPECT_EQ(store->CommittedOffset("cl-0"), 10);
+  EXPECT_EQ(store->CommittedOffset("cl-1"), std::nullopt);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 3}}));
+  ASSERT_TRUE(store->Commit({}).ok());  // An empty map clears every offset.
+  EXPECT_EQ(store->CommittedOffset("cl-0"), std::nullopt);
+}
+
+TEST_P(RocksDBStoreTest, UncleanShutdownLeavesTheMarker) {
+  {
+    auto store = Open(IsolationLevel::kReadUncommitted);
+    store->Close();
+  }
+  {
+    // What a crash leaves: the marker still set.
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::Options o;
+    ASSERT_TRUE(
+        rocksdb::DB::Open(o, dir_.string(),
+                          {{rocksdb::kDefaultColumnFamilyName, {}}, {"statecheck.meta", {}}},
+                          &handles, &raw)
+            .ok());
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "status", "open").ok());
+    for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
+    delete raw;
+  }
+  auto store = Open(IsolationLevel::kReadUncommitted);
+  EXPECT_FALSE(store->was_closed_cleanly());
+}
+
+// A crash keeps every commit and nothing else (T7, T9), and leaves the marker (T7).
+TEST_P(RocksDBStoreTest, AbandonKeepsCommitsOnly) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    RecordContext ctx{"in", 5};
+    ASSERT_TRUE(store->Put("kept", "1", &ctx).ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 5}}).ok());
+    RecordContext later{"in", 6};
+    ASSERT_TRUE(store->Put("lost", "2", &later).ok());
+    ASSERT_TRUE(store->Put("kept", "overwritten", &later).ok());
+    store->Abandon();
+    EXPECT_FALSE(store->is_open());
+    EXPECT_EQ(store->UncommittedPosition(), (Position{{"in", 5}}));
+  }
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_FALSE(store->was_closed_cleanly());
+  EXPECT_EQ(GetOf(*store, "kept"), "1");
+  EXPECT_EQ(GetOf(*store, "lost"), std::nullopt);
+  EXPECT_EQ(store->CommittedOffset("cl-0"), 5);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 5}}));
+}
+
+TEST_P(RocksDBStoreTest, ReadUncommittedWritesThrough) {
+  auto store = Open(IsolationLevel::kReadUncommitted);
+  auto view = store->NewQueryView();
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  EXPECT_EQ(GetOf(*view, "a"), "1");  // T3.
+  EXPECT_EQ(store->ApproximateNumUncommittedBytes(), 0);
+  EXPECT_EQ(store->Rollback().code(), Status::Code::kFailedPrecondition);
+  std::optional<std::string> existing;
+  ASSERT_TRUE(store->PutIfAbsent("a", "2", &existing).ok());
+  EXPECT_EQ(existing, "1");
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+  ASSERT_TRUE(store->PutAll({{"b", "2"}, {"a", std::nullopt}}).ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(view->All(&it).ok());
+  EXPECT_EQ(Drain(std::move(it)), (std::vector<std::string>{"b=2"}));
+}
+
+TEST_P(RocksDBStoreTest, ClosedStoreAndViews) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  std::unique_ptr<KeyValueIterator> it;
+  ASSERT_TRUE(view->All(&it).ok());
+  store->Close();
+  store->Close();
+  EXPECT_EQ(store->Put("a", "1").code(), Status::Code::kFailedPrecondition);
+  std::optional<std::string> v;
+  EXPECT_EQ(view->Get("a", &v).message(), "Store kv is currently closed.");
+  EXPECT_FALSE(it->HasNext());  // Closing the store closed its iterators.
+  KeyValue kv;
+  EXPECT_EQ(it->Next(&kv).code(), Status::Code::kOutOfRange);
+}
+
+// A reader never sees half a commit: every commit writes the same value to two keys.
+TEST_P(RocksDBStoreTest, ReadersSeeWholeCommits) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  auto view = store->NewQueryView();
+  std::atomic<bool> done{false};
+  std::atomic<int> torn{0}, reads{0};
+  std::thread reader([&] {
+    while (!done) {
+      std::unique_ptr<KeyValueIterator> it;
+      if (!view->All(&it).ok()) continue;
+      std::vector<std::string> values;
+      KeyValue kv;
+      while (it->HasNext() && it->Next(&kv).ok()) values.push_back(kv.value);
+      if (values.size() == 2 && values[0] != values[1]) ++torn;
+      if (values.size() == 1) ++torn;
+      ++reads;
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(store->Put("x", std::to_string(i)).ok());
+    ASSERT_TRUE(store->Put("y", std::to_string(i)).ok());
+    ASSERT_TRUE(store->Commit({}).ok());
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(torn, 0);
+  EXPECT_GT(reads, 0);
+}
+
+// SPEC U ---------------------------------------------------------------------------------------
+
+TEST_P(RocksDBStoreTest, ALegacyStoreKeepsNoOffsetsAndWritesDirectly) {
+  auto store = Open(IsolationLevel::kReadCommitted, StateFormat::kLegacy, {{"input", 4}});
+  EXPECT_EQ(store->found_format(), std::nullopt);
+  EXPECT_EQ(store->isolation(), IsolationLevel::kReadUncommitted);  // No buffer in legacy.
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 4}}));
+  RecordContext ctx{"input", 5};
+  ASSERT_TRUE(store->Put("a", "1", &ctx).ok());
+  EXPECT_EQ(GetOf(*store->NewQueryView(), "a"), "1");
+  const Status refused = store->Commit({{"changelog", 0}});
+  EXPECT_EQ(refused.code(), Status::Code::kInvalidArgument) << refused;
+  ASSERT_TRUE(store->Commit({}).ok());
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 5}}));
+  store->Close();
+  store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+  EXPECT_TRUE(store->CommittedPosition().empty());  // Its task keeps it in a .position file.
+}
+
+TEST_P(RocksDBStoreTest, ALegacyStoreOpenedCurrentUpgradesAtomicallyOnImport) {
+  auto store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({}).ok());
+  store->Close();
+  // Opened current, abandoned before the import: still legacy on disk (U2).
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  store->Abandon();
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kLegacy);
+  ASSERT_TRUE(store->ImportLegacy({{"changelog", 9}}, {{"input", 3}}).ok());
+  EXPECT_EQ(store->ImportLegacy({}, {}).code(), Status::Code::kFailedPrecondition);
+  store->Abandon();  // A crash right after: the import is durable.
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  EXPECT_EQ(store->CommittedOffset("changelog"), 9);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"input", 3}}));
+  EXPECT_EQ(GetOf(*store, "a"), "1");
+}
+
+TEST_P(RocksDBStoreTest, ACurrentStoreOpenedLegacyRefusesEverythingUntilWiped) {
+  auto store = Open(IsolationLevel::kReadCommitted);
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({{"changelog", 0}}).ok());
+  store->Close();
+  store = Open(IsolationLevel::kReadUncommitted, StateFormat::kLegacy);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  std::optional<std::string> v;
+  const Status refused = store->Get("a", &v);
+  EXPECT_EQ(refused.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("wipe it"), std::string::npos) << refused;
+  store->Close();
+  // It wrote nothing: the current-format store is intact.
+  store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+  EXPECT_EQ(store->CommittedOffset("changelog"), 0);
+}
+
+// A read-only open sees the store as a crash left it (its commits, its open-status marker set)
+// and changes nothing on disk: no file is added, removed or grows, writes are refused with a
+// message that says what to do, and Close clears no marker.
+TEST_P(RocksDBStoreTest, AReadOnlyOpenSeesTheStoreAsItIsAndWritesNothing) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    ASSERT_TRUE(store->Put("a", "1").ok());
+    ASSERT_TRUE(store->Commit({{"cl", 4}}).ok());
+    ASSERT_TRUE(store->Put("b", "2").ok());  // Never committed.
+    store->Abandon();                        // A crash: the marker stays set.
+  }
+  auto files = [&] {
+    std::map<std::string, uintmax_t> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      out[e.path().filename().string()] = e.file_size();
+    }
+    return out;
+  };
+  const std::map<std::string, uintmax_t> before = files();
+  for (int round = 0; round < 2; ++round) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = dir_.string();
+    o.use_wal = GetParam();
+    o.logger = NullLogger();
+    o.read_only = true;
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+    EXPECT_FALSE(store->was_closed_cleanly());
+    EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
+    EXPECT_EQ(store->CommittedOffset("cl"), 4);
+    EXPECT_EQ(GetOf(*store, "a"), "1");
+    EXPECT_EQ(GetOf(*store, "b"), std::nullopt);
+    EXPECT_EQ(GetOf(*store->NewQueryView(), "a"), "1");
+    std::optional<std::string> old;
+    for (const Status& s : {store->Put("c", "3"), store->Delete("a", &old), store->Commit({}),
+                            store->PutIfAbsent("d", "4", &old), store->Rollback()}) {
+      EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
+      EXPECT_NE(s.message().find("open it without read_only"), std::string::npos) << s;
+    }
+    store->Close();  // Clears no marker: the second round sees it still set.
+  }
+  EXPECT_EQ(files(), before);
+
+  // A database without the metadata family (something else wrote it): read-only opens it with
+  // no offsets, as a legacy store (data without a format mark), and creates nothing.
+  const std::filesystem::path plain = dir_ / "plain";
+  {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, plain.string(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+  RocksDBStoreOptions unmarked;
+  unmarked.name = "kv";
+  unmarked.directory = plain.string();
+  unmarked.logger = NullLogger();
+  unmarked.read_only = true;
+  std::unique_ptr<RocksDBStore> other;
+  ASSERT_TRUE(OpenRocksDBStore(unmarked, &other).ok());
+  EXPECT_EQ(other->found_format(), StateFormat::kLegacy);
+  EXPECT_EQ(GetOf(*other, "k"), "v");
+  EXPECT_EQ(other->CommittedOffset("cl"), std::nullopt);
+  other->Close();
+  std::vector<std::string> families;
+  ASSERT_TRUE(
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), plain.string(), &families).ok());
+  EXPECT_EQ(families, std::vector<std::string>{"default"});
+
+  RocksDBStoreOptions missing;
+  missing.name = "kv";
+  missing.directory = (dir_ / "nothing-here").string();
+  missing.read_only = true;
+  std::unique_ptr<RocksDBStore> store;
+  const Status s = OpenRocksDBStore(missing, &store);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s;
+  EXPECT_FALSE(std::filesystem::exists(missing.directory));
+}
+
+INSTANTIATE_TEST_SUITE_P(Wal, RocksDBStoreTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "wal" : "no_wal"; });
+
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// Fails every read of a table file (*.sst) while `fail` is set.
+class FailingReadEnv : public rocksdb::EnvWrapper {
+ public:
+  FailingReadEnv() : EnvWrapper(rocksdb::Env::Default()) {}
+  rocksdb::Status NewRandomAccessFile(const std::string& fname,
+                                      std::unique_ptr<rocksdb::RandomAccessFile>* result,
+                                      const rocksdb::EnvOptions& options) override {
+    rocksdb::Status s = target()->NewRandomAccessFile(fname, result, options);
+    if (s.ok() && fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".sst") == 0) {
+      *result = std::make_unique<File>(std::move(*result), &fail);
+    }
+    return s;
+  }
+  std::atomic<bool> fail{false};
+
+ private:
+  class File : public rocksdb::RandomAccessFile {
+   public:
+    File(std::unique_ptr<rocksdb::RandomAccessFile> target, std::atomic<bool>* fail)
+        : target_(std::move(target)), fail_(fail) {}
+    rocksdb::Status Read(uint64_t offset, size_t n, rocksdb::Slice* result,
+                         char* scratch) const override {
+      if (*fail_) return rocksdb::Status::IOError("injected read failure");
+      return target_->Read(offset, n, result, scratch);
+    }
+
+   private:
+    std::unique_ptr<rocksdb::RandomAccessFile> target_;
+    std::atomic<bool>* fail_;
+  };
+};
+
+// F1: a read that fails surfaces as an error from the iterator, never as a short result.
+TEST(RocksDBStoreReadErrors, AnIteratorThatFailsToReadSaysSo) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("statecheck_read_errors_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  FailingReadEnv env;
+  RocksDBStoreOptions o;
+  o.name = "kv";
+  o.directory = dir.string();
+  o.isolation = IsolationLevel::kReadCommitted;
+  o.env = &env;
+  o.logger = NullLogger();
+  {
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(store->Put("key" + std::to_string(i), std::string(100, 'v')).ok());
+    }
+    ASSERT_TRUE(store->Commit({}).ok());  // Flushed to a table file.
+    store->Close();
+  }
+  std::unique_ptr<RocksDBStore> store;  // A cold block cache: iterating reads the file.
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  for (bool view : {false, true}) {
+    std::unique_ptr<KeyValueIterator> it;
+    env.fail = false;
+    ASSERT_TRUE((view ? store->NewQueryView()->All(&it) : store->All(&it)).ok());
+    env.fail = true;
+    int records = 0;
+    Status error;
+    KeyValue kv;
+    while (it->HasNext()) {
+      const Status s = it->Next(&kv);
+      if (!s.ok()) {
+        error = s;
+        break;
+      }
+      ++records;
+    }
+    EXPECT_EQ(error.code(), Status::Code::kIOError) << "read " << records << " records";
+    EXPECT_NE(error.message().find("injected read failure"), std::string::npos) << error;
+    EXPECT_LT(records, 2000);
+    env.fail = false;
+  }
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// F8: a READ_UNCOMMITTED store's direct write that fails applies nothing — no record, no position
+// — and reports the error; the store is not broken by it: the next write and reads work.
+TEST(RocksDBStoreFailedWrite, AFailedDirectWriteAppliesNothing) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("statecheck_failed_write_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RocksDBStoreOptions o;
+  o.name = "kv";
+  o.directory = dir.string();
+  o.isolation = IsolationLevel::kReadUncommitted;
+  o.logger = NullLogger();
+  std::unique_ptr<RocksDBStore> store;
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  RecordContext first{"in", 1}, second{"in", 2};
+  ASSERT_TRUE(store->Put("a", "1", &first).ok());
+  fiu_init(0);
+  const std::string point(kFailStoreWrite);
+  for (const bool del : {false, true}) {
+    ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
+    const Status failed =
+        del ? store->Put("a", std::nullopt, &second) : store->Put("b", "2", &second);
+    fiu_disable(point.c_str());
+    EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;
+    EXPECT_EQ(GetOf(*store, "a"), "1");
+    EXPECT_EQ(GetOf(*store, "b"), std::nullopt);
+    EXPECT_EQ(store->UncommittedPosition(), (Position{{"in", 1}}));
+  }
+  ASSERT_TRUE(store->Put("b", "2", &second).ok());
+  EXPECT_EQ(GetOf(*store->NewQueryView(), "b"), "2");
+  EXPECT_EQ(store->UncommittedPosition(), (Position{{"in", 2}}));
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// C6: a commit whose durability is unknown (its flush failed) leaves the store refusing every
+// call until it is reopened; the reopened store holds its last commit, or this one — never a
+// part.
+TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) /
+                   ("statecheck_failed_commit_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RocksDBStoreOptions o;
+  o.name = "kv";
+  o.directory = dir.string();
+  o.isolation = IsolationLevel::kReadCommitted;
+  o.logger = NullLogger();
+  std::unique_ptr<RocksDBStore> store;
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Commit({{"cl", 1}}).ok());
+  auto view = store->NewQueryView();
+  ASSERT_TRUE(store->Put("a", "2").ok());
+  ASSERT_TRUE(store->Put("b", "2").ok());
+  fiu_init(0);
+  ASSERT_EQ(fiu_enable(std::string(kFailStoreBeforeFlush).c_str(), 1, nullptr, FIU_ONETIME), 0);
+  const Status failed = store->Commit({{"cl", 3}});
+  fiu_disable(std::string(kFailStoreBeforeFlush).c_str());
+  EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;
+  std::optional<std::string> v;
+  EXPECT_EQ(store->Get("a", &v).code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(view->Get("a", &v).code(), Status::Code::kFailedPrecondition);  // Readers too.
+  EXPECT_EQ(store->Put("c", "3").code(), Status::Code::kFailedPrecondition);
+  const Status again = store->Commit({{"cl", 3}});
+  EXPECT_EQ(again.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(again.message().find("abandon the store and open it again"), std::string::npos);
+  store->Abandon();
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  std::optional<std::string> a, b;
+  ASSERT_TRUE(store->Get("a", &a).ok());
+  ASSERT_TRUE(store->Get("b", &b).ok());
+  const bool old_commit = a == "1" && !b && store->CommittedOffset("cl") == 1;
+  const bool new_commit = a == "2" && b == "2" && store->CommittedOffset("cl") == 3;
+  EXPECT_TRUE(old_commit || new_commit)
+      << "a=" << a.value_or("none") << " b=" << b.value_or("none");
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// The RocksDB config setter (Kafka Streams' rocksdb.config.setter): called with the store's
+// name, what it sets is what RocksDB opens with, and a change to a setting the store's rules
+// rest on fails the open with InvalidArgument naming it, before anything is created.
+TEST(RocksDBStoreConfigSetter, TunesRocksDBAndRefusesTheSettingsTheRulesRestOn) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("statecheck_setter_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RocksDBStoreOptions o;
+  o.name = "counts";
+  o.directory = (dir / "counts").string();
+  o.logger = NullLogger();
+  std::vector<std::string> called;
+  o.config_setter = [&](const std::string& store, rocksdb::Options* options) {
+    called.push_back(store);
+    options->max_file_opening_threads = 1;
+    options->max_open_files = 321;
+  };
+  std::unique_ptr<RocksDBStore> store;
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
+  EXPECT_EQ(called, std::vector<std::string>{"counts"});
+  store.reset();
+  rocksdb::DBOptions persisted;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  rocksdb::ConfigOptions config;
+  ASSERT_TRUE(rocksdb::LoadLatestOptions(config, o.directory, &persisted, &families).ok());
+  EXPECT_EQ(persisted.max_file_opening_threads, 1);
+  EXPECT_EQ(persisted.max_open_files, 321);
+  // The engine's own default: Kafka Streams' info log level.
+  EXPECT_EQ(persisted.info_log_level, rocksdb::InfoLogLevel::ERROR_LEVEL);
+
+  const std::vector<std::pair<std::string, std::function<void(rocksdb::Options*)>>> breaking = {
+      {"atomic_flush", [](rocksdb::Options* p) { p->atomic_flush = false; }},
+      {"avoid_flush_during_shutdown",
+       [](rocksdb::Options* p) { p->avoid_flush_during_shutdown = false; }},
+      {"create_if_missing", [](rocksdb::Options* p) { p->create_if_missing = false; }},
+      {"env", [](rocksdb::Options* p) { p->env = nullptr; }},
+      {"db_paths", [](rocksdb::Options* p) { p->db_paths.emplace_back("/elsewhere", 1); }},
+      {"disable_auto_compactions", [](rocksdb::Options* p) { p->disable_auto_compactions = true; }},
+  };
+  for (const auto& [setting, change] : breaking) {
+    o.directory = (dir / setting).string();
+    o.config_setter = [&change = change](const std::string&, rocksdb::Options* options) {
+      change(options);
+    };
+    const Status s = OpenRocksDBStore(o, &store);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << setting << ": " << s;
+    EXPECT_NE(s.message().find(setting), std::string::npos) << s;
+    EXPECT_NE(s.message().find("store counts"), std::string::npos) << s;
+    EXPECT_FALSE(std::filesystem::exists(o.directory)) << setting << ": created before refusing";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace statecheck
