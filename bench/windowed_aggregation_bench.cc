@@ -64,6 +64,16 @@
 //       windows_read_per_emitted = AggregationStats::windows_read / emitted over the timed
 //       iterations: 1.0 at every store size when the lookup reads only the closing windows.
 //
+//   BM_SuppressBuffer/<mode>/<buffered>   (tumbling, suppress only; buffered = 1,000, 10,000,
+//                                           100,000)
+//       Suppress's cost as its buffer grows. <buffered> keys, each updated once per window in
+//       turn (key i of window w at w * size + i * size / buffered), so the buffer holds one
+//       window per key, plus the last window's until its grace passes. Untimed first, two windows
+//       (the buffer full, one window closed and evicted); then one iteration = the next
+//       window's <buffered> records, whose processing closes and evicts the previous window's
+//       <buffered> windows. Three iterations. items/s = input records/s: flat in <buffered>
+//       when a record costs no scan of the buffer. buffer_recs: the buffer's size at the end.
+//
 // Before any timing, the program checks E7 on this workload for both window kinds: 20,000
 // records then one record far in the future (so every window closes for both operators), and
 // both outputs, sorted, must be equal. After the table it prints emit-final / suppress ratios
@@ -118,6 +128,8 @@ constexpr int64_t kLookupKeys = 100;
 constexpr int64_t kHistoryWindows = 10;
 constexpr int64_t kLookupIterations = 100;
 constexpr int64_t kMemoryRecords[] = {25'000, 100'000};  // BM_Memory's N.
+constexpr int64_t kSuppressWarmupWindows = 2;  // BM_SuppressBuffer: windows before timing.
+constexpr int64_t kSuppressIterations = 3;     // BM_SuppressBuffer: windows timed.
 constexpr double kMemoryTarget = 0.5;
 constexpr double kThroughputTarget = 1.0;
 constexpr uint64_t kSeed = 0x7a5c'0002;
@@ -519,6 +531,38 @@ void BM_EmitFinalLookup(benchmark::State& state) {
   state.counters["store_recs_end"] = static_cast<double>(rig.StoreSize(kStore).first);
 }
 
+// BM_SuppressBuffer ---------------------------------------------------------------------------
+
+void BM_SuppressBuffer(benchmark::State& state, const Mode& mode) {
+  const int64_t buffered = state.range(0);
+  Rig rig(mode, NewOperator(Kind::kTumbling, Op::kSuppress, nullptr));
+  const std::string value(KeysAndValues::kValueSize, 'v');
+  int64_t window = 0;
+  const auto append_window = [&] {
+    for (int64_t i = 0; i < buffered; ++i) {
+      rig.Append(LookupKey(i), value, window * kWindowSize + i * kWindowSize / buffered);
+    }
+    ++window;
+  };
+  const int64_t iterations = static_cast<int64_t>(state.max_iterations);
+  for (int64_t w = 0; w < kSuppressWarmupWindows + iterations; ++w) append_window();
+  rig.Sync();
+  rig.ProcessExactly(kSuppressWarmupWindows * buffered);
+  for (auto _ : state) {
+    int64_t processed = 0;
+    const Status status = rig.task().Process(buffered, &processed);
+    if (!status.ok() || processed != buffered) {
+      state.SkipWithError(
+          (status.ok() ? "processed " + std::to_string(processed) + " records" : status.ToString())
+              .c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * buffered);
+  state.counters["buffer_recs"] =
+      static_cast<double>(rig.StoreSize(std::string(kStore) + ".suppress").first);
+}
+
 // The check before timing (E7 on this workload) ----------------------------------------------
 
 std::vector<std::string> SortedOutput(Kind kind, Op op) {
@@ -633,6 +677,16 @@ void RegisterBenchmarks() {
             ->Unit(benchmark::kMillisecond);
       }
     }
+  }
+  for (const Mode& mode : kModes) {
+    benchmark::RegisterBenchmark((std::string("BM_SuppressBuffer/") + mode.name).c_str(),
+                                 [&mode](State& s) { BM_SuppressBuffer(s, mode); })
+        ->Arg(1'000)
+        ->Arg(10'000)
+        ->Arg(100'000)
+        ->Iterations(kSuppressIterations)  // Each a whole window: every one evicts as many.
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
   benchmark::RegisterBenchmark("BM_EmitFinalLookup", BM_EmitFinalLookup)
       ->Arg(100)

@@ -320,12 +320,27 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 
+// What suppress keeps in memory (not restored, SPEC E: a new task starts it afresh).
+struct SuppressState {
+  int64_t stream_time = kNoTimestamp;
+  // No buffered window ends before `lowest_end` (std::nullopt: the buffer is empty), once
+  // `bound_known`: an eviction scan starts there and is skipped while that end has not closed,
+  // so a record costs no scan of the buffer unless a window closes (the buffer is keyed by end:
+  // what closes is a prefix of it). Unknown after Init: the restored buffer is scanned whole once.
+  bool bound_known = false;
+  std::optional<int64_t> lowest_end;
+
+  void Buffered(int64_t end) {
+    if (bound_known) lowest_end = std::min(lowest_end.value_or(end), end);
+  }
+};
+
 // Captures the records the inner processor forwards into the suppress buffer.
 class BufferingContext final : public ProcessorContext {
  public:
   BufferingContext(ProcessorContext* inner, std::string buffer, int64_t size_ms,
-                   int64_t* stream_time)
-      : inner_(inner), buffer_(std::move(buffer)), size_ms_(size_ms), stream_time_(stream_time) {}
+                   SuppressState* state)
+      : inner_(inner), buffer_(std::move(buffer)), size_ms_(size_ms), state_(state) {}
   Status Get(std::string_view store, std::string_view key,
              std::optional<std::string>* value) override {
     return inner_->Get(store, key, value);
@@ -346,10 +361,11 @@ class BufferingContext final : public ProcessorContext {
     if (ec != std::errc() || ptr == key.data() + key.size() || *ptr != ':' || !value) {
       return Status::Corruption("suppress: \"" + std::string(key) + "\" is not a window update");
     }
-    *stream_time_ = std::max(*stream_time_, timestamp);
+    state_->stream_time = std::max(state_->stream_time, timestamp);
+    const int64_t end = internal::SaturatingAdd(start, size_ms_);
+    state_->Buffered(end);
     // Keeps: E7 — suppress buffers each window by its end, every update replacing the last
-    return inner_->Put(buffer_,
-                       BigEndian(internal::SaturatingAdd(start, size_ms_)) + std::string(key),
+    return inner_->Put(buffer_, BigEndian(end) + std::string(key),
                        BigEndian(timestamp) + std::string(*value));
   }
   int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
@@ -372,7 +388,7 @@ class BufferingContext final : public ProcessorContext {
   ProcessorContext* inner_;
   const std::string buffer_;
   const int64_t size_ms_;
-  int64_t* stream_time_;
+  SuppressState* state_;
 };
 
 class SuppressedAggregation final : public Processor {
@@ -388,19 +404,25 @@ class SuppressedAggregation final : public Processor {
   }
   std::vector<WindowStoreSpec> WindowStores() const override { return eager_->WindowStores(); }
   Status Init(std::string_view metadata) override {
-    stream_time_ = kNoTimestamp;  // Not restored (SPEC E); the buffer is, from its changelog.
+    state_ = SuppressState{};  // Not restored (SPEC E); the buffer is, from its changelog.
     return eager_->Init(metadata);
   }
   std::string CommitMetadata() const override { return eager_->CommitMetadata(); }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
-    BufferingContext buffering(context, buffer_, options_.windows.size_ms(), &stream_time_);
+    BufferingContext buffering(context, buffer_, options_.windows.size_ms(), &state_);
     STATECHECK_RETURN_IF_ERROR(eager_->Process(record, &buffering));
     // Evict every buffered window that has closed, oldest end first.
+    if (state_.bound_known && (!state_.lowest_end || !Closed(*state_.lowest_end))) {
+      return Status::Ok();  // Nothing buffered has closed.
+    }
     std::unique_ptr<KeyValueIterator> it;
-    STATECHECK_RETURN_IF_ERROR(context->Range(buffer_, std::nullopt, std::nullopt, &it));
+    const std::optional<std::string> from =
+        state_.bound_known ? std::optional(BigEndian(*state_.lowest_end)) : std::nullopt;
+    STATECHECK_RETURN_IF_ERROR(context->Range(buffer_, from, std::nullopt, &it));
     KeyValue kv;
     std::vector<std::string> evicted;
+    std::optional<int64_t> lowest_left;  // The end of the first window still buffered.
     while (it->HasNext()) {
       STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
       if (kv.key.size() < 8 || kv.value.size() < 8) {
@@ -408,8 +430,11 @@ class SuppressedAggregation final : public Processor {
       }
       // Keeps: E7 — suppress emits a window once it has closed by the windows' own rule (end +
       // grace <= streamTime, without overflow), as emit-final closes it
-      const Window buffered{kNoTimestamp, FromBigEndian(kv.key)};  // Closed reads the end only.
-      if (!options_.windows.Closed(buffered, stream_time_)) break;
+      const int64_t end = FromBigEndian(kv.key);
+      if (!Closed(end)) {
+        lowest_left = end;
+        break;
+      }
       STATECHECK_RETURN_IF_ERROR(
           context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));
       evicted.push_back(kv.key);
@@ -418,14 +443,22 @@ class SuppressedAggregation final : public Processor {
     for (const std::string& key : evicted) {
       STATECHECK_RETURN_IF_ERROR(context->Put(buffer_, key, std::nullopt));
     }
+    // Only once every closed window is out: a failed step leaves the older, lower bound.
+    state_.bound_known = true;
+    state_.lowest_end = lowest_left;
     return Status::Ok();
   }
 
  private:
+  // Whether a buffered window ending at `end` has closed (Closed reads the end only).
+  bool Closed(int64_t end) const {
+    return options_.windows.Closed(Window{kNoTimestamp, end}, state_.stream_time);
+  }
+
   const TimeWindowedAggregationOptions options_;
   const std::unique_ptr<Processor> eager_;
   const std::string buffer_;
-  int64_t stream_time_ = kNoTimestamp;
+  SuppressState state_;
 };
 
 }  // namespace

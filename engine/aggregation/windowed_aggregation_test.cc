@@ -239,6 +239,25 @@ TEST_F(WindowedAggregationTest, SuppressedEmitEagerEqualsEmitFinal) {
             Status::Code::kInvalidArgument);
 }
 
+// E7: suppress scans its buffer only from the earliest end it may hold; an out-of-order update to
+// a window that ends before everything buffered (still open in its grace) moves that bound back,
+// so the window is evicted when it closes, not stranded below the scan.
+TEST_F(WindowedAggregationTest, SuppressEvictsAWindowUpdatedBelowItsBufferedEnds) {
+  ASSERT_OK(Open(Tumbling(10, 5), EmitStrategy::kOnWindowUpdate, /*eos=*/false,
+                 /*suppressed=*/true));
+  Input("a", 12);  // [10,20): the buffer's earliest end is 20.
+  Input("b", 13);
+  EXPECT_TRUE(Run().empty());
+  Input("c", 5);  // [0,10) is open until stream time 15: buffered below the rest.
+  EXPECT_TRUE(Run().empty());
+  Input("a", 15);  // Closes [0,10).
+  EXPECT_EQ(Run(), (std::vector<std::string>{"0:10:c=1@5"}));
+  Input("d", 25);  // Closes [10,20).
+  EXPECT_EQ(Run(), (std::vector<std::string>{"10:20:a=2@15", "10:20:b=1@13"}));
+  Input("e", 40);
+  EXPECT_EQ(Run(), (std::vector<std::string>{"20:30:d=1@25"}));
+}
+
 TEST_F(WindowedAggregationTest, BadOptionsAreClearErrors) {
   TimeWindowedAggregationOptions a;
   a.windows = Tumbling(10, 5);
