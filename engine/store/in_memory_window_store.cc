@@ -46,6 +46,7 @@ void Core::EraseSegment(std::map<int64_t, Segment>::iterator seg_it) {
     if (keys.Get(slot.key).EraseWindow(start)) keys.ReleaseIfUnused(slot.key);
   }
   if (last_put == seg_it) last_put = segments.end();
+  segment_at.erase(start);
   segments.erase(seg_it);
 }
 
@@ -60,6 +61,7 @@ std::map<int64_t, Segment>::iterator Core::SegmentForPut(int64_t start) {
       prev.arena.shrink_to_fit();
     }
     it = segments.emplace_hint(it, start, Segment{});
+    segment_at[start] = &it->second;
   }
   last_put = it;
   return it;
@@ -95,6 +97,7 @@ void Core::MaybeCompact(Segment& seg) {
 
 void Core::Clear() {
   segments.clear();
+  segment_at.clear();
   last_put = segments.end();
   keys.Clear();
   retained_records = 0;
@@ -169,7 +172,7 @@ class InMemoryWindowStore final : public WindowStore {
     if (!id) return Status::Ok();
     const KeyWindow* w = c.keys.Get(*id).FindWindow(window_start);
     if (!w) return Status::Ok();
-    const Segment& seg = c.segments.find(window_start)->second;
+    const Segment& seg = c.SegmentAt(window_start);
     value->emplace(seg.Value(seg.slots[w->slot]));
     return Status::Ok();
   }

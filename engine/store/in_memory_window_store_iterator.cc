@@ -78,7 +78,7 @@ std::optional<int64_t> IteratorImpl::NextStartOfKeyLocked(Core& c) {
   }
   const int64_t start = window->start();
   ++c.segments_examined;
-  Segment& seg = c.segments.find(start)->second;
+  Segment& seg = c.SegmentAt(start);
   const Window w{start, WindowEnd(start, c.window_size)};
   if (!c.retain_duplicates) {
     const Slot& slot = seg.slots[window->slot];
