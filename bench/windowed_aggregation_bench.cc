@@ -291,6 +291,17 @@ class Rig {
     }
   }
 
+  // In a timed loop: processes `count` records, or marks the run failed (false: leave the loop).
+  bool ProcessTimed(benchmark::State& state, int64_t count) {
+    int64_t processed = 0;
+    const Status status = task_->Process(count, &processed);
+    if (status.ok() && processed == count) return true;
+    state.SkipWithError(
+        (status.ok() ? "processed " + std::to_string(processed) + " records" : status.ToString())
+            .c_str());
+    return false;
+  }
+
   // Records and key + value bytes in `store` (reads through the task's store).
   std::pair<int64_t, int64_t> StoreSize(const std::string& store,
                                         std::optional<std::string_view> from = std::nullopt) {
@@ -352,14 +363,7 @@ void BM_Throughput(benchmark::State& state, const Mode& mode, Kind kind, Op op) 
       rig.AppendWorkload(kMaxUpFront / 4);
       state.ResumeTiming();
     }
-    int64_t processed = 0;
-    const Status status = rig.task().Process(kBatch, &processed);
-    if (!status.ok() || processed != kBatch) {
-      state.SkipWithError(
-          (status.ok() ? "processed " + std::to_string(processed) + " records" : status.ToString())
-              .c_str());
-      break;
-    }
+    if (!rig.ProcessTimed(state, kBatch)) break;
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
@@ -511,14 +515,7 @@ void BM_EmitFinalLookup(benchmark::State& state) {
   const int64_t read_before = stats->windows_read;
   const int64_t emitted_before = stats->emitted;
   for (auto _ : state) {
-    int64_t processed = 0;
-    const Status status = rig.task().Process(kLookupKeys, &processed);
-    if (!status.ok() || processed != kLookupKeys) {
-      state.SkipWithError(
-          (status.ok() ? "processed " + std::to_string(processed) + " records" : status.ToString())
-              .c_str());
-      break;
-    }
+    if (!rig.ProcessTimed(state, kLookupKeys)) break;
   }
   const int64_t emitted = stats->emitted - emitted_before;
   state.SetItemsProcessed(state.iterations() * kLookupKeys);
@@ -549,14 +546,7 @@ void BM_SuppressBuffer(benchmark::State& state, const Mode& mode) {
   rig.Sync();
   rig.ProcessExactly(kSuppressWarmupWindows * buffered);
   for (auto _ : state) {
-    int64_t processed = 0;
-    const Status status = rig.task().Process(buffered, &processed);
-    if (!status.ok() || processed != buffered) {
-      state.SkipWithError(
-          (status.ok() ? "processed " + std::to_string(processed) + " records" : status.ToString())
-              .c_str());
-      break;
-    }
+    if (!rig.ProcessTimed(state, buffered)) break;
   }
   state.SetItemsProcessed(state.iterations() * buffered);
   state.counters["buffer_recs"] =
