@@ -323,16 +323,13 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
 // What suppress keeps in memory (not restored, SPEC E: a new task starts it afresh).
 struct SuppressState {
   int64_t stream_time = kNoTimestamp;
-  // No buffered window ends before `lowest_end` (std::nullopt: the buffer is empty), once
-  // `bound_known`: an eviction scan starts there and is skipped while that end has not closed,
-  // so a record costs no scan of the buffer unless a window closes (the buffer is keyed by end:
-  // what closes is a prefix of it). Unknown after Init: the restored buffer is scanned whole once.
-  bool bound_known = false;
-  std::optional<int64_t> lowest_end;
+  // No buffered window ends before `lowest_end` (std::nullopt: the buffer is empty). An eviction
+  // scan starts there and is skipped while that end has not closed, so a record costs no scan of
+  // the buffer unless a window closes (the buffer is keyed by end: what closes is a prefix of it).
+  // 0 after Init, where the buffer is restored, not known: window starts are >= 0, so ends are too.
+  std::optional<int64_t> lowest_end = 0;
 
-  void Buffered(int64_t end) {
-    if (bound_known) lowest_end = std::min(lowest_end.value_or(end), end);
-  }
+  void Buffered(int64_t end) { lowest_end = std::min(lowest_end.value_or(end), end); }
 };
 
 // Captures the records the inner processor forwards into the suppress buffer.
@@ -413,13 +410,12 @@ class SuppressedAggregation final : public Processor {
     BufferingContext buffering(context, buffer_, options_.windows.size_ms(), &state_);
     STATECHECK_RETURN_IF_ERROR(eager_->Process(record, &buffering));
     // Evict every buffered window that has closed, oldest end first.
-    if (state_.bound_known && (!state_.lowest_end || !Closed(*state_.lowest_end))) {
+    if (!state_.lowest_end || !Closed(*state_.lowest_end)) {
       return Status::Ok();  // Nothing buffered has closed.
     }
     std::unique_ptr<KeyValueIterator> it;
-    const std::optional<std::string> from =
-        state_.bound_known ? std::optional(BigEndian(*state_.lowest_end)) : std::nullopt;
-    STATECHECK_RETURN_IF_ERROR(context->Range(buffer_, from, std::nullopt, &it));
+    STATECHECK_RETURN_IF_ERROR(
+        context->Range(buffer_, BigEndian(*state_.lowest_end), std::nullopt, &it));
     KeyValue kv;
     std::vector<std::string> evicted;
     std::optional<int64_t> lowest_left;  // The end of the first window still buffered.
@@ -444,7 +440,6 @@ class SuppressedAggregation final : public Processor {
       STATECHECK_RETURN_IF_ERROR(context->Put(buffer_, key, std::nullopt));
     }
     // Only once every closed window is out: a failed step leaves the older, lower bound.
-    state_.bound_known = true;
     state_.lowest_end = lowest_left;
     return Status::Ok();
   }
