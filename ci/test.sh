@@ -16,20 +16,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./ci/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+# Each stage's heading says when it starts, counted from the suite's start, so that a slow
+# stage shows in the log (CI's limit is on the whole run).
+suite_start=$SECONDS
+stage() { echo "== $* (at $((SECONDS - suite_start)) s)"; }
 
-echo "== release build"
+stage "release build"
 ./ci/build.sh release | tail -n 3
-echo "== release tests"
+stage "release tests"
 (cd build/release && ctest -LE long -j "$jobs" --output-on-failure)
 
-echo "== product build: the engine as users link it, checked to hold no test hook"
+stage "product build: the engine as users link it, checked to hold no test hook"
 ./ci/build.sh product | tail -n 2
 
-echo "== clang build: every target through clang-14, -Wthread-safety, warnings as errors"
+stage "clang build: every target through clang-14, -Wthread-safety, warnings as errors"
 ./ci/build.sh clang | tail -n 1
 
 if [ "${STATECHECK_FUZZ_SECONDS:-0}" -gt 0 ]; then
-  echo "== fuzz ($STATECHECK_FUZZ_SECONDS s per target)"
+  stage "fuzz ($STATECHECK_FUZZ_SECONDS s per target)"
   ./ci/fuzz.sh
 fi
 
@@ -38,9 +42,9 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   # sixth of the fault sweep's time: RocksDB allocates thousands of strings on every open).
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:malloc_context_size=8}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  echo "== ASan+UBSan build (with the planted-bug catalogue, none active)"
+  stage "ASan+UBSan build (with the planted-bug catalogue, none active)"
   ./ci/build.sh asan | tail -n 3
-  echo "== ASan+UBSan tests"
+  stage "ASan+UBSan tests"
   # Under the sanitizers every test runs, with fewer cases per property configuration (each
   # configuration still runs, so every code path the release run reaches is reached here) and
   # the fault sweep over three of its five configurations (every reachable point still fires:
@@ -56,7 +60,7 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
      ctest -LE long -E "$coverage_only" -j "$jobs" --output-on-failure)
 
   if [ "${STATECHECK_SKIP_SELFTEST:-0}" != 1 ]; then
-    echo "== self-test (in the ASan build): the catalogue's checks, then the W bugs"
+    stage "self-test (in the ASan build): the catalogue's checks, then the W bugs"
     # The window-store bugs are each caught within a second; all of them must be.
     STATECHECK_SELFTEST_FLAVOUR=asan STATECHECK_SELFTEST_SELECT=W STATECHECK_SELFTEST_BUDGET=20 \
       STATECHECK_SELFTEST_MIN_SCORE=100 STATECHECK_SELFTEST_CONTROL_BUDGET=5 ./ci/selftest.sh
@@ -66,9 +70,9 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   # readers of both key-value stores, the window store's iterators), the fault file system's
   # concurrent writers and the model's concurrent views.
   tsan_tests="kv_concurrency_test engine_test fault_fs_test key_value_store_model_test"
-  echo "== ThreadSanitizer build ($tsan_tests)"
+  stage "ThreadSanitizer build ($tsan_tests)"
   STATECHECK_TARGET="$tsan_tests" ./ci/build.sh tsan | tail -n 3
-  echo "== ThreadSanitizer tests"
+  stage "ThreadSanitizer tests"
   (cd build/tsan && export TSAN_OPTIONS="suppressions=$PWD/../../ci/tsan.supp halt_on_error=1" &&
      ctest -R '^KvConcurrency\.' -j "$jobs" --output-on-failure &&
      # Of the engine's tests, the stores' (IQ readers on other threads, iterators): the log,
@@ -79,3 +83,4 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
        "./$t" --gtest_brief=1 || exit 1
      done)
 fi
+stage "done"
