@@ -320,13 +320,15 @@ class IteratorImpl final : public WindowStoreIterator {
   // The next segment with a matching record, walking the segments in range.
   std::optional<int64_t> NextStartLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
 
-  // Copies the segment's records within the key bounds into buffer_, in iteration order.
+  // Copies the segment's records within the key bounds into the snapshot, in iteration order.
   // Returns whether there were any.
   bool Snapshot(Core& c, std::map<int64_t, Segment>::iterator seg_it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
 
-  void CopyOut(const Core& c, const Segment& seg, const Window& w, size_t first, size_t last)
+  void CopyOut(const Core& c, const Segment& seg, int64_t start, size_t first, size_t last)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
+  // Adds one record to the snapshot.
+  void Buffer(std::string_view key, std::string_view value);
 
   const std::shared_ptr<Core> core_;
   const std::optional<std::string> key_from_;
@@ -340,7 +342,18 @@ class IteratorImpl final : public WindowStoreIterator {
   bool exhausted_ = false;
   bool started_ = false;
   int64_t cur_ = 0;  // The start of the segment the iterator is on, once started_.
-  std::vector<WindowedRecord> buffer_;
+  // The snapshot of the segment the iterator is on: its window (every record of a segment has
+  // the same) and its records' key and value bytes, back to back in one arena that the
+  // snapshots reuse. A record costs a copy into the arena and one out to the caller's record,
+  // and no allocation once both have grown (a record each was two, and two frees).
+  struct Buffered {
+    size_t offset;  // The key's bytes, then the value's.
+    size_t key_size;
+    uint32_t value_size;  // A segment's values fit in 4 GiB (Core::Append).
+  };
+  Window window_{};
+  std::vector<Buffered> buffer_;
+  std::string bytes_;
   size_t pos_ = 0;
 };
 

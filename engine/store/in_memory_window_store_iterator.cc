@@ -21,14 +21,18 @@ bool IteratorImpl::HasNext() {
 Status IteratorImpl::Next(WindowedRecord* record) {
   // Keeps: W9 — reading past the end is OutOfRange, not undefined behaviour
   if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
-  *record = std::move(buffer_[pos_++]);
+  const Buffered& b = buffer_[pos_++];
+  record->key.assign(bytes_, b.offset, b.key_size);
+  record->window = window_;
+  record->value.assign(bytes_, b.offset + b.key_size, b.value_size);
   return Status::Ok();
 }
 
 Status IteratorImpl::PeekNextKey(WindowedKey* key) {
   if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
-  key->key = buffer_[pos_].key;
-  key->window = buffer_[pos_].window;
+  const Buffered& b = buffer_[pos_];
+  key->key.assign(bytes_, b.offset, b.key_size);
+  key->window = window_;
   return Status::Ok();
 }
 
@@ -40,11 +44,13 @@ void IteratorImpl::Close() {
     auto& its = core_->iterators;
     its.erase(std::remove(its.begin(), its.end(), this), its.end());
   }
-  std::vector<WindowedRecord>().swap(buffer_);
+  std::vector<Buffered>().swap(buffer_);
+  std::string().swap(bytes_);
 }
 
 void IteratorImpl::AdvanceLocked(Core& c) {
   buffer_.clear();
+  bytes_.clear();
   pos_ = 0;
   std::optional<int64_t> next = single_key_ ? NextStartOfKeyLocked(c) : NextStartLocked(c);
   if (!next) {
@@ -79,15 +85,14 @@ std::optional<int64_t> IteratorImpl::NextStartOfKeyLocked(Core& c) {
   const int64_t start = window->start();
   ++c.segments_examined;
   Segment& seg = c.SegmentAt(start);
-  const Window w{start, WindowEnd(start, c.window_size)};
   if (!c.retain_duplicates) {
-    const Slot& slot = seg.slots[window->slot];
-    buffer_.push_back(WindowedRecord{*key_from_, w, std::string(seg.Value(slot))});
+    window_ = Window{start, WindowEnd(start, c.window_size)};
+    Buffer(*key_from_, seg.Value(seg.slots[window->slot]));
     return start;
   }
   seg.EnsureOrder(c.keys);
   auto [first, last] = seg.KeyRange(c.keys, key_from_, key_to_);
-  CopyOut(c, seg, w, first, last);
+  CopyOut(c, seg, start, first, last);
   return start;
 }
 
@@ -115,17 +120,23 @@ bool IteratorImpl::Snapshot(Core& c, std::map<int64_t, Segment>::iterator seg_it
   Segment& seg = seg_it->second;
   seg.EnsureOrder(c.keys);
   auto [first, last] = seg.KeyRange(c.keys, key_from_, key_to_);
-  CopyOut(c, seg, Window{seg_it->first, WindowEnd(seg_it->first, c.window_size)}, first, last);
+  CopyOut(c, seg, seg_it->first, first, last);
   return !buffer_.empty();
 }
 
-void IteratorImpl::CopyOut(const Core& c, const Segment& seg, const Window& w, size_t first,
+void IteratorImpl::Buffer(std::string_view key, std::string_view value) {
+  buffer_.push_back(Buffered{bytes_.size(), key.size(), static_cast<uint32_t>(value.size())});
+  bytes_.append(key);
+  bytes_.append(value);
+}
+
+void IteratorImpl::CopyOut(const Core& c, const Segment& seg, int64_t start, size_t first,
                            size_t last) {
+  window_ = Window{start, WindowEnd(start, c.window_size)};
   buffer_.reserve(last - first);
   for (size_t i = first; i < last; ++i) {
     const Slot& slot = seg.slots[seg.order[i]];
-    buffer_.push_back(
-        WindowedRecord{std::string(c.keys.Bytes(slot.key)), w, std::string(seg.Value(slot))});
+    Buffer(c.keys.Bytes(slot.key), seg.Value(slot));
   }
   // Keeps: W7 — a backward read reverses the records within a segment too
   if (STATECHECK_PLANTED(WindowStoreBackwardSegmentNotReversed)) {
