@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config git ca-certificates
   librocksdb-dev librapidcheck-dev libgtest-dev libbenchmark-dev
   libfiu-dev fiu-utils libabsl-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libtcmalloc-minimal4  # the harness's executables allocate with tcmalloc (cmake/Dependencies.cmake)
   clang-14 libclang-rt-14-dev  # ci/fuzz.sh: clang and its libFuzzer and sanitizer runtimes.
   clang-tidy-14  # ci/check_engine_with_clang.sh: clang-tidy and -Wthread-safety over the engine.
   clang-format-14  # StatecheckCli.EmitGTestIsCurrent formats the generated test.

@@ -27,6 +27,14 @@ if(STATECHECK_WERROR)
   list(APPEND STATECHECK_WARNINGS -Werror)
 endif()
 
+# statecheck_fast_malloc(TARGET): links tcmalloc into a harness executable where
+# cmake/Dependencies.cmake found it (STATECHECK_TCMALLOC_LIBRARY; not in the sanitizer builds).
+function(statecheck_fast_malloc target)
+  if(STATECHECK_TCMALLOC_LIBRARY)
+    target_link_libraries(${target} PRIVATE ${STATECHECK_TCMALLOC_LIBRARY})
+  endif()
+endfunction()
+
 function(statecheck_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;PUBLIC_DEPS;PRIVATE_DEPS;INCLUDE" ${ARGN})
   add_library(${name} STATIC ${ARG_SRCS})
@@ -91,6 +99,7 @@ function(statecheck_test name)
   # A test sits next to the code it tests and may include its internals (and testing/).
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  statecheck_fast_malloc(${name})
   gtest_discover_tests(${name} NO_PRETTY_VALUES
                        PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} COST ${ARG_COST}
                        DISCOVERY_TIMEOUT 60)
