@@ -74,6 +74,16 @@
 //       <buffered> windows. Three iterations. items/s = input records/s: flat in <buffered>
 //       when a record costs no scan of the buffer. buffer_recs: the buffer's size at the end.
 //
+//   BM_SlidingLookup/<keys>   (sliding windows, D = 10,000 ms, grace 1,000,000 ms, count,
+//                              emit-eager, exactly_once_v2; keys = 100, 1,000, 10,000)
+//       E9's claim for sliding windows: a record's lookup of its key's windows (starts in
+//       [t - 2D, t + 1]) costs the same whatever the number of other keys. Untimed, <keys> keys
+//       get one record each at 10D + i * D / <keys>: one window per key, every one inside the
+//       lookup range of the timed records. Then 20 iterations exactly, one iteration = 100
+//       records of 100 new keys at 11D + iteration (each finds no window of its key, and creates
+//       its left window). items/s = records/s: flat in <keys> when the lookup reads the record's
+//       key's windows only. store_recs: the store's records at the start (the index's included).
+//
 // Before any timing, the program checks E7 on this workload for both window kinds: 20,000
 // records then one record far in the future (so every window closes for both operators), and
 // both outputs, sorted, must be equal. After the table it prints emit-final / suppress ratios
@@ -105,6 +115,7 @@
 #include "statecheck/logger.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
+#include "statecheck/sliding_aggregation.h"
 #include "statecheck/task.h"
 #include "statecheck/windowed_aggregation.h"
 #include "statecheck/windows.h"
@@ -127,6 +138,8 @@ constexpr int64_t kMaxUpFront = 2'000'000;  // BM_Throughput: input appended bef
 constexpr int64_t kLookupKeys = 100;
 constexpr int64_t kHistoryWindows = 10;
 constexpr int64_t kLookupIterations = 100;
+constexpr int64_t kSlidingDifference = 10'000;  // BM_SlidingLookup's D.
+constexpr int64_t kSlidingIterations = 20;
 constexpr int64_t kMemoryRecords[] = {25'000, 100'000};  // BM_Memory's N.
 constexpr int64_t kSuppressWarmupWindows = 2;  // BM_SuppressBuffer: windows before timing.
 constexpr int64_t kSuppressIterations = 3;     // BM_SuppressBuffer: windows timed.
@@ -528,6 +541,36 @@ void BM_EmitFinalLookup(benchmark::State& state) {
   state.counters["store_recs_end"] = static_cast<double>(rig.StoreSize(kStore).first);
 }
 
+// BM_SlidingLookup --------------------------------------------------------------------------
+
+void BM_SlidingLookup(benchmark::State& state) {
+  const int64_t keys = state.range(0);
+  constexpr int64_t d = kSlidingDifference;
+  SlidingWindowedAggregationOptions options;
+  Check(SlidingWindows::OfTimeDifferenceAndGrace(d, 100 * d, &options.windows), "sliding windows");
+  options.emit_interval_ms = 0;
+  options.store = kStore;
+  options.logger = NullLogger();
+  std::unique_ptr<Processor> processor;
+  Check(NewSlidingWindowedAggregation(options, &processor), "NewSlidingWindowedAggregation");
+  Rig rig(kExactlyOnce, std::move(processor));
+  const std::string value(KeysAndValues::kValueSize, 'v');
+  for (int64_t i = 0; i < keys; ++i) rig.Append(LookupKey(i), value, 10 * d + i * d / keys);
+  const int64_t iterations = static_cast<int64_t>(state.max_iterations);
+  for (int64_t j = 0; j < iterations; ++j) {
+    for (int64_t i = 0; i < kLookupKeys; ++i) {
+      rig.Append(LookupKey(keys + j * kLookupKeys + i), value, 11 * d + j);
+    }
+  }
+  rig.Sync();
+  rig.ProcessExactly(keys);
+  state.counters["store_recs"] = static_cast<double>(rig.StoreSize(kStore).first);
+  for (auto _ : state) {
+    if (!rig.ProcessTimed(state, kLookupKeys)) break;
+  }
+  state.SetItemsProcessed(state.iterations() * kLookupKeys);
+}
+
 // BM_SuppressBuffer ---------------------------------------------------------------------------
 
 void BM_SuppressBuffer(benchmark::State& state, const Mode& mode) {
@@ -683,6 +726,13 @@ void RegisterBenchmarks() {
       ->Arg(1'000)
       ->Arg(10'000)
       ->Iterations(kLookupIterations)  // Fixed, so the loop adds the same windows at every size.
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_SlidingLookup", BM_SlidingLookup)
+      ->Arg(100)
+      ->Arg(1'000)
+      ->Arg(10'000)
+      ->Iterations(kSlidingIterations)  // Fixed: the same new keys and windows at every size.
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
 }

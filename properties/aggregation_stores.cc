@@ -4,6 +4,8 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <set>
+#include <utility>
 
 namespace statecheck::properties {
 
@@ -38,28 +40,62 @@ Status ForEachRecord(ReadOnlyKeyValueStore& store,
   return Status::Ok();
 }
 
+// One window record of a time-window or sliding-window aggregation's store into `out`.
+Status DecodeTimeWindow(const KeyValue& kv, int64_t size_ms, bool counts,
+                        std::map<std::string, std::string>* out) {
+  if (kv.key.size() <= 8 || kv.value.size() < 8) {
+    return Status::Corruption("a window aggregate record with a key of " +
+                              std::to_string(kv.key.size()) + " bytes and a value of " +
+                              std::to_string(kv.value.size()));
+  }
+  const int64_t start = BigEndianAt(kv.key);
+  const std::string aggregate = kv.value.substr(8);
+  if (start < 0 || (counts && !IsPositiveDecimal(aggregate))) {
+    return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
+                              " and " + (counts ? "count" : "aggregate") + " \"" + aggregate +
+                              "\"");
+  }
+  (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
+         kv.key.substr(8)] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                 std::map<std::string, std::string>* out) {
   out->clear();
-  return ForEachRecord(store, [&](const KeyValue& kv) {
-    if (kv.key.size() <= 8 || kv.value.size() < 8) {
-      return Status::Corruption("a window aggregate record with a key of " +
-                                std::to_string(kv.key.size()) + " bytes and a value of " +
-                                std::to_string(kv.value.size()));
+  return ForEachRecord(
+      store, [&](const KeyValue& kv) { return DecodeTimeWindow(kv, size_ms, counts, out); });
+}
+
+Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+                                   std::map<std::string, std::string>* out,
+                                   std::vector<std::string>* unindexed) {
+  out->clear();
+  unindexed->clear();
+  std::set<std::pair<int64_t, std::string>> index;  // (start, key).
+  STATECHECK_RETURN_IF_ERROR(ForEachRecord(store, [&](const KeyValue& kv) {
+    if (kv.key.empty() || kv.key[0] != '\xff') {
+      return DecodeTimeWindow(kv, size_ms, /*counts=*/true, out);
     }
-    const int64_t start = BigEndianAt(kv.key);
-    const std::string aggregate = kv.value.substr(8);
-    if (start < 0 || (counts && !IsPositiveDecimal(aggregate))) {
-      return Status::Corruption("a window aggregate record with start " + std::to_string(start) +
-                                " and " + (counts ? "count" : "aggregate") + " \"" + aggregate +
-                                "\"");
+    const uint64_t n = kv.key.size() < 5 ? 0 : BigEndianAt(std::string(4, '\0') + kv.key.substr(1, 4));
+    if (kv.key.size() < 13 || kv.key.size() - 13 != n || n == 0 || !kv.value.empty() ||
+        BigEndianAt(kv.key.substr(5 + n)) < 0) {
+      return Status::Corruption("a key index record of " + std::to_string(kv.key.size()) +
+                                " bytes with a value of " + std::to_string(kv.value.size()) +
+                                " (expected [0xFF][key length, 4][key][start, 8] and no value)");
     }
-    (*out)[std::to_string(start) + ":" + std::to_string(SaturatingAdd(start, size_ms)) + ":" +
-           kv.key.substr(8)] = aggregate + "@" + std::to_string(BigEndianAt(kv.value));
+    index.emplace(BigEndianAt(kv.key.substr(5 + n)), kv.key.substr(5, n));
     return Status::Ok();
-  });
+  }));
+  for (const auto& [window, value] : *out) {
+    const size_t first = window.find(':'), second = window.find(':', first + 1);
+    if (!index.count({std::stoll(window.substr(0, first)), window.substr(second + 1)})) {
+      unindexed->push_back(window);
+    }
+  }
+  return Status::Ok();
 }
 
 Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, bool counts,

@@ -21,8 +21,10 @@ CheckResult WindowedSut::CheckMetrics() const {
 
 CheckResult WindowedSut::Query(const WOp& op) {
   std::map<std::string, std::string> store;
-  const Status s = ReadWindows(config_, *task_, &store);
+  std::vector<std::string> unindexed;
+  const Status s = ReadWindows(config_, *task_, &store, &unindexed);
   if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
+  if (CheckResult f = UnindexedWindows(unindexed)) return f;
   last_query_ = SelectWindows(store, op);
   const Json expected = SelectWindows(
       queries_see_committed_ ? model_->CommittedWindows() : model_->CurrentWindows(), op);

@@ -185,7 +185,8 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
 
 // The windows the task's store holds, decoded by the property (aggregation_stores.h).
 Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
-                   std::map<std::string, std::string>* out) {
+                   std::map<std::string, std::string>* out, std::vector<std::string>* unindexed) {
+  unindexed->clear();
   switch (config.kind) {
     case WindowKind::kTime:
       if (config.in_memory_store) {
@@ -196,13 +197,23 @@ Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
     case WindowKind::kSession:
       return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(), out);
     case WindowKind::kSliding:
-      return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
-                                      /*counts=*/true, out);
+      return ReadSlidingWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(),
+                                         config.size_ms, out, unindexed);
     case WindowKind::kUnlimited:
       return ReadUnlimitedAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.start_ms,
                                      config.aggregator == model::AggregatorKind::kCount, out);
   }
   return Status::InvalidArgument("no store reader for this window kind in this build");
+}
+
+CheckResult UnindexedWindows(const std::vector<std::string>& unindexed) {
+  if (unindexed.empty()) return std::nullopt;
+  // Checks: E9 — every window of a sliding aggregation's store has its key index record
+  std::string some;
+  for (size_t i = 0; i < unindexed.size() && i < 3; ++i) some += (i ? ", " : "") + unindexed[i];
+  return Finding("E9", std::to_string(unindexed.size()) +
+                           " window(s) of the store have no key index record, so the "
+                           "aggregation's per-key lookup cannot find them: " + some);
 }
 
 // The file system a case's task runs on: in memory, as the task family's (#17). These cases
@@ -456,8 +467,10 @@ CheckResult WindowedSut::Restarted(bool clean) {
   }
   metadata_merged_ = false;
   std::map<std::string, std::string> store;
-  const Status s = ReadWindows(config_, *task_, &store);
+  std::vector<std::string> unindexed;
+  const Status s = ReadWindows(config_, *task_, &store, &unindexed);
   if (!s.ok()) return Finding("E6", "reading the store after the restart: " + s.ToString());
+  if (CheckResult f = UnindexedWindows(unindexed)) return f;
   const std::map<std::string, std::string> expected = model_->CommittedWindows();
   // Checks: E6 — after a restart the store holds exactly the committed aggregates
   if (store != expected) {

@@ -62,9 +62,13 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
 // The model of `config`'s aggregation (nullptr for a window kind this build has none of).
 std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConfig& config);
 
-// The windows the task's store holds, decoded by the property (aggregation_stores.h).
+// The windows the task's store holds, decoded by the property (aggregation_stores.h). For a
+// sliding-window aggregation, `*unindexed` gets the windows its key index misses (E9); for the
+// others it is cleared.
 Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
-                   std::map<std::string, std::string>* out);
+                   std::map<std::string, std::string>* out, std::vector<std::string>* unindexed);
+// E9's finding for `unindexed` windows (ReadWindows), or none if there are none.
+CheckResult UnindexedWindows(const std::vector<std::string>& unindexed);
 
 // The file system a case's task runs on: in memory, as the task family's (#17). These cases
 // crash the process, never the machine, and a process crash keeps every byte written, so the

@@ -26,7 +26,28 @@ struct StoredWindow {
 struct WindowWrite {
   int64_t max_ts = 0;
   std::string aggregate;
+  bool is_new = false;  // No window of the key started there: it needs its index record.
 };
+
+// The key-first index (E9): one record per window, [0xFF][key length, 4 bytes big-endian][key]
+// [start, 8 bytes big-endian] with an empty value. 0xFF sorts after every window record (their
+// first byte is a non-negative start's, at most 0x7F), so the time-ordered scans never reach
+// the index; the length makes a key's records one contiguous range that no other key shares.
+constexpr char kIndexByte = '\xff';
+
+std::string IndexPrefix(std::string_view key) {
+  const auto n = static_cast<uint32_t>(key.size());
+  std::string out(1, kIndexByte);
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(n >> shift));
+  out.append(key);
+  return out;
+}
+
+// The committed metadata's entry saying the store's index is complete: "<store>+index=1" ('+' is
+// no store-name character, so it is no other store's entry). An engine without the index commits
+// metadata without it, so a store that went back to such an engine is indexed again on its
+// return.
+std::string IndexMark(std::string_view store) { return std::string(store) + "+index"; }
 
 class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
  public:
@@ -37,8 +58,23 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
 
   std::vector<std::string> StoreNames() const override { return {options_.store}; }
 
+  Status Init(std::string_view metadata) override {
+    STATECHECK_RETURN_IF_ERROR(EmitFinalProcessor::Init(metadata));
+    int64_t mark = kNoCloseTime;
+    STATECHECK_RETURN_IF_ERROR(ParseLastEmitClose(metadata, IndexMark(options_.store), &mark));
+    indexed_ = mark == 1;
+    return Status::Ok();
+  }
+
+  std::string CommitMetadata() const override {
+    std::string out = EmitFinalProcessor::CommitMetadata();
+    if (!indexed_) return out;
+    return out + (out.empty() ? "" : ";") + IndexMark(options_.store) + "=1";
+  }
+
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     if (internal::DropUnkeyedOrUntimed(record, stats_.get(), logger_.get())) return Status::Ok();
+    if (!indexed_) STATECHECK_RETURN_IF_ERROR(BuildIndex(context));
     if (internal::Skips(options_.aggregator, record)) return Status::Ok();
     const int64_t ts = record.timestamp;
     stream_time_ = std::max(stream_time_, ts);
@@ -52,8 +88,15 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
     }
     Pass pass{record, context, close, {}, {}};
     STATECHECK_RETURN_IF_ERROR(ts < d_ ? ProcessEarly(&pass) : ProcessInOrder(&pass));
-    // Writes (and eager outputs) by ascending window start (SPEC E2).
+    // Writes (and eager outputs) by ascending window start (SPEC E2). A new window's index record
+    // goes first: a crash between the two (at-least-once, where writes reach the store as they
+    // are made) leaves an index record without its window, which lookups skip, never a window
+    // the index misses.
+    const std::string prefix = IndexPrefix(record.key);
     for (const auto& [start, write] : pass.writes) {
+      if (write.is_new) {
+        STATECHECK_RETURN_IF_ERROR(context->Put(options_.store, prefix + BigEndian(start), ""));
+      }
       STATECHECK_RETURN_IF_ERROR(context->Put(options_.store, StoreKey(start, record.key),
                                               BigEndian(write.max_ts) + write.aggregate));
       // Keeps: E2 — eager: one output per updated window, by ascending start, at its max timestamp
@@ -85,23 +128,62 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
   }
 
   // The windows of the record's key with a start in [from, to], ascending (Kafka's fetch(key,
-  // key, from, to)). One range scan over the time range; other keys' windows are skipped.
+  // key, from, to)): the key's index records in that range, then each window by its key (E9).
+  // Other keys' windows are not read.
   Status FetchWindows(const Pass& pass, int64_t from, int64_t to,
                       std::vector<StoredWindow>* out) const {
     out->clear();
-    std::unique_ptr<KeyValueIterator> it;
-    STATECHECK_RETURN_IF_ERROR(
-        pass.context->Range(options_.store, BigEndian(from), BigEndian(to + 1), &it));
-    KeyValue kv;
-    while (it->HasNext()) {
-      STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-      if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(kv.key);
-      const int64_t start = FromBigEndian(kv.key);
-      if (start > to) break;
-      // Exact key match: "a" must not pick up the windows of "ab".
-      if (std::string_view(kv.key).substr(8) != pass.record.key) continue;
-      out->push_back({start, FromBigEndian(kv.value), kv.value.substr(8)});
+    const std::string prefix = IndexPrefix(pass.record.key);
+    std::vector<int64_t> starts;
+    {
+      std::unique_ptr<KeyValueIterator> it;
+      STATECHECK_RETURN_IF_ERROR(pass.context->Range(options_.store, prefix + BigEndian(from),
+                                                     prefix + BigEndian(to), &it));
+      KeyValue kv;
+      while (it->HasNext()) {
+        STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+        if (kv.key.size() != prefix.size() + 8 || !kv.value.empty()) return Damaged(kv.key);
+        starts.push_back(FromBigEndian(std::string_view(kv.key).substr(prefix.size())));
+      }
     }
+    std::optional<std::string> value;
+    for (const int64_t start : starts) {
+      STATECHECK_RETURN_IF_ERROR(
+          pass.context->Get(options_.store, StoreKey(start, pass.record.key), &value));
+      if (!value) continue;  // An index record a crash left without its window.
+      if (value->size() < 8) return Damaged(StoreKey(start, pass.record.key));
+      out->push_back({start, FromBigEndian(*value), value->substr(8)});
+    }
+    return Status::Ok();
+  }
+
+  // Indexes a store an engine without the index wrote (its committed metadata has no index
+  // mark), before the first lookup: an index record for every window, written and committed
+  // like any other write, then the mark with the next commit's metadata. Index records already
+  // there are written again, unchanged.
+  Status BuildIndex(ProcessorContext* context) {
+    std::vector<std::string> windows;
+    {
+      std::unique_ptr<KeyValueIterator> it;
+      STATECHECK_RETURN_IF_ERROR(context->Range(options_.store, std::nullopt, std::nullopt, &it));
+      KeyValue kv;
+      while (it->HasNext()) {
+        STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+        if (!kv.key.empty() && kv.key[0] == kIndexByte) break;  // The index: past the windows.
+        if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(kv.key);
+        windows.push_back(std::move(kv.key));
+      }
+    }
+    for (const std::string& w : windows) {
+      STATECHECK_RETURN_IF_ERROR(context->Put(
+          options_.store, IndexPrefix(std::string_view(w).substr(8)) + w.substr(0, 8), ""));
+    }
+    if (!windows.empty()) {
+      logger_->Log(LogLevel::kInfo, "sliding windowed aggregation: indexed the " +
+                                        std::to_string(windows.size()) + " windows of store " +
+                                        options_.store + " by key");
+    }
+    indexed_ = true;
     return Status::Ok();
   }
 
@@ -123,7 +205,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
         internal::Fold(options_.aggregator, r,
                        base ? std::optional<std::string_view>(base->aggregate) : std::nullopt);
     const int64_t max_ts = base ? std::max(base->max_ts, r.timestamp) : r.timestamp;
-    pass->writes[start] = {max_ts, aggregate};
+    pass->writes[start] = {max_ts, aggregate, !base || base->start != start};
   }
 
   // Kafka's createCurrentRecordRightWindow: [t + 1, t + 1 + D] holds exactly the records of
@@ -132,7 +214,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
   void CreateRightWindow(Pass* pass, const StoredWindow& source) {
     const int64_t start = pass->record.timestamp + 1;
     if (!pass->handled.insert(start).second) return;
-    pass->writes[start] = {source.max_ts, source.aggregate};
+    pass->writes[start] = {source.max_ts, source.aggregate, /*is_new=*/true};
   }
 
   // Kafka's processInOrder (t >= D), with createWindows.
@@ -277,6 +359,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
 
   const SlidingWindowedAggregationOptions options_;
   const int64_t d_;  // The time difference.
+  bool indexed_ = false;  // Every window of the store has its index record (E9).
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 

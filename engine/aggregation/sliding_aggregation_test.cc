@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <set>
 
 #include "testing/test_util.h"
 
@@ -63,6 +64,12 @@ class Harness {
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
     STATECHECK_RETURN_IF_ERROR(NewSlidingWindowedAggregation(a, &processor));
+    return OpenWith(std::move(processor), eos);
+  }
+
+  // A task running `processor` in the aggregation's place, on the same stores and log.
+  Status OpenWith(std::unique_ptr<Processor> processor, bool eos) {
+    task_.reset();
     TaskOptions o;
     o.application_id = "app";
     o.input_partition = "input";
@@ -98,8 +105,10 @@ class Harness {
   }
 
   // The store's windows: "<start>:<start + d>:<key>" → "<aggregate>@<largest timestamp>".
+  // Corruption unless its key index (E9) holds exactly one record per window.
   Status StoreContents(int64_t d, std::map<std::string, std::string>* out) {
     out->clear();
+    std::set<std::string> windows, index;  // "<start>:<key>".
     std::unique_ptr<KeyValueIterator> it;
     STATECHECK_RETURN_IF_ERROR(task_->Store("sliding")->NewQueryView()->All(&it));
     KeyValue kv;
@@ -110,12 +119,30 @@ class Harness {
     };
     while (it->HasNext()) {
       STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+      if (!kv.key.empty() && kv.key[0] == '\xff') {  // [0xFF][length, 4][key][start, 8].
+        const size_t n = kv.key.size() < 5 ? 0 : be(std::string(4, '\0') + kv.key.substr(1, 4));
+        if (kv.key.size() != 13 + n || !kv.value.empty()) return Status::Corruption("bad index");
+        index.insert(std::to_string(be(kv.key.substr(5 + n))) + ":" + kv.key.substr(5, n));
+        continue;
+      }
       if (kv.key.size() < 8 || kv.value.size() < 8) return Status::Corruption("not a window");
       const int64_t start = be(kv.key);
+      windows.insert(std::to_string(start) + ":" + kv.key.substr(8));
       (*out)[std::to_string(start) + ":" + std::to_string(start + d) + ":" + kv.key.substr(8)] =
           kv.value.substr(8) + "@" + std::to_string(be(kv.value));
     }
+    if (index != windows) {
+      return Status::Corruption("the key index has " + std::to_string(index.size()) +
+                                " records for " + std::to_string(windows.size()) + " windows");
+    }
     return Status::Ok();
+  }
+
+  // The metadata committed with the input offset.
+  std::string CommittedMetadata() {
+    CommittedOffsets c;
+    EXPECT_OK(log_->GetCommittedOffsets(task_->OffsetsGroup(), &c));
+    return c.metadata;
   }
 
   std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>();
@@ -341,6 +368,68 @@ TEST_F(SlidingAggregationTest, BadOptionsAreClearErrors) {
   a.aggregator = Aggregator{};
   s = NewSlidingWindowedAggregation(a, &p);
   EXPECT_NE(s.message().find("aggregator"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// What an engine from before the key index (or one a store went back to) leaves: the windows
+// without their index records, and committed metadata without the index mark.
+class DropTheIndex final : public Processor {
+ public:
+  std::vector<std::string> StoreNames() const override { return {"sliding"}; }
+  Status Process(const LogRecord& record, ProcessorContext* context) override {
+    std::unique_ptr<KeyValueIterator> it;
+    STATECHECK_RETURN_IF_ERROR(context->Range("sliding", std::string(1, '\xff'), std::nullopt, &it));
+    std::vector<std::string> index;
+    KeyValue kv;
+    while (it->HasNext()) {
+      STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+      index.push_back(kv.key);
+    }
+    for (const std::string& k : index) STATECHECK_RETURN_IF_ERROR(context->Put("sliding", k, {}));
+    return Status::Ok();
+  }
+};
+
+// E9: the per-record lookup reads the record's key's windows through the key index, and a store
+// without the index (no index mark in the committed metadata) is indexed at its first record, so
+// that its windows are found. Under both guarantees.
+TEST_F(SlidingAggregationTest, AStoreWithoutTheKeyIndexIsIndexedAtItsFirstRecord) {
+  for (const bool eos : {false, true}) {
+    SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
+    TearDown();
+    logger_ = std::make_shared<testing::CapturingLogger>();
+    SetUp();
+    seen_ = 0;
+    ASSERT_OK(Open(Sliding(10, 100), EmitStrategy::kOnWindowUpdate, eos));
+    Input("a", 5);
+    Input("a", 12);
+    Input("b", 2);
+    EXPECT_EQ(Run(), (Out{"0:10:a=1@5", "2:12:a=2@12", "6:16:a=1@12", "0:10:b=1@2"}));
+    EXPECT_EQ(h_->CommittedMetadata(), "sliding+index=1");
+    ASSERT_OK(h_->OpenWith(std::make_unique<DropTheIndex>(), eos));
+    Input("x", 1);  // Drops the index; the metadata it commits has no mark.
+    EXPECT_EQ(Run(), Out{});
+    EXPECT_EQ(h_->CommittedMetadata(), "");
+
+    ASSERT_OK(Open(Sliding(10, 100), EmitStrategy::kOnWindowUpdate, eos));
+    Input("a", 8);  // Out of order: [0,10], [2,12], [6,16] take it; its right window [9,19].
+    EXPECT_EQ(Run(), (Out{"0:10:a=2@8", "2:12:a=3@12", "6:16:a=2@12", "9:19:a=1@12"}));
+    EXPECT_NE(logger_->All().find("INFO sliding windowed aggregation: indexed the 4 windows of "
+                                  "store sliding by key"),
+              std::string::npos)
+        << logger_->All();
+    EXPECT_EQ(h_->CommittedMetadata(), "sliding+index=1");
+    EXPECT_EQ(Store(10), (std::map<std::string, std::string>{{"0:10:a", "2@8"},
+                                                             {"0:10:b", "1@2"},
+                                                             {"2:12:a", "3@12"},
+                                                             {"6:16:a", "2@12"},
+                                                             {"9:19:a", "1@12"}}));
+  }
 }
 
 }  // namespace

@@ -40,10 +40,17 @@
 //
 // The store ("sliding" by default) keys each window by [start, 8 bytes big-endian][key] and holds
 // [the window's largest record timestamp, 8 bytes big-endian][aggregate] — the layout of the
-// time-window aggregation's store. The time-first layout makes emit-final one range scan; the
-// per-record lookup of a key's windows with starts in [t - 2D, t + 1] is a range scan over that
-// time range too, reading the other keys' windows in it and skipping them. The commit metadata
-// (E10) is "<store>=<last emitted close time>"; a starting task takes the largest it finds.
+// time-window aggregation's store. The time-first layout makes emit-final one range scan. Beside
+// it the store keeps a key-first index, as Kafka's time-ordered window store with an index does:
+// per window a record [0xFF][key length, 4 bytes big-endian][key][start, 8 bytes big-endian] with
+// an empty value, written (and logged to the changelog) before the window's first write. The
+// per-record lookup of a key's windows with starts in [t - 2D, t + 1] reads that key's index
+// records in the range and then each window, so its cost does not grow with the number of keys
+// (E9). The commit metadata (E10) is "<store>=<last emitted close time>" (a starting task takes
+// the largest it finds) and "<store>+index=1" once the index holds every window. A store without
+// that mark — written by an engine from before the index, or by one that went back to it — is
+// indexed at its first record: one scan of its windows, their index records written and
+// committed like any other write.
 //
 // Retention: retention_ms is validated (at least 2·D + grace, Kafka's rule and text) but windows
 // are never deleted, unlike the time-window aggregation's (which deletes a window once stream
