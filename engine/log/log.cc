@@ -69,12 +69,14 @@ class LogImpl : public Log {
   using Log::Append;
   Status Append(std::string_view partition, std::string_view key,
                 std::optional<std::string_view> value, int64_t timestamp,
-                int64_t* offset) override {
+                const std::optional<LogSource>& source, int64_t* offset) override {
     internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
-    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp), offset);
+    STATECHECK_RETURN_IF_ERROR(CheckSource(source));
+    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp, source),
+                       offset);
   }
 
   Status Sync() override {
@@ -102,13 +104,14 @@ class LogImpl : public Log {
   using Log::AppendTransactional;
   Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
                              std::optional<std::string_view> value, int64_t timestamp,
-                             int64_t* offset) override {
+                             const std::optional<LogSource>& source, int64_t* offset) override {
     internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
-    return AppendTransactionalLocked(txn_id, partition, MakeData(txn_id, key, value, timestamp),
-                                     offset);
+    STATECHECK_RETURN_IF_ERROR(CheckSource(source));
+    return AppendTransactionalLocked(txn_id, partition,
+                                     MakeData(txn_id, key, value, timestamp, source), offset);
   }
 
   Status AppendOffsetsTransactional(int64_t txn_id, std::string_view group,
@@ -204,7 +207,7 @@ class LogImpl : public Log {
                               ? e.state == LogTxnState::kOpen
                               : !Visible(e);
       if (e.type != LogRecordType::kData || (committed && hidden)) continue;
-      records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp});
+      records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp, e.source});
       ++count;
     }
     return Status::Ok();
@@ -239,13 +242,15 @@ class LogImpl : public Log {
 
   static LogEntry MakeData(int64_t txn_id, std::string_view key,
                            std::optional<std::string_view> value,
-                           int64_t timestamp = kNoTimestamp) {
+                           int64_t timestamp = kNoTimestamp,
+                           const std::optional<LogSource>& source = std::nullopt) {
     LogEntry e;
     e.type = LogRecordType::kData;
     e.txn_id = txn_id;
     e.key.assign(key);
     if (value) e.value.emplace(*value);
     e.timestamp = timestamp;
+    e.source = source;
     return e;
   }
 
@@ -253,6 +258,17 @@ class LogImpl : public Log {
     if (timestamp >= kNoTimestamp) return Status::Ok();
     return Status::InvalidArgument("record timestamp " + std::to_string(timestamp) +
                                    " is negative (a timestamp is >= 0, or -1 for none)");
+  }
+
+  static Status CheckSource(const std::optional<LogSource>& source) {
+    if (!source) return Status::Ok();
+    if (source->offset < 0) {
+      return Status::InvalidArgument("record source offset " + std::to_string(source->offset) +
+                                     " is negative");
+    }
+    const Status s = CheckPartitionName(source->partition);
+    if (!s.ok()) return Status::InvalidArgument("record source: " + s.message());
+    return Status::Ok();
   }
 
   static LogEntry MakeOffsets(int64_t txn_id, std::string_view group,

@@ -13,6 +13,8 @@ constexpr size_t kHeaderSize = 32;
 constexpr size_t kCrcOffset = 28;
 constexpr uint8_t kFlagNullValue = 1;
 constexpr uint8_t kFlagTimestamp = 2;  // 8 bytes of timestamp open the payload.
+constexpr uint8_t kFlagSource = 4;     // The source follows: name length (4), name, offset (8).
+constexpr uint8_t kKnownFlags = kFlagNullValue | kFlagTimestamp | kFlagSource;
 constexpr size_t kTimestampSize = 8;
 // The header ends with its CRC: 1+1+1+1 bytes, then txn id, offset (8 each), key and value
 // sizes (4 each), the CRC (4).
@@ -44,8 +46,9 @@ std::string EncodeLogRecord(const LogEntry& e, int64_t offset) {
   out.reserve(kHeaderSize + kTimestampSize + e.key.size() + value_size);
   out.push_back(static_cast<char>(kMagic));
   out.push_back(static_cast<char>(e.type));
-  out.push_back(
-      static_cast<char>((e.value ? 0 : kFlagNullValue) | (timestamped ? kFlagTimestamp : 0)));
+  out.push_back(static_cast<char>((e.value ? 0 : kFlagNullValue) |
+                                  (timestamped ? kFlagTimestamp : 0) |
+                                  (e.source ? kFlagSource : 0)));
   out.push_back(0);
   PutFixed64(&out, static_cast<uint64_t>(e.txn_id));
   PutFixed64(&out, static_cast<uint64_t>(offset));
@@ -53,6 +56,11 @@ std::string EncodeLogRecord(const LogEntry& e, int64_t offset) {
   PutFixed32(&out, static_cast<uint32_t>(value_size));
   std::string payload;
   if (timestamped) PutFixed64(&payload, static_cast<uint64_t>(e.timestamp));
+  if (e.source) {
+    PutFixed32(&payload, static_cast<uint32_t>(e.source->partition.size()));
+    payload += e.source->partition;
+    PutFixed64(&payload, static_cast<uint64_t>(e.source->offset));
+  }
   payload += e.key;
   if (e.value) payload += *e.value;
   PutFixed32(&out, Crc32c(payload, Crc32c(out)));
@@ -67,15 +75,22 @@ bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* of
   const auto type = static_cast<uint8_t>(h[1]);
   const auto flags = static_cast<uint8_t>(h[2]);
   if (static_cast<uint8_t>(h[0]) != kMagic || type < 1 || type > 4 ||
-      (flags & ~(kFlagNullValue | kFlagTimestamp)) != 0 || h[3] != 0) {
+      (flags & ~kKnownFlags) != 0 || h[3] != 0) {
     return false;
   }
   const uint64_t key_size = GetFixed32(h + 20);
   const uint64_t value_size = GetFixed32(h + 24);
   const uint64_t timestamp_size = (flags & kFlagTimestamp) ? kTimestampSize : 0;
   if ((flags & kFlagNullValue) && value_size != 0) return false;
-  if (timestamp_size + key_size + value_size > data.size() - pos - kHeaderSize) return false;
-  const std::string_view payload(h + kHeaderSize, timestamp_size + key_size + value_size);
+  const uint64_t available = data.size() - pos - kHeaderSize;
+  uint64_t source_size = 0;  // The source's bytes: name length (4), name, offset (8).
+  if (flags & kFlagSource) {
+    if (timestamp_size + 4 > available) return false;
+    source_size = 4 + uint64_t{GetFixed32(h + kHeaderSize + timestamp_size)} + 8;
+  }
+  if (timestamp_size + source_size + key_size + value_size > available) return false;
+  const std::string_view payload(h + kHeaderSize,
+                                 timestamp_size + source_size + key_size + value_size);
   if (Crc32c(payload, Crc32c(std::string_view(h, kCrcOffset))) != GetFixed32(h + kCrcOffset)) {
     return false;
   }
@@ -85,11 +100,22 @@ bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* of
   e->timestamp = timestamp_size ? static_cast<int64_t>(GetFixed64(payload.data())) : kNoTimestamp;
   // The writer sets the flag only for a timestamp >= 0 (CheckTimestamp; kNoTimestamp has none).
   if (timestamp_size && e->timestamp < 0) return false;
-  e->key.assign(payload.substr(timestamp_size, key_size));
+  e->source.reset();
+  if (source_size) {
+    const std::string_view name = payload.substr(timestamp_size + 4, source_size - 12);
+    const auto offset = static_cast<int64_t>(GetFixed64(payload.data() + timestamp_size + source_size - 8));
+    // The writer checks both (CheckSource); only data records have a source.
+    if (e->type != LogRecordType::kData || offset < 0 || !CheckPartitionName(name).ok()) {
+      return false;
+    }
+    e->source = LogSource{std::string(name), offset};
+  }
+  const size_t key_at = timestamp_size + source_size;
+  e->key.assign(payload.substr(key_at, key_size));
   if (flags & kFlagNullValue) {
     e->value.reset();
   } else {
-    e->value.emplace(payload.substr(timestamp_size + key_size));
+    e->value.emplace(payload.substr(key_at + key_size));
   }
   *offset = static_cast<int64_t>(GetFixed64(h + 12));
   *length = kHeaderSize + payload.size();
@@ -161,7 +187,8 @@ LogFileTail DecodeLogFileRecords(std::string_view data, std::vector<LogFileRecor
     size_t length;
     if (!DecodeLogRecord(data, pos, &e, &offset, &length)) break;
     records->push_back(LogFileRecord{static_cast<uint8_t>(e.type), e.txn_id, offset,
-                                     std::move(e.key), std::move(e.value), e.timestamp});
+                                     std::move(e.key), std::move(e.value), e.timestamp,
+                                     std::move(e.source)});
     pos += length;
   }
   *valid_bytes = pos;
@@ -176,6 +203,7 @@ std::string EncodeLogFileRecord(const LogFileRecord& r) {
   e.key = r.key;
   e.value = r.value;
   e.timestamp = r.timestamp;
+  e.source = r.source;
   return EncodeLogRecord(e, r.offset);
 }
 

@@ -37,11 +37,13 @@ struct LogEntry {
   std::string key;
   std::optional<std::string> value;
   int64_t timestamp = kNoTimestamp;
+  std::optional<LogSource> source;
 };
 
 // The bytes of record `e` at `offset`: a 32-byte header (magic, type, flags, 0, txn id, offset,
 // key size, value size, CRC32C of the header's first 28 bytes and the payload), then the
-// payload: the timestamp (8 bytes, when it has one), the key, the value.
+// payload: the timestamp (8 bytes, when it has one), the source (when it has one: name length,
+// 4 bytes; the name; the offset, 8 bytes), the key, the value.
 std::string EncodeLogRecord(const LogEntry& e, int64_t offset);
 // Decodes the record at `pos` of `data` into `*e` (state kNone), its `*offset` and `*length` in
 // bytes. False if it is cut short or invalid (bad magic, type or flags, a length past the end,
@@ -59,6 +61,7 @@ struct LogFileRecord {
   std::string key;
   std::optional<std::string> value;  // nullopt: a tombstone.
   int64_t timestamp = -1;            // kNoTimestamp (-1) when it has none.
+  std::optional<LogSource> source;
   friend bool operator==(const LogFileRecord&, const LogFileRecord&) = default;
 };
 

@@ -25,7 +25,10 @@ using internal::LogFileTail;
 
 TEST(LogFormat, RecordsRoundTripAndATornTailIsFound) {
   const std::vector<LogFileRecord> records = {
-      {1, 0, 0, "a", "1", 10}, {1, 0, 1, "b", std::nullopt, -1}, {2, 3, 2, "", "", -1}};
+      {1, 0, 0, "a", "1", 10, {}},
+      {1, 0, 1, "b", std::nullopt, -1, LogSource{"input-0", 7}},
+      {1, 0, 2, "c", "3", 12, LogSource{"i", 0}},
+      {2, 3, 3, "", "", -1, {}}};
   std::string bytes;
   for (const auto& r : records) bytes += EncodeLogFileRecord(r);
   std::vector<LogFileRecord> decoded;
@@ -46,10 +49,29 @@ TEST(LogFormat, RecordsRoundTripAndATornTailIsFound) {
 // Regression (log_fuzz): a record with the timestamp flag and a negative timestamp was accepted,
 // though the writer never writes one (it re-encoded without the timestamp, and readers got a
 // timestamp below kNoTimestamp).
+// A source is a data record's: on a marker, with a negative offset or a bad partition name, the
+// bytes are no record (the writer never makes them).
+TEST(LogFormat, ABadSourceIsNotARecord) {
+  std::vector<LogFileRecord> decoded;
+  size_t valid = 0;
+  for (const LogFileRecord& r :
+       {LogFileRecord{2, 3, 0, "", "", -1, LogSource{"input-0", 1}},
+        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"input-0", -1}},
+        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"__offsets", 1}},
+        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"", 1}}}) {
+    EXPECT_EQ(DecodeLogFileRecords(EncodeLogFileRecord(r), &decoded, &valid), LogFileTail::kTorn);
+    EXPECT_EQ(valid, 0u);
+  }
+  // A source length past the record's end.
+  std::string cut = EncodeLogFileRecord({1, 0, 0, "k", "v", 5, LogSource{"input-0", 1}});
+  cut.resize(32 + 8 + 2);
+  EXPECT_EQ(DecodeLogFileRecords(cut, &decoded, &valid), LogFileTail::kTorn);
+}
+
 TEST(LogFormat, TimestampFlagWithANegativeTimestampIsNotARecord) {
-  const std::string good = EncodeLogFileRecord({1, 0, 0, "k", "v", 5});
+  const std::string good = EncodeLogFileRecord({1, 0, 0, "k", "v", 5, {}});
   // A record with the flag and timestamp -2: the one above with its timestamp and CRC redone.
-  LogFileRecord r{1, 0, 0, "k", "v", 5};
+  LogFileRecord r{1, 0, 0, "k", "v", 5, {}};
   std::string bad = EncodeLogFileRecord(r);
   for (int i = 0; i < 8; ++i) bad[32 + i] = static_cast<char>(0xff);
   bad[32] = static_cast<char>(0xfe);
@@ -88,7 +110,7 @@ TEST(LogFormat, UndecodableCommittedOffsetsLeaveTheOutputUntouched) {
   // A count of 2 and one whole entry, then nothing: decoding fails half-way.
   std::string value = EncodeLogNamedOffsets({{"input", 3}}, "");
   value[0] = 2;
-  const std::string file = EncodeLogFileRecord({1, 0, 0, "app", value, -1});
+  const std::string file = EncodeLogFileRecord({1, 0, 0, "app", value, -1, {}});
   ASSERT_TRUE(rocksdb::WriteStringToFile(env.get(), file, "/log/__offsets.log", true).ok());
   LogOptions options;
   options.directory = "/log";

@@ -104,7 +104,7 @@ TEST_F(LogTest, AppendAssignsConsecutiveOffsetsAndReads) {
   std::vector<LogRecord> records;
   ASSERT_OK(log_->Read("input-0", 1, 1, kUncommitted, &records));
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0], (LogRecord{1, "b", std::nullopt, 0}));
+  EXPECT_EQ(records[0], (LogRecord{1, "b", std::nullopt, 0, kNoTimestamp, {}}));
   EXPECT_EQ(log_->Partitions(), (Strings{"input-0", "output-0"}));
 }
 
@@ -125,10 +125,38 @@ TEST_F(LogTest, RecordsCarryTheirTimestamps) {
     std::vector<LogRecord> records;
     ASSERT_OK(log_->Read("input-0", 0, 10, kCommitted, &records));
     ASSERT_EQ(records.size(), 4u);
-    EXPECT_EQ(records[0], (LogRecord{0, "a", "1", 0, 1700000000000}));
-    EXPECT_EQ(records[1], (LogRecord{1, "b", std::nullopt, 0, 0}));
-    EXPECT_EQ(records[2], (LogRecord{2, "c", "3", 0, kNoTimestamp}));
+    EXPECT_EQ(records[0], (LogRecord{0, "a", "1", 0, 1700000000000, {}}));
+    EXPECT_EQ(records[1], (LogRecord{1, "b", std::nullopt, 0, 0, {}}));
+    EXPECT_EQ(records[2], (LogRecord{2, "c", "3", 0, kNoTimestamp, {}}));
     EXPECT_EQ(records[3].timestamp, 42);
+    ASSERT_OK(Open());  // Recovery reads them back from the file.
+  }
+  EXPECT_EQ(logger_->All(), "");
+}
+
+// Records carry the source they were appended with (a changelog record's input position, T8),
+// or none, through a reopen too; a bad source is refused and appends nothing.
+TEST_F(LogTest, RecordsCarryTheirSources) {
+  ASSERT_OK(Open());
+  int64_t offset = 0;
+  ASSERT_OK(log_->Append("changelog-0", "a", "1", 5, LogSource{"input-0", 17}, &offset));
+  ASSERT_OK(log_->Append("changelog-0", "b", std::nullopt, kNoTimestamp, std::nullopt, &offset));
+  ASSERT_OK(log_->BeginTransaction(7));
+  ASSERT_OK(log_->AppendTransactional(7, "changelog-0", "c", "3", 6, LogSource{"in", 0}, &offset));
+  ASSERT_OK(log_->CommitTransaction(7));
+  for (const LogSource& bad : {LogSource{"input-0", -1}, LogSource{"__offsets", 1},
+                               LogSource{"", 1}}) {
+    const Status s = log_->Append("changelog-0", "d", "4", 7, bad, &offset);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find("record source"), std::string::npos) << s;
+  }
+  for (int open = 0; open < 2; ++open) {
+    std::vector<LogRecord> records;
+    ASSERT_OK(log_->Read("changelog-0", 0, 10, kCommitted, &records));
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[0], (LogRecord{0, "a", "1", 0, 5, LogSource{"input-0", 17}}));
+    EXPECT_EQ(records[1], (LogRecord{1, "b", std::nullopt, 0, kNoTimestamp, {}}));
+    EXPECT_EQ(records[2], (LogRecord{3, "c", "3", 7, 6, LogSource{"in", 0}}));
     ASSERT_OK(Open());  // Recovery reads them back from the file.
   }
   EXPECT_EQ(logger_->All(), "");

@@ -20,14 +20,19 @@
 //        0     1  magic/version: 0xC1
 //        1     1  type: 1 data, 2 txn-begin, 3 txn-commit, 4 txn-abort
 //        2     1  flags: bit 0 = the value is null (a tombstone); bit 1 = the record has a
-//                 timestamp (8 bytes, int64, open the payload); other bits 0
+//                 timestamp (8 bytes, int64, open the payload); bit 2 = the record has a source
+//                 (after the timestamp: partition name length, uint32; the name; the offset,
+//                 int64); other bits 0
 //        3     1  reserved, 0
 //        4     8  transaction id (int64; 0 = not transactional)
 //       12     8  offset (int64)
 //       20     4  key length (uint32)
 //       24     4  value length (uint32; 0 when null)
 //       28     4  CRC-32C of bytes [0, 28) followed by the payload
-//       32     -  the payload: the timestamp (with flag bit 1), the key bytes, the value bytes
+//       32     -  the payload: the timestamp (with flag bit 1), the source (with flag bit 2), the
+//                 key bytes, the value bytes
+// A log written with sources cannot be read by an engine from before them (their flag bit is
+// unknown to it: it reads such a record as damage).
 // (docs/formats.md has every on-disk format of the project.)
 //
 // Transactions (exactly-once-v2, SPEC C1). A transaction id names at most one open transaction
@@ -94,12 +99,22 @@ struct LogOptions {
 // A record's timestamp when it has none (Kafka's RecordBatch.NO_TIMESTAMP).
 inline constexpr int64_t kNoTimestamp = -1;
 
+// Where a record came from: the input partition and offset of the record whose processing wrote
+// it. A task's changelog records carry theirs, so that a restore rebuilds its store's position
+// (T8), as Kafka keeps a write's position in its changelog record's headers.
+struct LogSource {
+  std::string partition;  // A partition name (CheckPartitionName).
+  int64_t offset = 0;     // >= 0.
+  friend bool operator==(const LogSource&, const LogSource&) = default;
+};
+
 struct LogRecord {
   int64_t offset = 0;
   std::string key;
   std::optional<std::string> value;  // nullopt = a tombstone.
   int64_t txn_id = 0;                // 0 = appended outside a transaction.
   int64_t timestamp = kNoTimestamp;  // Milliseconds, >= 0; or kNoTimestamp.
+  std::optional<LogSource> source;   // None: appended without one.
   friend bool operator==(const LogRecord&, const LogRecord&) = default;
 };
 
@@ -118,12 +133,16 @@ class Log {
 
   // Appends a data record outside any transaction and sets `*offset` to its offset. It is
   // written to the file (it survives a process crash) but durable only after Sync().
-  // InvalidArgument for a bad partition name or a timestamp below kNoTimestamp; IOError if the
-  // write failed (nothing appended); FailedPrecondition if the partition or the log must be
-  // reopened (see "Failures").
+  // InvalidArgument for a bad partition name, a timestamp below kNoTimestamp or a bad `source`
+  // (a bad partition name or a negative offset); IOError if the write failed (nothing appended);
+  // FailedPrecondition if the partition or the log must be reopened (see "Failures").
   virtual Status Append(std::string_view partition, std::string_view key,
                         std::optional<std::string_view> value, int64_t timestamp,
-                        int64_t* offset) = 0;
+                        const std::optional<LogSource>& source, int64_t* offset) = 0;
+  Status Append(std::string_view partition, std::string_view key,
+                std::optional<std::string_view> value, int64_t timestamp, int64_t* offset) {
+    return Append(partition, key, value, timestamp, std::nullopt, offset);
+  }
   Status Append(std::string_view partition, std::string_view key,
                 std::optional<std::string_view> value, int64_t* offset) {
     return Append(partition, key, value, kNoTimestamp, offset);
@@ -141,7 +160,13 @@ class Log {
   // append to `partition`). NotFound if no such transaction is open; otherwise as Append.
   virtual Status AppendTransactional(int64_t txn_id, std::string_view partition,
                                      std::string_view key, std::optional<std::string_view> value,
-                                     int64_t timestamp, int64_t* offset) = 0;
+                                     int64_t timestamp, const std::optional<LogSource>& source,
+                                     int64_t* offset) = 0;
+  Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
+                             std::optional<std::string_view> value, int64_t timestamp,
+                             int64_t* offset) {
+    return AppendTransactional(txn_id, partition, key, value, timestamp, std::nullopt, offset);
+  }
   Status AppendTransactional(int64_t txn_id, std::string_view partition, std::string_view key,
                              std::optional<std::string_view> value, int64_t* offset) {
     return AppendTransactional(txn_id, partition, key, value, kNoTimestamp, offset);
