@@ -79,7 +79,8 @@ Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms
     if (kv.key.empty() || kv.key[0] != '\xff') {
       return DecodeTimeWindow(kv, size_ms, /*counts=*/true, out);
     }
-    const uint64_t n = kv.key.size() < 5 ? 0 : BigEndianAt(std::string(4, '\0') + kv.key.substr(1, 4));
+    const uint64_t n =
+        kv.key.size() < 5 ? 0 : BigEndianAt(std::string(4, '\0') + kv.key.substr(1, 4));
     if (kv.key.size() < 13 || kv.key.size() - 13 != n || n == 0 || !kv.value.empty() ||
         BigEndianAt(kv.key.substr(5 + n)) < 0) {
       return Status::Corruption("a key index record of " + std::to_string(kv.key.size()) +

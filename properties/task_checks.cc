@@ -94,6 +94,35 @@ CheckResult TaskSut::CheckStoresOnDisk() {
   return std::nullopt;
 }
 
+// T8 after a restart, of a store of the key-value processor (every record writes both stores):
+// its committed position is that of the last record whose writes it committed — under
+// exactly-once exactly the record before the committed input offset; under at-least-once at least
+// that one (writes after the last commit may be restored too) and none past the input. A wiped
+// store gets it back from its changelog records' sources.
+CheckResult TaskSut::CheckPosition(const StoreRestore& r, int64_t committed_input) const {
+  const Position got = task_->Store(r.store)->CommittedPosition();
+  const std::string& input = options_.input_partition;
+  // Offsets, -1 for none.
+  const int64_t at = got.count(input) ? got.at(input) : -1;
+  const int64_t last_committed = committed_input - 1;
+  const bool only_input = got.size() == (at >= 0 ? 1u : 0u);
+  const bool ok = only_input &&
+                  (eos_ ? at == last_committed : at >= last_committed && at < model_->input_size());
+  // Checks: T8 — after a restart, a wipe included, the committed position is the last commit's
+  if (!ok) {
+    return Finding(
+        "T8", "store " + r.store + (r.wiped ? " (wiped and restored)" : "") +
+                  " has committed position " + ShowPosition(got) + " after the " +
+                  "restart, where the committed input offset " + std::to_string(committed_input) +
+                  " makes its last committed write " +
+                  (last_committed >= 0 ? "that of input offset " + std::to_string(last_committed)
+                                       : std::string("none")) +
+                  (eos_ ? "" : " (or a later one, under at-least-once)"));
+  }
+  ReachedIf(r.wiped && last_committed >= 0, "T8.position_restored_after_wipe");
+  return std::nullopt;
+}
+
 CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool interrupted_upgrade) {
   const bool legacy = options_.config.format == StateFormat::kLegacy;
   model::RestartObservation o;
@@ -148,7 +177,9 @@ CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool in
                                ", the changelog ends at " + std::to_string(end));
     }
     int64_t records = 0, all_records = 0;
-    if (CheckResult why = CountRecords(r.changelog, r.start_offset, end, eos_, &records)) {
+    Position restored_sources;  // The largest source per partition of the records restored.
+    if (CheckResult why =
+            CountRecords(r.changelog, r.start_offset, end, eos_, &records, &restored_sources)) {
       return why;
     }
     if (r.records_restored != records) {
@@ -184,17 +215,28 @@ CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool in
                                  ", where .checkpoint said " +
                                  (expected ? std::to_string(*expected) : "(none)"));
       }
-      const Position position =
+      const Position imported =
           before.positions.count(r.store) ? before.positions.at(r.store) : Position{};
+      // What .position said, advanced by the sources of the records restored after it (T8).
+      Position position = imported;
+      for (const auto& [partition, offset] : restored_sources) {
+        auto [it, inserted] = position.try_emplace(partition, offset);
+        if (!inserted) it->second = std::max(it->second, offset);
+      }
       if (task_->Store(r.store)->CommittedPosition() != position) {
-        return Finding(rule, "store " + r.store + " has committed position " +
-                                 ShowPosition(task_->Store(r.store)->CommittedPosition()) +
-                                 ", where " + r.store + ".position said " + ShowPosition(position));
+        // .position imported but the restored records' sources not applied: T8's restore part.
+        const bool sources_missed = task_->Store(r.store)->CommittedPosition() == imported;
+        return Finding(sources_missed ? "T8" : rule,
+                       "store " + r.store + " has committed position " +
+                           ShowPosition(task_->Store(r.store)->CommittedPosition()) + ", where " +
+                           r.store + ".position said " + ShowPosition(imported) +
+                           " and the records restored after it came from " +
+                           ShowPosition(restored_sources));
       }
       if (!legacy) {
         ReachedIf(expected.has_value() && r.found_format == StateFormat::kLegacy,
                   "U1.imports_checkpoint");
-        ReachedIf(!position.empty(), "U1.imports_position");
+        ReachedIf(!imported.empty(), "U1.imports_position");
       }
     }
     o.found_format[r.store] = r.found_format;
@@ -216,6 +258,9 @@ CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool in
                                (!clean           ? "crash"
                                 : closed_cleanly ? "clean close"
                                                  : "clean close that could not clear its marker"));
+    }
+    if (current && !config_.processor) {
+      if (CheckResult why = CheckPosition(r, o.committed_input)) return why;
     }
     o.wiped[r.store] = r.wiped;
     o.restored[r.store] = r.records_restored;
@@ -547,15 +592,23 @@ CheckResult TaskSut::ReadCommitted(int64_t* input, std::vector<model::OutputReco
 }
 
 CheckResult TaskSut::CountRecords(const std::string& partition, int64_t from, int64_t end,
-                                  bool committed, int64_t* count) {
+                                  bool committed, int64_t* count, Position* sources) {
   *count = 0;
+  if (sources) sources->clear();
   if (from >= end) return std::nullopt;
   std::vector<LogRecord> records;
   const Status s = log_->Read(
       partition, from, 1 << 30,
       committed ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted, &records);
   if (!s.ok()) return Finding("C2", "reading " + partition + ": " + s.ToString());
-  for (const LogRecord& r : records) *count += r.offset < end;
+  for (const LogRecord& r : records) {
+    if (r.offset >= end) continue;
+    ++*count;
+    if (sources && r.source) {
+      auto [it, inserted] = sources->try_emplace(r.source->partition, r.source->offset);
+      if (!inserted) it->second = std::max(it->second, r.source->offset);
+    }
+  }
   return std::nullopt;
 }
 

@@ -26,6 +26,8 @@ namespace {
 // family's to declare).
 constexpr const char* kTaskRules[] = {"T10", "T11", "C1", "C2", "C3", "C4", "C5", "C6", "U1",
                                       "U2",  "U3",  "U4", "U5", "F1", "F2", "F3", "F4"};
+// And the situations it declares of other families' rules.
+constexpr const char* kTaskSituationsOfOtherRules[] = {"T8.position_restored_after_wipe"};
 
 class TaskProperty : public ::testing::TestWithParam<TaskConfig> {};
 
@@ -248,6 +250,10 @@ TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
       EXPECT_GT(evidence.situations[s.name], 0) << s.name << " (" << s.text << ") never counted";
     }
   }
+  for (const char* name : kTaskSituationsOfOtherRules) {
+    EXPECT_NE(catalogue.FindSituation(name), nullptr) << name;
+    EXPECT_GT(evidence.situations[name], 0) << name << " never counted";
+  }
 }
 
 // The generator knob: with TaskConfig::crashes off no step crashes or loses power, so no
@@ -264,6 +270,7 @@ bool NeedsCrash(const std::string& name) {
          // leaves an aborted transaction behind.
          name == "C2.restore_from_stored_offset" || name == "C2.skips_aborted" ||
          name == "T10.eos_ru_crash_wiped" || name == "T10.eos_rc_crash_kept" ||
+         name == "T8.position_restored_after_wipe" ||
          name == "T10.alos_crash_kept" || name == "U1.upgrade_after_crash" ||
          name == "U3.after_crash" || name == "U4.crash_in_legacy" ||
          name == "U4.legacy_eos_crash_wipes" ||

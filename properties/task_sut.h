@@ -247,6 +247,9 @@ class TaskSut {
                    bool skipped_aborted);
 
   static std::string ShowPosition(const Position& p);
+  // T8: a current-format store's committed position after a restart (`committed_input`: the
+  // committed input offset the log holds).
+  CheckResult CheckPosition(const StoreRestore& r, int64_t committed_input) const;
 
   std::unique_ptr<Processor> NewProcessor() const;
 
@@ -263,7 +266,7 @@ class TaskSut {
   // Data records of `partition` in [from, end), as committed readers (`committed`) or every
   // reader sees them.
   CheckResult CountRecords(const std::string& partition, int64_t from, int64_t end, bool committed,
-                           int64_t* count);
+                           int64_t* count, Position* sources = nullptr);
 
   // The store as its writer (`view` false) or an IQ reader sees it; held, or a finding of
   // `rule` when the read fails.

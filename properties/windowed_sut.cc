@@ -213,7 +213,8 @@ CheckResult UnindexedWindows(const std::vector<std::string>& unindexed) {
   for (size_t i = 0; i < unindexed.size() && i < 3; ++i) some += (i ? ", " : "") + unindexed[i];
   return Finding("E9", std::to_string(unindexed.size()) +
                            " window(s) of the store have no key index record, so the "
-                           "aggregation's per-key lookup cannot find them: " + some);
+                           "aggregation's per-key lookup cannot find them: " +
+                           some);
 }
 
 // The file system a case's task runs on: in memory, as the task family's (#17). These cases

@@ -358,7 +358,7 @@ class SlidingWindowedAggregation final : public internal::EmitFinalProcessor {
   }
 
   const SlidingWindowedAggregationOptions options_;
-  const int64_t d_;  // The time difference.
+  const int64_t d_;       // The time difference.
   bool indexed_ = false;  // Every window of the store has its index record (E9).
   std::optional<int64_t> last_emit_attempt_ms_;
 };

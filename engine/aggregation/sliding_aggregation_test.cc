@@ -383,7 +383,8 @@ class DropTheIndex final : public Processor {
   std::vector<std::string> StoreNames() const override { return {"sliding"}; }
   Status Process(const LogRecord& record, ProcessorContext* context) override {
     std::unique_ptr<KeyValueIterator> it;
-    STATECHECK_RETURN_IF_ERROR(context->Range("sliding", std::string(1, '\xff'), std::nullopt, &it));
+    STATECHECK_RETURN_IF_ERROR(
+        context->Range("sliding", std::string(1, '\xff'), std::nullopt, &it));
     std::vector<std::string> index;
     KeyValue kv;
     while (it->HasNext()) {

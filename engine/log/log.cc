@@ -75,8 +75,7 @@ class LogImpl : public Log {
     STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
     STATECHECK_RETURN_IF_ERROR(CheckTimestamp(timestamp));
     STATECHECK_RETURN_IF_ERROR(CheckSource(source));
-    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp, source),
-                       offset);
+    return WriteRecord(GetOrCreate(partition), MakeData(0, key, value, timestamp, source), offset);
   }
 
   Status Sync() override {
@@ -241,8 +240,7 @@ class LogImpl : public Log {
   }
 
   static LogEntry MakeData(int64_t txn_id, std::string_view key,
-                           std::optional<std::string_view> value,
-                           int64_t timestamp = kNoTimestamp,
+                           std::optional<std::string_view> value, int64_t timestamp = kNoTimestamp,
                            const std::optional<LogSource>& source = std::nullopt) {
     LogEntry e;
     e.type = LogRecordType::kData;

@@ -74,8 +74,8 @@ bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* of
   const char* h = data.data() + pos;
   const auto type = static_cast<uint8_t>(h[1]);
   const auto flags = static_cast<uint8_t>(h[2]);
-  if (static_cast<uint8_t>(h[0]) != kMagic || type < 1 || type > 4 ||
-      (flags & ~kKnownFlags) != 0 || h[3] != 0) {
+  if (static_cast<uint8_t>(h[0]) != kMagic || type < 1 || type > 4 || (flags & ~kKnownFlags) != 0 ||
+      h[3] != 0) {
     return false;
   }
   const uint64_t key_size = GetFixed32(h + 20);
@@ -103,7 +103,8 @@ bool DecodeLogRecord(std::string_view data, size_t pos, LogEntry* e, int64_t* of
   e->source.reset();
   if (source_size) {
     const std::string_view name = payload.substr(timestamp_size + 4, source_size - 12);
-    const auto offset = static_cast<int64_t>(GetFixed64(payload.data() + timestamp_size + source_size - 8));
+    const auto offset =
+        static_cast<int64_t>(GetFixed64(payload.data() + timestamp_size + source_size - 8));
     // The writer checks both (CheckSource); only data records have a source.
     if (e->type != LogRecordType::kData || offset < 0 || !CheckPartitionName(name).ok()) {
       return false;

@@ -54,11 +54,10 @@ TEST(LogFormat, RecordsRoundTripAndATornTailIsFound) {
 TEST(LogFormat, ABadSourceIsNotARecord) {
   std::vector<LogFileRecord> decoded;
   size_t valid = 0;
-  for (const LogFileRecord& r :
-       {LogFileRecord{2, 3, 0, "", "", -1, LogSource{"input-0", 1}},
-        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"input-0", -1}},
-        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"__offsets", 1}},
-        LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"", 1}}}) {
+  for (const LogFileRecord& r : {LogFileRecord{2, 3, 0, "", "", -1, LogSource{"input-0", 1}},
+                                 LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"input-0", -1}},
+                                 LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"__offsets", 1}},
+                                 LogFileRecord{1, 0, 0, "k", "v", 5, LogSource{"", 1}}}) {
     EXPECT_EQ(DecodeLogFileRecords(EncodeLogFileRecord(r), &decoded, &valid), LogFileTail::kTorn);
     EXPECT_EQ(valid, 0u);
   }

@@ -144,8 +144,8 @@ TEST_F(LogTest, RecordsCarryTheirSources) {
   ASSERT_OK(log_->BeginTransaction(7));
   ASSERT_OK(log_->AppendTransactional(7, "changelog-0", "c", "3", 6, LogSource{"in", 0}, &offset));
   ASSERT_OK(log_->CommitTransaction(7));
-  for (const LogSource& bad : {LogSource{"input-0", -1}, LogSource{"__offsets", 1},
-                               LogSource{"", 1}}) {
+  for (const LogSource& bad :
+       {LogSource{"input-0", -1}, LogSource{"__offsets", 1}, LogSource{"", 1}}) {
     const Status s = log_->Append("changelog-0", "d", "4", 7, bad, &offset);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
     EXPECT_NE(s.message().find("record source"), std::string::npos) << s;

@@ -141,7 +141,10 @@ Status TaskImpl::Put(std::string_view store, std::string_view key,
   RecordContext context{options_.input_partition, current_ ? current_->offset : 0};
   STATECHECK_RETURN_IF_ERROR(ts->store->Put(key, value, current_ ? &context : nullptr));
   int64_t offset = 0;
-  STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, RecordTimestamp(), &offset));
+  // Keeps: T8 — a changelog record carries its input position, from which a restore rebuilds it
+  std::optional<LogSource> source;
+  if (current_) source = LogSource{context.partition, context.offset};
+  STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, RecordTimestamp(), &offset, source));
   ts->last_changelog_offset = offset;
   return Status::Ok();
 }
@@ -187,14 +190,15 @@ Status TaskImpl::WindowFetchAll(std::string_view store, int64_t time_from, int64
 }
 
 Status TaskImpl::Append(std::string_view partition, std::string_view key,
-                        std::optional<std::string_view> value, int64_t timestamp, int64_t* offset) {
+                        std::optional<std::string_view> value, int64_t timestamp, int64_t* offset,
+                        const std::optional<LogSource>& source) {
   Log* log = options_.log;
-  if (!eos_) return log->Append(partition, key, value, timestamp, offset);
+  if (!eos_) return log->Append(partition, key, value, timestamp, source, offset);
   if (!txn_open_) {
     STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
     txn_open_ = true;
   }
-  return log->AppendTransactional(txn_id_, partition, key, value, timestamp, offset);
+  return log->AppendTransactional(txn_id_, partition, key, value, timestamp, source, offset);
 }
 
 Status TaskImpl::DoCommit(CommitReason reason) {

@@ -137,8 +137,11 @@ class TaskImpl final : public Task, private ProcessorContext {
                         std::unique_ptr<WindowStoreIterator>* it) override;
 
   // ----------------------------------------------------------------------------------------------
+  // Appends to `partition` under the task's guarantee (in its transaction under EOS), with
+  // `source` on the record (a changelog record's input position, T8).
   Status Append(std::string_view partition, std::string_view key,
-                std::optional<std::string_view> value, int64_t timestamp, int64_t* offset);
+                std::optional<std::string_view> value, int64_t timestamp, int64_t* offset,
+                const std::optional<LogSource>& source = std::nullopt);
 
   // The commit protocol (task.h, C1).
   Status DoCommit(CommitReason reason);

@@ -187,7 +187,12 @@ Status TaskImpl::OpenAndRestore(TaskStore* ts, StoreRestore* restore) {
     std::optional<int64_t> applied;  // The last data record of the batch below `end`.
     for (const LogRecord& r : records) {
       if (r.offset >= end) break;
-      STATECHECK_RETURN_IF_ERROR(ts->store->Put(r.key, r.value));
+      // Keeps: T8 — a restored record advances the store's position to its source's
+      std::optional<RecordContext> context;
+      if (r.source && !STATECHECK_PLANTED(TaskRestoreIgnoresSources)) {
+        context = RecordContext{r.source->partition, r.source->offset};
+      }
+      STATECHECK_RETURN_IF_ERROR(ts->store->Put(r.key, r.value, context ? &*context : nullptr));
       ++restore->records_restored;
       applied = r.offset;
     }

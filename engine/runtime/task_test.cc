@@ -252,6 +252,32 @@ TEST_F(TaskTest, ExactlyOnceReadUncommittedWipesAfterAnUncleanShutdown) {
             std::string::npos);
 }
 
+// T8: changelog records carry their input position, so a store wiped and restored from its
+// changelog gets back its committed position: that of the last record whose writes were
+// committed (input offset 1 here), not that of the uncommitted write the wipe threw away.
+TEST_F(TaskTest, AWipedStoreGetsItsPositionBackFromItsChangelog) {
+  ASSERT_OK(Open(Options(kEosRu)));
+  Input("a", "1");
+  Input("b", "2");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("c", "3");
+  ProcessAll();
+  EXPECT_EQ(task_->Store("kv")->UncommittedPosition(), (Position{{"input", 2}}));
+  task_->Abandon();
+  OpenTheLog();
+  ASSERT_OK(Open(Options(kEosRu)));
+  for (const StoreRestore& r : task_->restores()) {
+    ASSERT_TRUE(r.wiped) << r.store;
+    EXPECT_EQ(task_->Store(r.store)->CommittedPosition(), (Position{{"input", 1}})) << r.store;
+  }
+  std::vector<LogRecord> changelog;
+  ASSERT_OK(log_->Read(task_->ChangelogPartition("kv"), 0, 10, IsolationLevel::kReadCommitted,
+                       &changelog));
+  ASSERT_EQ(changelog.size(), 2u);
+  EXPECT_EQ(changelog[1].source, (LogSource{"input", 1}));
+}
+
 TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   ASSERT_OK(Open(Options(kAlosRc)));
   Input("a", "1");
@@ -480,7 +506,8 @@ TEST_F(TaskTest, LegacyAtLeastOnceKeepsOffsetsInCheckpointFilesAfterEveryCommit)
     EXPECT_EQ(r.records_restored, 1) << r.store;  // c, written before the crash.
   }
   EXPECT_EQ(task_->next_input_offset(), 2);
-  EXPECT_EQ(task_->Store("kv")->CommittedPosition(), (Position{{"input", 1}}));
+  // kv.position's offset 1, advanced by the restored record of c (input offset 2) (T8).
+  EXPECT_EQ(task_->Store("kv")->CommittedPosition(), (Position{{"input", 2}}));
 }
 
 TEST_F(TaskTest, LegacyExactlyOnceWritesTheCheckpointOnlyAtACleanCloseAndWipesWithoutIt) {
