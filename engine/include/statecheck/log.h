@@ -31,8 +31,9 @@
 //       28     4  CRC-32C of bytes [0, 28) followed by the payload
 //       32     -  the payload: the timestamp (with flag bit 1), the source (with flag bit 2), the
 //                 key bytes, the value bytes
-// A log written with sources cannot be read by an engine from before them (their flag bit is
-// unknown to it: it reads such a record as damage).
+// A log written with sources must not be opened by an engine from before them: their flag bit is
+// unknown to it, so it reads such records as damage, and truncates a run of them that ends a
+// partition as a torn tail (docs/formats.md).
 // (docs/formats.md has every on-disk format of the project.)
 //
 // Transactions (exactly-once-v2, SPEC C1). A transaction id names at most one open transaction
