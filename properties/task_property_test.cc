@@ -270,10 +270,9 @@ bool NeedsCrash(const std::string& name) {
          // leaves an aborted transaction behind.
          name == "C2.restore_from_stored_offset" || name == "C2.skips_aborted" ||
          name == "T10.eos_ru_crash_wiped" || name == "T10.eos_rc_crash_kept" ||
-         name == "T8.position_restored_after_wipe" ||
-         name == "T10.alos_crash_kept" || name == "U1.upgrade_after_crash" ||
-         name == "U3.after_crash" || name == "U4.crash_in_legacy" ||
-         name == "U4.legacy_eos_crash_wipes" ||
+         name == "T8.position_restored_after_wipe" || name == "T10.alos_crash_kept" ||
+         name == "U1.upgrade_after_crash" || name == "U3.after_crash" ||
+         name == "U4.crash_in_legacy" || name == "U4.legacy_eos_crash_wipes" ||
          // A faultyClose (generated with crashes only) restarts a store as after a crash.
          name == "L1.lost_marker_wiped_once" || name == "L1.lost_marker_restored_once";
 }

@@ -63,6 +63,22 @@ class TaskTest : public ::testing::Test {
     ASSERT_OK(OpenLog(o, &log_));
   }
 
+  // Under exactly_once_v2 with READ_UNCOMMITTED stores: a and b committed (input offsets 0 and
+  // 1), c processed (written straight into the stores, never committed), a crash, a restart.
+  void CrashAfterAnUncommittedWriteUnderEosRu() {
+    ASSERT_OK(Open(Options(kEosRu)));
+    Input("a", "1");
+    Input("b", "2");
+    ProcessAll();
+    ASSERT_OK(task_->Commit());
+    Input("c", "3");
+    ProcessAll();
+    EXPECT_EQ(task_->Store("kv")->UncommittedPosition(), (Position{{"input", 2}}));
+    task_->Abandon();
+    OpenTheLog();
+    ASSERT_OK(Open(Options(kEosRu)));
+  }
+
   TaskOptions Options(const std::map<std::string, std::string>& props) {
     TaskOptions o;
     o.application_id = "app";
@@ -231,16 +247,7 @@ TEST_F(TaskTest, ANewTaskFencesTheTransactionOfAnAbandonedOne) {
 }
 
 TEST_F(TaskTest, ExactlyOnceReadUncommittedWipesAfterAnUncleanShutdown) {
-  ASSERT_OK(Open(Options(kEosRu)));
-  Input("a", "1");
-  Input("b", "2");
-  ProcessAll();
-  ASSERT_OK(task_->Commit());
-  Input("c", "3");
-  ProcessAll();  // Written straight into the store (READ_UNCOMMITTED), never committed.
-  task_->Abandon();
-  OpenTheLog();
-  ASSERT_OK(Open(Options(kEosRu)));
+  CrashAfterAnUncommittedWriteUnderEosRu();
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.was_closed_cleanly);
     EXPECT_TRUE(r.wiped) << r.store;  // T10.
@@ -256,17 +263,7 @@ TEST_F(TaskTest, ExactlyOnceReadUncommittedWipesAfterAnUncleanShutdown) {
 // changelog gets back its committed position: that of the last record whose writes were
 // committed (input offset 1 here), not that of the uncommitted write the wipe threw away.
 TEST_F(TaskTest, AWipedStoreGetsItsPositionBackFromItsChangelog) {
-  ASSERT_OK(Open(Options(kEosRu)));
-  Input("a", "1");
-  Input("b", "2");
-  ProcessAll();
-  ASSERT_OK(task_->Commit());
-  Input("c", "3");
-  ProcessAll();
-  EXPECT_EQ(task_->Store("kv")->UncommittedPosition(), (Position{{"input", 2}}));
-  task_->Abandon();
-  OpenTheLog();
-  ASSERT_OK(Open(Options(kEosRu)));
+  CrashAfterAnUncommittedWriteUnderEosRu();
   for (const StoreRestore& r : task_->restores()) {
     ASSERT_TRUE(r.wiped) << r.store;
     EXPECT_EQ(task_->Store(r.store)->CommittedPosition(), (Position{{"input", 1}})) << r.store;
