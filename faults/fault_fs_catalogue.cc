@@ -84,10 +84,9 @@ std::string UnreachableBecause(FsOp op, FileKind kind) {
       return "RocksDB calls RangeSync only with bytes_per_sync or wal_bytes_per_sync set; the "
              "engine leaves both at 0";
     case FsOp::kRename:
-      if (kind == FileKind::kWal || kind == FileKind::kSst || kind == FileKind::kManifest ||
-          kind == FileKind::kLog) {
+      if (kind == FileKind::kWal || kind == FileKind::kSst || kind == FileKind::kManifest) {
         return "nothing renames a file of this kind (RocksDB renames only its CURRENT and "
-               "OPTIONS temp files, the legacy files their .tmp)";
+               "OPTIONS temp files, the legacy files their .tmp, the log a compacted partition)";
       }
       return "";
     case FsOp::kDelete:

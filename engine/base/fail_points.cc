@@ -20,6 +20,16 @@ constexpr EngineFailPoint kPoints[] = {
     {kFailLogAfterDecision,
      "a log transaction's commit fails after its commit decision is durable, before its "
      "markers: the transaction is committed and recovery writes the markers"},
+    {kFailLogCompactBeforeSync,
+     "a log compaction fails after writing the compacted file, before its fsync: the partition "
+     "keeps its file, the task its commit, and a later commit compacts again"},
+    {kFailLogCompactBeforeRename,
+     "a log compaction fails after the compacted file is durable, before it replaces the "
+     "partition's file: the partition keeps its file and the task its commit"},
+    {kFailLogCompactBeforeDirSync,
+     "a log compaction fails after the compacted file replaced the partition's, before the "
+     "directory fsync: the rename is durable with the partition's next sync; a power loss first "
+     "brings back the old file, which reads the same"},
     {kFailStoreBeforeFlush,
      "a store commit without the WAL fails after its batch is written, before the flush that "
      "makes it durable"},

@@ -23,6 +23,7 @@ using internal::DecodeLogNamedOffsets;
 using internal::EncodeLogNamedOffsets;
 using internal::EncodeLogRecord;
 using internal::FromRocksDB;
+using internal::kCompactingSuffix;
 using internal::kLogSuffix;
 using internal::kOffsetsPartition;
 using internal::kTxnStatePartition;
@@ -143,13 +144,13 @@ class LogImpl : public Log {
     auto it = partitions_.find(kOffsetsPartition);
     if (it != partitions_.end()) {
       const LogPartition& p = *it->second;
-      for (int64_t i = p.StableEnd() - 1; i >= 0; --i) {
-        const LogEntry& e = p.entries[static_cast<size_t>(i)];
+      for (size_t i = p.IndexOf(p.StableEnd()); i-- > 0;) {
+        const LogEntry& e = p.entries[i];
         if (!Visible(e) || e.key != group) continue;
         if (!e.value || !DecodeLogNamedOffsets(*e.value, &out->offsets, &out->metadata)) {
           return Status::Corruption(p.path + ": committed offsets of group \"" +
-                                    std::string(group) + "\" at offset " + std::to_string(i) +
-                                    " cannot be decoded");
+                                    std::string(group) + "\" at offset " +
+                                    std::to_string(e.offset) + " cannot be decoded");
         }
         return Status::Ok();
       }
@@ -198,19 +199,23 @@ class LogImpl : public Log {
     const bool committed = isolation == IsolationLevel::kReadCommitted;
     const int64_t limit = committed ? p->StableEnd() : end;
     int count = 0;
-    for (int64_t i = from_offset; i < limit && count < max_records; ++i) {
-      const LogEntry& e = p->entries[static_cast<size_t>(i)];
+    for (size_t i = p->IndexOf(from_offset);
+         i < p->entries.size() && p->entries[i].offset < limit && count < max_records; ++i) {
+      const LogEntry& e = p->entries[i];
       // Under read_committed, records of aborted transactions are skipped.
       // Keeps: C1 — read_committed never returns an aborted or open transaction's records
       const bool hidden = STATECHECK_PLANTED(LogReadCommittedShowsAborted)
                               ? e.state == LogTxnState::kOpen
                               : !Visible(e);
       if (e.type != LogRecordType::kData || (committed && hidden)) continue;
-      records->push_back(LogRecord{i, e.key, e.value, e.txn_id, e.timestamp, e.source});
+      records->push_back(LogRecord{e.offset, e.key, e.value, e.txn_id, e.timestamp, e.source});
       ++count;
     }
     return Status::Ok();
   }
+
+  Status Compact(std::string_view partition, const LogCompaction& policy,
+                 LogCompactionResult* result) override;
 
   Status CheckWritable() override {
     internal::MutexLock l(&mu_);
@@ -336,7 +341,8 @@ class LogImpl : public Log {
                                         "log is reopened: " + p->broken);
     }
     STATECHECK_RETURN_IF_ERROR(OpenFile(p));
-    const std::string bytes = EncodeLogRecord(e, p->end());
+    e.offset = p->end();
+    const std::string bytes = EncodeLogRecord(e, e.offset);
     rocksdb::Status s = p->file->Append(bytes);
     if (s.ok()) s = p->file->Flush();
     if (s.IsNoSpace() && STATECHECK_PLANTED(LogDropsRecordsOnFullDisk)) {
@@ -368,7 +374,7 @@ class LogImpl : public Log {
       return Status::FailedPrecondition("partition \"" + p->name + "\": " + problem);
     }
     p->file_size += bytes.size();
-    *offset = p->end();
+    *offset = e.offset;
     p->entries.push_back(std::move(e));
     return Status::Ok();
   }
@@ -491,6 +497,127 @@ Status LogImpl::CommitTransaction(int64_t txn_id) {
   return Status::Ok();
 }
 
+Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
+                        LogCompactionResult* result) {
+  *result = LogCompactionResult();
+  internal::MutexLock l(&mu_);
+  STATECHECK_RETURN_IF_ERROR(CheckUsable());
+  STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+  if (!(policy.min_dirty_ratio >= 0 && policy.min_dirty_ratio <= 1)) {
+    return Status::InvalidArgument("compaction min_dirty_ratio " +
+                                   std::to_string(policy.min_dirty_ratio) + " is outside [0, 1]");
+  }
+  LogPartition* p = Find(partition);
+  if (p == nullptr || p->entries.empty()) return Status::Ok();
+  if (!p->broken.empty()) {
+    return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
+                                      "log is reopened: " + p->broken);
+  }
+  const std::vector<LogEntry>& entries = p->entries;
+  result->records_before = result->records_after = static_cast<int64_t>(entries.size());
+  result->bytes_before = result->bytes_after = p->file_size;
+  const uint64_t dirty = p->file_size - std::min(p->file_size, p->compacted_size);
+  if (p->file_size < policy.min_bytes ||
+      static_cast<double>(dirty) < policy.min_dirty_ratio * static_cast<double>(p->file_size)) {
+    return Status::Ok();
+  }
+  // The cut: below the last stable offset and the last record, where no transaction is open.
+  const int64_t limit = std::min(p->StableEnd(), entries.back().offset);
+  size_t cut = 0;
+  {
+    std::set<int64_t> open;
+    for (size_t i = 0; i < entries.size() && entries[i].offset < limit; ++i) {
+      const LogEntry& e = entries[i];
+      if (e.type == LogRecordType::kTxnBegin) open.insert(e.txn_id);
+      if (e.type == LogRecordType::kTxnCommit || e.type == LogRecordType::kTxnAbort) {
+        open.erase(e.txn_id);
+      }
+      if (open.empty()) cut = i + 1;
+    }
+  }
+  result->cut = cut < entries.size() ? entries[cut].offset : p->end();
+  // Which records below the cut stay: visible ones no later visible record of their key
+  // supersedes, that are neither removable tombstones nor expired; and the last of each source.
+  std::set<std::string_view> superseding;
+  for (size_t i = cut; i < entries.size() && entries[i].offset < p->StableEnd(); ++i) {
+    if (Visible(entries[i])) superseding.insert(entries[i].key);
+  }
+  // The last visible record of each source, below the cut or above it (where it stays anyway).
+  std::map<std::string_view, size_t> last_of_source;
+  for (size_t i = 0; i < entries.size() && entries[i].offset < p->StableEnd(); ++i) {
+    if (Visible(entries[i]) && entries[i].source) {
+      last_of_source[entries[i].source->partition] = i;  // Sources increase with offsets.
+    }
+  }
+  std::vector<bool> keep(cut, false);
+  size_t kept = 0;
+  for (size_t i = cut; i-- > 0;) {
+    const LogEntry& e = entries[i];
+    if (!Visible(e)) continue;
+    const bool latest = superseding.insert(e.key).second;
+    const bool last_source = e.source && last_of_source.at(e.source->partition) == i;
+    bool drop = !latest || (!e.value && e.offset < policy.tombstones_removable_below);
+    if (!drop && policy.expired) {
+      drop = policy.expired(LogRecord{e.offset, e.key, e.value, 0, e.timestamp, e.source});
+    }
+    keep[i] = !drop || last_source;
+    if (keep[i]) ++kept;
+  }
+  if (kept == cut) {  // Nothing to remove: wait for the next dirty part.
+    p->compacted_size = p->file_size;
+    return Status::Ok();
+  }
+  std::vector<LogEntry> compacted;
+  compacted.reserve(kept + entries.size() - cut);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i < cut && !keep[i]) continue;
+    compacted.push_back(entries[i]);
+    if (i < cut) {  // Settled: its markers are gone.
+      compacted.back().txn_id = 0;
+      compacted.back().state = LogTxnState::kNone;
+    }
+  }
+  std::string bytes;
+  uint64_t last_record_at = 0;
+  for (const LogEntry& e : compacted) {
+    last_record_at = bytes.size();
+    bytes += EncodeLogRecord(e, e.offset);
+  }
+  // Keeps: F3 — a compaction replaces a partition's file by a durable rename of a durable file
+  const std::string temp = dir_ + "/" + p->name + kCompactingSuffix;
+  const std::string step = "cannot compact partition \"" + p->name + "\": ";
+  {
+    std::unique_ptr<rocksdb::WritableFile> file;
+    rocksdb::Status s = env_->NewWritableFile(temp, &file, env_options_);
+    if (s.ok()) s = file->Append(bytes);
+    if (s.ok()) s = file->Flush();
+    if (Status f = internal::FailPoint(kFailLogCompactBeforeSync); !f.ok()) return f;
+    if (s.ok()) s = file->Sync();
+    if (s.ok()) s = file->Close();
+    if (!s.ok()) return Status::IOError(step + "writing " + temp + ": " + s.ToString());
+  }
+  STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailLogCompactBeforeRename));
+  // The append handle names the old file: closed here, the next write opens the path again.
+  if (p->file) {
+    p->file->Close().PermitUncheckedError();
+    p->file.reset();
+  }
+  rocksdb::Status s = env_->RenameFile(temp, p->path);
+  if (!s.ok()) return Status::IOError(step + "renaming " + temp + ": " + s.ToString());
+  result->compacted = true;
+  result->records_after = static_cast<int64_t>(compacted.size());
+  result->bytes_after = bytes.size();
+  p->entries = std::move(compacted);
+  p->file_size = bytes.size();
+  p->last_record_at = last_record_at;
+  p->compacted_size = p->file_size;
+  // Until the directory is fsynced the rename may be undone by a power loss: the old file comes
+  // back, without what was appended to the new one. So the next sync fsyncs it first.
+  p->needs_dir_sync = true;
+  if (Status f = internal::FailPoint(kFailLogCompactBeforeDirSync); !f.ok()) return f;
+  return SyncDirIfNeeded(p);
+}
+
 Status LogImpl::AbortTransaction(int64_t txn_id) {
   internal::MutexLock l(&mu_);
   STATECHECK_RETURN_IF_ERROR(CheckUsable());
@@ -527,6 +654,16 @@ Status LogImpl::Open() {
   for (const std::string& child : ignored) {
     logger_->Log(LogLevel::kWarn,
                  "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
+  }
+  std::vector<std::string> children;
+  if (env_->GetChildren(dir_, &children).ok()) {
+    for (const std::string& child : children) {
+      if (child.ends_with(kCompactingSuffix)) {
+        logger_->Log(LogLevel::kWarn, "log " + dir_ + ": " + child +
+                                          " is a compaction a crash interrupted; the partition's " +
+                                          "file is intact, and its next compaction overwrites it");
+      }
+    }
   }
   for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
   if (!names.empty()) {
@@ -601,8 +738,10 @@ Status LogImpl::Recover() {
         STATECHECK_RETURN_IF_ERROR(SyncPartition(p));
         continue;
       }
-      const LogEntry& m = p->entries[static_cast<size_t>(marker)];
-      if (m.type != LogRecordType::kTxnCommit || m.txn_id != d.txn_id) {
+      // A marker a compaction removed was written (it removes only completed transactions').
+      const LogEntry* m = p->At(marker);
+      if (m == nullptr) continue;
+      if (m->type != LogRecordType::kTxnCommit || m->txn_id != d.txn_id) {
         return Status::Corruption("the commit decision of " + txn + " names offset " +
                                   std::to_string(marker) + " of " + where +
                                   ", which is not that transaction's commit marker");

@@ -20,6 +20,8 @@ namespace statecheck::internal {
 // Partition files are "<partition>.log" in the log directory. The log's own partitions: the
 // commit decisions of transactions, and consumer groups' committed offsets.
 inline constexpr char kLogSuffix[] = ".log";
+// A compaction writes "<partition>.log.compacting", then renames it over "<partition>.log".
+inline constexpr char kCompactingSuffix[] = ".log.compacting";
 inline constexpr char kTxnStatePartition[] = "__txn_state";
 inline constexpr char kOffsetsPartition[] = "__offsets";
 inline constexpr size_t kMaxPartitionName = 200;  // Bytes.
@@ -29,8 +31,9 @@ enum class LogRecordType : uint8_t { kData = 1, kTxnBegin = 2, kTxnCommit = 3, k
 // A record's transactional state as readers see it (set by recovery, not stored).
 enum class LogTxnState : uint8_t { kNone, kOpen, kCommitted, kAborted };
 
-// A record as the log holds it; its offset is its place in its partition.
+// A record as the log holds it.
 struct LogEntry {
+  int64_t offset = 0;  // Its place in its partition (offsets increase; compaction leaves gaps).
   LogRecordType type = LogRecordType::kData;
   LogTxnState state = LogTxnState::kNone;
   int64_t txn_id = 0;

@@ -124,6 +124,43 @@ TEST(LogFormat, UndecodableCommittedOffsetsLeaveTheOutputUntouched) {
   EXPECT_EQ(out, (CommittedOffsets{{{"mine", 7}}, "kept"}));
 }
 
+// A gap in offsets is what a compaction leaves: it may precede only a non-transactional record
+// or a begin marker, with no transaction open; anywhere else, as an offset that does not
+// increase, it is Corruption naming the file and byte offset.
+TEST(LogFormat, AnOffsetGapIsCorruptionUnlessACompactionCouldHaveLeftIt) {
+  std::unique_ptr<rocksdb::Env> env(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+  LogOptions options;
+  options.directory = "/log";
+  options.env = env.get();
+  options.logger = NullLogger();
+  auto open = [&](const std::vector<LogFileRecord>& records) {
+    std::string file;
+    for (const LogFileRecord& r : records) file += EncodeLogFileRecord(r);
+    EXPECT_TRUE(env->CreateDirIfMissing("/log").ok());
+    EXPECT_TRUE(rocksdb::WriteStringToFile(env.get(), file, "/log/p.log", true).ok());
+    std::unique_ptr<Log> log;
+    return OpenLog(options, &log);
+  };
+  const std::string empty;
+  // Compacted: data at 1 and 4, then a transaction from 6.
+  EXPECT_OK(open({{1, 0, 1, "a", "1", -1, {}},
+                  {1, 0, 4, "b", "2", -1, {}},
+                  {2, 7, 6, empty, empty, -1, {}},
+                  {1, 7, 7, "c", "3", -1, {}},
+                  {3, 7, 8, empty, empty, -1, {}}}));
+  // A gap inside a transaction, before its data or its end marker.
+  for (uint8_t type : {uint8_t{1}, uint8_t{3}}) {
+    const Status s = open({{2, 7, 0, empty, empty, -1, {}}, {type, 7, 2, "c", "3", -1, {}}});
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+    EXPECT_NE(s.message().find("/log/p.log at byte offset 32"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("expected 1"), std::string::npos) << s;
+  }
+  // An offset that does not increase.
+  const Status s = open({{1, 0, 3, "a", "1", -1, {}}, {1, 0, 3, "b", "2", -1, {}}});
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_NE(s.message().find("expected 4 or more"), std::string::npos) << s;
+}
+
 // Regression (config_fuzz): ParseLastEmitClose reset the caller's close time before finding the
 // metadata malformed.
 TEST(LastEmitClose, MalformedMetadataLeavesTheCloseTimeUntouched) {

@@ -87,8 +87,8 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
   auto offsets = partitions.find(kOffsetsPartition);
   if (offsets != partitions.end()) {
     const LogPartition& p = offsets->second;
-    for (int64_t i = p.end() - 1; i >= 0; --i) {
-      const LogEntry& e = p.entries[static_cast<size_t>(i)];
+    for (auto it = p.entries.rbegin(); it != p.entries.rend(); ++it) {
+      const LogEntry& e = *it;
       const bool visible = e.type == LogRecordType::kData &&
                            (e.state == LogTxnState::kNone || e.state == LogTxnState::kCommitted ||
                             (e.state == LogTxnState::kOpen && decided == e.txn_id));
@@ -96,7 +96,8 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
       CommittedOffsets& c = out->committed_offsets[e.key];
       if (!e.value || !DecodeLogNamedOffsets(*e.value, &c.offsets, &c.metadata)) {
         return Status::Corruption(p.path + ": committed offsets of group \"" + e.key +
-                                  "\" at offset " + std::to_string(i) + " cannot be decoded");
+                                  "\" at offset " + std::to_string(e.offset) +
+                                  " cannot be decoded");
       }
     }
   }

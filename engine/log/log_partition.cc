@@ -33,7 +33,7 @@ Status ValidatePartitionName(std::string_view name, bool allow_internal) {
 }
 
 std::string ApplyLogEntry(LogPartition* p, LogEntry* e) {
-  const int64_t offset = p->end();
+  const int64_t offset = e->offset;
   const std::string txn = "transaction " + std::to_string(e->txn_id);
   auto open = p->open_txns.find(e->txn_id);
   switch (e->type) {
@@ -56,8 +56,8 @@ std::string ApplyLogEntry(LogPartition* p, LogEntry* e) {
       if (open == p->open_txns.end()) return "end marker of " + txn + " which is not open";
       const LogTxnState outcome =
           e->type == LogRecordType::kTxnCommit ? LogTxnState::kCommitted : LogTxnState::kAborted;
-      for (int64_t i = open->second; i < offset; ++i) {
-        LogEntry& r = p->entries[static_cast<size_t>(i)];
+      for (size_t i = p->IndexOf(open->second); i < p->entries.size(); ++i) {
+        LogEntry& r = p->entries[i];
         if (r.txn_id == e->txn_id && r.state == LogTxnState::kOpen) r.state = outcome;
       }
       e->state = outcome;
@@ -122,10 +122,17 @@ Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_optio
       torn->bytes = data.size() - pos;
       break;
     }
-    if (offset != p->end()) {
+    // A gap is what a compaction leaves (Log::Compact): records it removed. It cuts only where no
+    // transaction is open, and keeps only non-transactional records below the cut.
+    const bool gap_allowed =
+        p->open_txns.empty() && ((e.type == LogRecordType::kData && e.txn_id == 0) ||
+                                 e.type == LogRecordType::kTxnBegin || state_log);
+    if (offset < p->end() || (offset > p->end() && !gap_allowed)) {
       return Status::Corruption(at() + ": record has offset " + std::to_string(offset) +
-                                ", expected " + std::to_string(p->end()));
+                                ", expected " + std::to_string(p->end()) +
+                                (gap_allowed ? " or more (after a compaction)" : ""));
     }
+    e.offset = offset;
     if (!state_log) {
       const std::string problem = ApplyLogEntry(p, &e);
       if (!problem.empty()) return Status::Corruption(at() + ": " + problem);

@@ -25,21 +25,40 @@ namespace statecheck::internal {
 // "__" (the log's own partitions).
 Status ValidatePartitionName(std::string_view name, bool allow_internal);
 
-// One partition in memory: every record (its offset is its index), the transactions open in it,
-// what of it is durable, and the file the log appends to.
+// One partition in memory: every record, by offset, the transactions open in it, what of it is
+// durable, and the file the log appends to.
+//
+// Offsets increase by one from 0, except where a compaction removed records: a compacted file has
+// gaps. A compaction never removes a partition's last record, so the partition ends where its
+// last record does, compacted or not.
 struct LogPartition {
   std::string name;
   std::string path;
-  std::vector<LogEntry> entries;                // entries[i] has offset i.
+  std::vector<LogEntry> entries;                // By offset.
   uint64_t file_size = 0;                       // Bytes of valid records in the file.
   uint64_t last_record_at = 0;                  // Byte offset of the last valid record.
   int64_t durable_end = 0;                      // Entries below this are fsynced.
   std::map<int64_t, int64_t> open_txns;         // Transaction id → offset of its begin marker.
   std::unique_ptr<rocksdb::WritableFile> file;  // Opened on the first write.
-  bool needs_dir_sync = false;                  // The file was created; its name is not durable.
-  std::string broken;  // Why the partition refuses writes until reopen ("" = it does not).
+  bool needs_dir_sync = false;  // A create or rename in the directory is not durable yet.
+  std::string broken;           // Why the partition refuses writes until reopen ("" = it does not).
+  // The file's size when this Log object last compacted it (or found nothing to remove); 0 if it
+  // has not. What was written since is the file's "dirty" part (LogCompaction).
+  uint64_t compacted_size = 0;
 
-  int64_t end() const { return static_cast<int64_t>(entries.size()); }
+  int64_t end() const { return entries.empty() ? 0 : entries.back().offset + 1; }
+  // The index of the first entry at or after `offset` (entries.size() if none).
+  size_t IndexOf(int64_t offset) const {
+    return static_cast<size_t>(
+        std::lower_bound(entries.begin(), entries.end(), offset,
+                         [](const LogEntry& e, int64_t o) { return e.offset < o; }) -
+        entries.begin());
+  }
+  // The entry at `offset`, or null if there is none (past the end, or compacted away).
+  const LogEntry* At(int64_t offset) const {
+    const size_t i = IndexOf(offset);
+    return i < entries.size() && entries[i].offset == offset ? &entries[i] : nullptr;
+  }
   int64_t StableEnd() const {
     int64_t lso = end();
     for (const auto& [txn, begin] : open_txns) lso = std::min(lso, begin);
@@ -47,8 +66,8 @@ struct LogPartition {
   }
 };
 
-// Updates `p`'s transactional state for `e`, about to take offset p->end(). Returns a
-// description of the inconsistency, or "" if there is none.
+// Updates `p`'s transactional state for `e`, about to be appended to `p` at `e->offset`. Returns
+// a description of the inconsistency, or "" if there is none.
 std::string ApplyLogEntry(LogPartition* p, LogEntry* e);
 
 // Lists the partition files of log directory `dir`, sorted: `*names` gets the partition names

@@ -1,5 +1,7 @@
 #include "statecheck/log.h"
 
+#include <fiu-control.h>
+#include <fiu.h>
 #include <gtest/gtest.h>
 #include <rocksdb/env.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <map>
 #include <mutex>
 
+#include "statecheck/hooks/fail_points.h"
 #include "testing/test_util.h"
 
 namespace statecheck {
@@ -540,6 +543,200 @@ TEST_F(LogTest, InspectOfMissingDirectoryIsNotFoundAndCreatesNothing) {
   LogSummary summary;
   EXPECT_EQ(InspectLog(dir_.string(), nullptr, &summary).code(), Status::Code::kNotFound);
   EXPECT_FALSE(fs::exists(dir_));
+}
+
+// "offset:key=value" of each record read from offset 0.
+std::vector<std::string> OffsetsAndKeys(Log* log, std::string_view partition,
+                                        IsolationLevel level) {
+  std::vector<LogRecord> records;
+  const Status s = log->Read(partition, 0, 1000, level, &records);
+  EXPECT_TRUE(s.ok()) << s;
+  std::vector<std::string> out;
+  for (const auto& r : records) {
+    out.push_back(std::to_string(r.offset) + ":" + r.key + "=" + r.value.value_or("<null>"));
+  }
+  return out;
+}
+
+// Compaction keeps the latest record of each key at its own offset; the end offset, the last
+// record and (by default) tombstones stay; a reopen reads the compacted file back with its gaps,
+// and appends go on from the same end.
+TEST_F(LogTest, CompactionKeepsTheLatestRecordOfEachKeyAtItsOffset) {
+  ASSERT_OK(Open());
+  for (auto [k, v] : std::vector<std::pair<const char*, const char*>>{
+           {"a", "1"}, {"b", "2"}, {"a", "3"}, {"c", "4"}, {"b", nullptr}, {"c", "5"}}) {
+    AppendOk("kv-changelog-0", k, v ? std::optional<std::string_view>(v) : std::nullopt);
+  }
+  ASSERT_OK(log_->Sync());
+  const auto size = fs::file_size(FileOf("kv-changelog-0"));
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(result.cut, 5);  // The last record stays as it is.
+  EXPECT_EQ(result.records_before, 6);
+  EXPECT_EQ(result.records_after, 3);
+  EXPECT_EQ(result.bytes_before, size);
+  EXPECT_EQ(result.bytes_after, fs::file_size(FileOf("kv-changelog-0")));
+  EXPECT_LT(result.bytes_after, size);
+  // c=4 is superseded by c=5, which is past the cut: a later record of a key wherever it is.
+  const Strings expected{"2:a=3", "4:b=<null>", "5:c=5"};
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), expected);
+  EXPECT_EQ(End("kv-changelog-0"), 6);
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("kv-changelog-0", 3, 10, kCommitted, &records));  // From inside a gap.
+  EXPECT_EQ(records.size(), 2u);
+  ASSERT_OK(Open());
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), expected);
+  EXPECT_EQ(AppendOk("kv-changelog-0", "d", "6"), 6);
+  // Nothing more to remove: no rewrite.
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+  EXPECT_FALSE(result.compacted);
+  // Tombstones below the caller's offset go; the partition's last record never does.
+  AppendOk("kv-changelog-0", "d", std::nullopt);
+  ASSERT_OK(log_->Sync());
+  LogCompaction policy;
+  policy.tombstones_removable_below = 100;
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"2:a=3", "5:c=5", "7:d=<null>"}));
+  EXPECT_EQ(End("kv-changelog-0"), 8);
+}
+
+// Below the cut, markers and aborted records go and committed records are kept outside any
+// transaction; an open transaction and what follows its begin marker stay as they are, and
+// commit after the compaction.
+TEST_F(LogTest, CompactionRemovesMarkersAndAbortedRecordsAndKeepsAnOpenTransaction) {
+  ASSERT_OK(Open());
+  ASSERT_OK(log_->BeginTransaction(1));
+  TxnAppendOk(1, "kv-changelog-0", "a", "1");
+  TxnAppendOk(1, "kv-changelog-0", "b", "2");
+  ASSERT_OK(log_->CommitTransaction(1));
+  ASSERT_OK(log_->BeginTransaction(2));
+  TxnAppendOk(2, "kv-changelog-0", "a", "aborted");
+  ASSERT_OK(log_->AbortTransaction(2));
+  ASSERT_OK(log_->BeginTransaction(3));
+  TxnAppendOk(3, "kv-changelog-0", "c", "3");
+  ASSERT_OK(log_->CommitTransaction(3));
+  ASSERT_OK(log_->BeginTransaction(4));
+  const int64_t open_at = TxnAppendOk(4, "kv-changelog-0", "a", "4");  // Begin marker before it.
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(result.cut, open_at - 1);
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"1:a=1", "2:b=2", "8:c=3"}));
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kUncommitted),
+            (Strings{"1:a=1", "2:b=2", "8:c=3", "11:a=4"}));
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("kv-changelog-0", 0, 10, kCommitted, &records));
+  EXPECT_EQ(records[0].txn_id, 0);  // Settled: its markers are gone.
+  EXPECT_EQ(CommittedEnd("kv-changelog-0"), open_at - 1);
+  ASSERT_OK(log_->CommitTransaction(4));
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"1:a=1", "2:b=2", "8:c=3", "11:a=4"}));
+  ASSERT_OK(Open());
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"1:a=1", "2:b=2", "8:c=3", "11:a=4"}));
+  EXPECT_EQ(End("kv-changelog-0"), 13);
+}
+
+// The caller's predicate removes expired records; of each source partition the record with the
+// largest source offset stays (a restore rebuilds a position from it), superseded or not.
+TEST_F(LogTest, CompactionRemovesExpiredRecordsAndKeepsTheLastOfEachSource) {
+  ASSERT_OK(Open());
+  int64_t offset;
+  ASSERT_OK(log_->Append("w-changelog-0", "old", "1", 10, LogSource{"in-0", 0}, &offset));
+  ASSERT_OK(log_->Append("w-changelog-0", "k", "2", 20, LogSource{"in-0", 1}, &offset));
+  ASSERT_OK(log_->Append("w-changelog-0", "k", "3", 30, LogSource{"in-1", 0}, &offset));
+  ASSERT_OK(log_->Append("w-changelog-0", "x", "4", 40, &offset));
+  ASSERT_OK(log_->Sync());
+  LogCompaction policy;
+  std::vector<int64_t> asked;
+  policy.expired = [&](const LogRecord& r) {
+    asked.push_back(r.offset);
+    return r.timestamp < 15;
+  };
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("w-changelog-0", policy, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "w-changelog-0", kCommitted),
+            (Strings{"1:k=2", "2:k=3", "3:x=4"}));
+  EXPECT_EQ(asked, (std::vector<int64_t>{2, 0}));  // Latest first; superseded ones not asked.
+}
+
+// Compaction runs when it is due: a file of at least min_bytes, of which min_dirty_ratio was
+// written since the last compaction. Bad policies and names are rejected.
+TEST_F(LogTest, CompactionRunsWhenTheDirtyPartIsLargeEnough) {
+  ASSERT_OK(Open());
+  for (int i = 0; i < 20; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i % 5), "v");
+  ASSERT_OK(log_->Sync());
+  LogCompaction policy;
+  policy.min_dirty_ratio = 0.5;
+  policy.min_bytes = fs::file_size(FileOf("kv-changelog-0")) + 1;
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_FALSE(result.compacted);  // Below min_bytes.
+  policy.min_bytes = 0;
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_TRUE(result.compacted);  // Never compacted: all of it is dirty.
+  EXPECT_EQ(result.records_after, 5);
+  for (int i = 0; i < 3; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i), "w");
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_FALSE(result.compacted);  // 3 records written after 5 kept: under half of the file.
+  for (int i = 0; i < 3; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i), "x");
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_TRUE(result.compacted);
+  ASSERT_OK(log_->Compact("no-such-partition", policy, &result));
+  EXPECT_FALSE(result.compacted);
+  policy.min_dirty_ratio = 2;
+  Status s = log_->Compact("kv-changelog-0", policy, &result);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("min_dirty_ratio"), std::string::npos) << s;
+  EXPECT_EQ(log_->Compact("__offsets", {}, &result).code(), Status::Code::kInvalidArgument);
+}
+
+// F1, F8: a compaction that fails at any of its steps reports the injected error and leaves a
+// partition that reads as before and takes writes; a reopen reads it (old file or new) the same,
+// and a `.compacting` file a failure left is overwritten by the next compaction.
+TEST_F(LogTest, ACompactionThatFailsAtAnyStepLosesNothing) {
+  fiu_init(0);
+  for (std::string_view point :
+       {kFailLogCompactBeforeSync, kFailLogCompactBeforeRename, kFailLogCompactBeforeDirSync}) {
+    SCOPED_TRACE(point);
+    fs::remove_all(dir_);
+    ASSERT_OK(Open());
+    for (auto k : {"a", "b", "a", "b", "c"}) AppendOk("kv-changelog-0", k, k);
+    ASSERT_OK(log_->Sync());
+    const Strings before = Keys("kv-changelog-0", kCommitted);
+    const std::string name(point);
+    ASSERT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
+    LogCompactionResult result;
+    const Status s = log_->Compact("kv-changelog-0", {}, &result);
+    fiu_disable(name.c_str());
+    EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+    EXPECT_NE(s.message().find(name), std::string::npos) << s;
+    EXPECT_EQ(result.compacted, point == kFailLogCompactBeforeDirSync);
+    const Strings after = {"2:a=a", "3:b=b", "4:c=c"};
+    const Strings& now = result.compacted ? after : before;
+    EXPECT_EQ(Keys("kv-changelog-0", kCommitted).size(), now.size());
+    ASSERT_OK(log_->CheckWritable());
+    EXPECT_EQ(AppendOk("kv-changelog-0", "d", "d"), 5);
+    ASSERT_OK(log_->Sync());
+    ASSERT_OK(Open());
+    EXPECT_EQ(Keys("kv-changelog-0", kCommitted).size(), now.size() + 1);
+    const bool left = fs::exists(dir_ / "kv-changelog-0.log.compacting");
+    EXPECT_EQ(left, point != kFailLogCompactBeforeDirSync);
+    EXPECT_EQ(logger_->All().find("compaction a crash interrupted") != std::string::npos, left)
+        << logger_->All();
+    ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+    EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+              (Strings{"2:a=a", "3:b=b", "4:c=c", "5:d=d"}));
+    EXPECT_FALSE(fs::exists(dir_ / "kv-changelog-0.log.compacting"));
+  }
 }
 
 TEST_F(LogTest, BadInputIsRejectedWithClearErrors) {

@@ -4,12 +4,15 @@
 // directory, so wiping state never touches it.
 //
 // How it differs from a Kafka broker:
-//   * One process, one writer: every call is made under one mutex; there is no replication,
-//     retention or compaction. The whole log is also held in memory (loaded on open), which suits
-//     harness-sized logs, not production ones.
+//   * One process, one writer: every call is made under one mutex; there is no replication. The
+//     whole log is also held in memory (loaded on open): its size is what compaction leaves.
+//   * Compaction is the caller's call (Compact, below), not a background cleaner's: a task
+//     compacts its changelogs after its commits. A partition is one file, rewritten whole by a
+//     compaction — not segments, of which Kafka cleans the closed ones.
 //   * A partition is a named file, `<name>.log`, created on the first append to it. Offsets are
 //     assigned consecutively per partition from 0; markers (below) take offsets too, as Kafka's
-//     control records do, so a transactional partition's data offsets have gaps.
+//     control records do, so a transactional partition's data offsets have gaps; so has a
+//     compacted partition's (see "Compaction").
 //   * A non-transactional Append is visible to READ_COMMITTED readers once it is durable: after
 //     the next Sync() (Kafka: the high watermark). READ_UNCOMMITTED readers see it at once.
 //   * Committed input offsets are records in an internal partition ("__offsets", key = group),
@@ -65,12 +68,28 @@
 // with FailedPrecondition until the log is reopened. A failure during a commit from step (2) on
 // leaves the outcome to recovery: every later call returns FailedPrecondition until reopen.
 //
+// Compaction (Kafka's cleanup.policy=compact, and compact,delete with a predicate for
+// retention). Compact rewrites a partition's file without the records no reader needs: markers,
+// aborted transactions' records, records a later visible record of the same key supersedes,
+// tombstones the caller says no restore needs any more, and records the caller's predicate says
+// have expired. It works below a *cut*: the largest offset below the last stable offset and the
+// partition's last record at which no transaction is open. Everything from the cut on is kept as
+// it is, so the partition's end offset, its open transactions and its unsynced records stay. Below
+// the cut, the records kept are rewritten outside any transaction (their txn_id reads 0: their
+// transaction's markers are gone) at their own offsets. Of each source partition, the record
+// with the largest source offset is always kept (a restore rebuilds its store's position from
+// it). Steps: the kept records are written to `<name>.log.compacting`, fsynced, renamed over
+// `<name>.log`, and the directory fsynced; a crash at any step leaves the old file or the new
+// one, which READ_COMMITTED readers read alike. A `.compacting` file a crash left is overwritten
+// by the partition's next compaction (open logs it).
+//
 // Thread safety: a Log may be called from any number of threads; calls are serialized.
 // All file I/O goes through the rocksdb::Env the log was opened with.
 #ifndef STATECHECK_LOG_H_
 #define STATECHECK_LOG_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,6 +143,29 @@ struct CommittedOffsets {
   std::map<std::string, int64_t> offsets;  // Partition → next offset to consume.
   std::string metadata;
   friend bool operator==(const CommittedOffsets&, const CommittedOffsets&) = default;
+};
+
+// What Log::Compact removes, and when it runs (see "Compaction").
+struct LogCompaction {
+  // Tombstones at offsets below this are removed; 0 keeps every tombstone. A caller whose store
+  // restores from a stored offset passes that offset + 1: a restore starting there never needs
+  // an earlier tombstone, and one starting from 0 (after a wipe) needs none.
+  int64_t tombstones_removable_below = 0;
+  // A visible record this returns true for is removed too (a windowed changelog's records past
+  // the store's retention). Null: none.
+  std::function<bool(const LogRecord&)> expired;
+  // Run only when the file holds at least `min_bytes`, and at least `min_dirty_ratio` of it
+  // (0 to 1) was written since this Log object last compacted it; 0 and 0: always.
+  uint64_t min_bytes = 0;
+  double min_dirty_ratio = 0;
+};
+
+// What a Compact call did.
+struct LogCompactionResult {
+  bool compacted = false;  // The file was rewritten.
+  int64_t cut = 0;         // Records below this offset were candidates (see "Compaction").
+  int64_t records_before = 0, records_after = 0;  // Records of all kinds, markers included.
+  uint64_t bytes_before = 0, bytes_after = 0;
 };
 
 // Partition names: 1 to 200 bytes of [A-Za-z0-9._-], not "." or "..", and not starting with
@@ -218,6 +260,16 @@ class Log {
 
   // The user partitions that exist (have a file), sorted.
   virtual std::vector<std::string> Partitions() = 0;
+
+  // Compacts `partition` (see "Compaction") if `policy` says it is due; `*result` says what it
+  // did. OK without writing anything for a partition that does not exist or has nothing to
+  // remove. InvalidArgument for a bad name or a min_dirty_ratio outside [0, 1];
+  // FailedPrecondition if the partition or the log must be reopened. IOError if a step failed:
+  // before the rename the partition is as it was (a `.compacting` file may be left); after it,
+  // the compacted file is in place and its name becomes durable with the partition's next sync.
+  // Either way the partition takes writes and reads as before.
+  virtual Status Compact(std::string_view partition, const LogCompaction& policy,
+                         LogCompactionResult* result) = 0;
 
   // What a caller may do after an error (see "Failures"): OK if writes may go on with this
   // object (a failed append that was undone, a transaction still open that may be retried or
