@@ -250,7 +250,40 @@ Status TaskImpl::DoCommit(CommitReason reason) {
   last_commit_ms_ = clock_->NowMs();
   ++stats_.commits;
   ++stats_.commits_by_reason[static_cast<int>(reason)];
+  CompactChangelogs();
   return Status::Ok();
+}
+
+void TaskImpl::CompactChangelogs() {
+  if (options_.changelog_compaction_min_bytes < 0) return;
+  LogCompaction policy;
+  policy.min_bytes = static_cast<uint64_t>(options_.changelog_compaction_min_bytes);
+  policy.min_dirty_ratio = options_.changelog_compaction_min_dirty_ratio;
+  auto compact = [&](const std::string& changelog) {
+    LogCompactionResult result;
+    const Status s = options_.log->Compact(changelog, policy, &result);
+    if (result.compacted) ++stats_.compactions;
+    if (s.ok()) return;
+    ++stats_.compactions_failed;
+    logger_->Log(LogLevel::kWarn, "task " + options_.task_id + ": compacting changelog " +
+                                      changelog + " failed (the commit stands; a later one " +
+                                      "compacts again): " + s.ToString());
+  };
+  for (const TaskStore& ts : stores_) {
+    if (!ts.last_changelog_offset) continue;
+    // Keeps: C2 — a restore starts after the stored offset, or at 0 after a wipe: neither needs a
+    // tombstone below the stored offset + 1
+    policy.tombstones_removable_below = *ts.last_changelog_offset + 1;
+    compact(ts.changelog);
+  }
+  policy.tombstones_removable_below = 0;
+  for (const TaskWindowStore& ws : window_stores_) {
+    // Keeps: W2, W3 — a window below stream time - retention is dropped on restore anyway; the
+    // record of the largest window start stays (it is at stream time), so stream time does too
+    const int64_t bound = ws.store->stream_time() - ws.store->retention_ms();
+    policy.expired = [bound](const LogRecord& r) { return WindowStartOf(r.key) < bound; };
+    compact(ws.changelog);
+  }
 }
 
 Status TaskImpl::CommitStores() {

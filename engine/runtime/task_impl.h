@@ -147,6 +147,9 @@ class TaskImpl final : public Task, private ProcessorContext {
   Status DoCommit(CommitReason reason);
 
   Status CommitStores();
+  // Compacts the changelogs that are due (TaskOptions::changelog_compaction_min_bytes) after a
+  // commit; a failure is logged and counted, never the commit's.
+  void CompactChangelogs();
 
   // The legacy files (SPEC U) --------------------------------------------------------------------
   // The task's key-value stores as its legacy files name them.

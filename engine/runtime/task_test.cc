@@ -709,6 +709,81 @@ namespace {
 
 // A processor with one in-memory window store "win" (and the key-value stores `kv`): an input
 // record (k, v, ts) puts k = v at window start ts (v null deletes) and forwards (k, v).
+// C2 with changelog compaction after every commit: each changelog keeps the latest record of
+// each key at its offset (a tombstone below the store's stored offset + 1 goes too), and a
+// wiped store restores the same contents and position from fewer records.
+TEST_F(TaskTest, ACompactedChangelogRestoresTheSameStoresFromItsLiveRecords) {
+  TaskOptions o = Options(kEosRu);
+  o.changelog_compaction_min_bytes = 0;
+  o.changelog_compaction_min_dirty_ratio = 0;
+  ASSERT_OK(Open(o));
+  Input("a", "1");
+  Input("b", "1");
+  Input("a", "2");
+  Input("b", std::nullopt);
+  EXPECT_EQ(ProcessAll(), 4);
+  ASSERT_OK(task_->Commit());
+  // Nothing yet: a changelog's last record stays (it holds the end offset), and here it is the
+  // commit marker of the only transaction, which is open below it.
+  EXPECT_EQ(task_->stats().compactions, 0);
+  Input("c", "1");
+  EXPECT_EQ(ProcessAll(), 1);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(task_->stats().compactions, 2);  // Both changelogs, below the second transaction.
+  EXPECT_EQ(task_->stats().compactions_failed, 0);
+  std::vector<LogRecord> kv;
+  ASSERT_OK(
+      log_->Read(task_->ChangelogPartition("kv"), 0, 100, IsolationLevel::kReadCommitted, &kv));
+  ASSERT_EQ(kv.size(), 2u);  // a=2 and c=1: b's tombstone is below the stored offset + 1.
+  EXPECT_EQ(kv[0].key, "a");
+  EXPECT_EQ(kv[0].source, (LogSource{"input", 2}));
+  EXPECT_EQ(kv[1].key, "c");
+  EXPECT_EQ(kv[1].source, (LogSource{"input", 4}));
+  // Offsets stay: the begin marker took 0, then a=1 1, b=1 2, a=2 3, b deleted 4, the commit
+  // marker 5, the second transaction's begin 6, c=1 7.
+  EXPECT_EQ(kv[0].offset, 3);
+  EXPECT_EQ(kv[1].offset, 7);
+  Input("d", "1");
+  ProcessAll();  // Uncommitted, written straight into the READ_UNCOMMITTED stores.
+  task_->Abandon();
+  OpenTheLog();
+  o.log = log_.get();
+  ASSERT_OK(Open(o));
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_TRUE(r.wiped) << r.store;                                    // T10.
+    EXPECT_EQ(r.records_restored, r.store == "kv" ? 2 : 3) << r.store;  // Of 5 written.
+    EXPECT_EQ(task_->Store(r.store)->CommittedPosition(), (Position{{"input", 4}})) << r.store;
+  }
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "2"}, {"c", "1"}}));
+  EXPECT_EQ(View("counts"),
+            (std::map<std::string, std::string>{{"a", "2"}, {"b", "2"}, {"c", "1"}}));
+  EXPECT_EQ(task_->next_input_offset(), 5);
+  EXPECT_EQ(ProcessAll(), 1);
+  ASSERT_OK(task_->Close());
+  EXPECT_EQ(Committed("output"),
+            (std::vector<std::string>{"a=1#1", "b=1#1", "a=2#2", "b=null", "c=1#1", "d=1#1"}));
+}
+
+// Without compaction (min_bytes -1) nothing is rewritten; with the defaults (1 MiB) a small
+// changelog is left alone.
+TEST_F(TaskTest, ChangelogCompactionRunsOnlyWhenItIsDue) {
+  for (const int64_t min_bytes : {int64_t{-1}, int64_t{1} << 20}) {
+    SCOPED_TRACE(min_bytes);
+    fs::remove_all(dir_);
+    OpenTheLog();
+    TaskOptions o = Options(kEos);
+    o.changelog_compaction_min_bytes = min_bytes;
+    ASSERT_OK(Open(o));
+    Input("a", "1");
+    Input("a", "2");
+    ProcessAll();
+    ASSERT_OK(task_->Commit());
+    EXPECT_EQ(task_->stats().compactions, 0);
+    EXPECT_EQ(Committed(task_->ChangelogPartition("kv")), (std::vector<std::string>{"a=1", "a=2"}));
+    task_.reset();
+  }
+}
+
 class WindowingProcessor final : public Processor {
  public:
   WindowingProcessor(std::vector<std::string> kv, std::vector<WindowStoreSpec> windows)
@@ -886,6 +961,39 @@ TEST_F(TaskWindowStoreTest, RetentionAppliesOnRestore) {
   std::optional<std::string> value;
   ASSERT_OK(ws->Fetch("a", 0, &value));
   EXPECT_EQ(value, std::nullopt);
+}
+
+// W2, W3 with changelog compaction: a window store's changelog also loses the records whose
+// window has expired (start below stream time - retention), and a restore gives the same
+// windows and stream time.
+TEST_F(TaskWindowStoreTest, ACompactedChangelogLosesExpiredWindowsAndRestoresTheSameStore) {
+  TaskOptions o = Options(kEos);
+  o.changelog_compaction_min_bytes = 0;
+  o.changelog_compaction_min_dirty_ratio = 0;
+  ASSERT_OK(OpenWindowing(o, /*retention_ms=*/10, /*window_size_ms=*/5));
+  InputAt("a", "1", 0);
+  InputAt("a", "2", 0);
+  InputAt("b", "1", 5);
+  InputAt("c", "1", 20);  // Stream time 20: windows below 10 have expired.
+  InputAt("d", "1", 12);
+  EXPECT_EQ(ProcessAll(), 5);
+  ASSERT_OK(task_->Commit());
+  InputAt("e", "1", 21);  // A second transaction, so that the first is below the cut.
+  EXPECT_EQ(ProcessAll(), 1);
+  ASSERT_OK(task_->Commit());
+  EXPECT_EQ(task_->stats().compactions, 1);
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("app-win-changelog-0_0", 0, 10, IsolationLevel::kReadCommitted, &records));
+  std::vector<int64_t> starts;
+  for (const LogRecord& r : records) starts.push_back(r.timestamp);
+  EXPECT_EQ(starts, (std::vector<int64_t>{20, 12, 21}));  // Stream time 21: below 11 expired.
+  const std::vector<std::string> before = Windows("win");
+  EXPECT_EQ(before, (std::vector<std::string>{"12:d=1", "20:c=1", "21:e=1"}));
+  ASSERT_OK(task_->Close());
+  ASSERT_OK(OpenWindowing(o, 10, 5));
+  EXPECT_EQ(RestoreOf("win")->records_restored, 3);  // Of 6 written.
+  EXPECT_EQ(task_->GetWindowStore("win")->stream_time(), 21);
+  EXPECT_EQ(Windows("win"), before);
 }
 
 TEST_F(TaskWindowStoreTest, StoreNamesAreOneNamespaceAndWindowStoreOptionsAreChecked) {

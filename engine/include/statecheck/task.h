@@ -221,7 +221,16 @@ struct TaskOptions {
   bool store_disable_auto_compactions = false;  // RocksDBStoreOptions::disable_auto_compactions.
   RocksDBConfigSetter store_config_setter;      // RocksDBStoreOptions::config_setter.
   int restore_batch_records = 1000;             // Restored records per store commit.
-  std::shared_ptr<Logger> logger;               // Null = StderrLogger().
+  // Changelog compaction (statecheck/log.h, "Compaction"), after each commit: a changelog of at
+  // least `changelog_compaction_min_bytes`, at least `changelog_compaction_min_dirty_ratio` of it
+  // written since it was last compacted, is compacted; -1 = never. A key-value store's changelog
+  // loses superseded records and the tombstones before the store's stored offset; a window
+  // store's also the records whose window start is below its stream time minus its retention
+  // (they would be dropped on restore). A failed compaction is logged and counted (TaskStats);
+  // the commit stands, and a later one compacts again.
+  int64_t changelog_compaction_min_bytes = 1 << 20;
+  double changelog_compaction_min_dirty_ratio = 0.5;
+  std::shared_ptr<Logger> logger;  // Null = StderrLogger().
 };
 
 // How one store was restored when the task opened (C2, T10), as a restore listener sees it.
@@ -252,6 +261,8 @@ struct TaskStats {
   // When the task stopped on an error (failed()): whether a commit failed (its outcome is then
   // known only after a restart) rather than the processing of a record.
   bool failed_in_commit = false;
+  int64_t compactions = 0;         // Changelog compactions that rewrote a changelog.
+  int64_t compactions_failed = 0;  // Changelog compactions that failed (logged).
 };
 
 class Task {
