@@ -438,7 +438,10 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       const bool lagged =
           !from_scratch && ((slack == Slack::kStoresMayLag && restored == s.last_commit_writes) ||
                             (start_interrupted_ && restored <= s.changelog_committed));
-      if (restored != expect_restored && !lagged) {
+      // Encodes: C2 — a compacted changelog restores its live records: at most every committed one
+      const bool compacted =
+          config_.changelog_compaction && from_scratch && restored <= expect_restored;
+      if (restored != expect_restored && !lagged && !compacted) {
         // More than the commits wrote, under exactly-once: records of aborted or open
         // transactions were restored (C1). Fewer: the restore stopped short (C2).
         return Finding(eos && restored > expect_restored ? "C1" : "C2",

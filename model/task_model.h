@@ -61,6 +61,9 @@ struct TaskModelConfig {
   int64_t commit_interval_records = 0;                          // 0 = no record trigger.
   int64_t commit_interval_ms = 0;                               // Resolved (never -1).
   StateFormat format = StateFormat::kCurrent;                   // SPEC U.
+  // The task compacts its changelogs after commits: a restore from the start of one applies
+  // at most the records the commits wrote (superseded ones are gone), no longer exactly them.
+  bool changelog_compaction = false;
 };
 
 using StoreState = std::map<std::string, std::string>;

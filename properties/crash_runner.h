@@ -68,6 +68,9 @@ struct CrashRunOptions {
   // without). Implies tolerate_io_errors.
   double io_error_probability = 0;
   int keys = 12;  // Distinct input keys.
+  // The task compacts its changelogs after every commit that leaves something to remove, so that
+  // kills land in compactions too (their fail points are among the kill points).
+  bool changelog_compaction = true;
   // The processor the children run; null = NewKeyValueProcessor(), which the checks describe.
   // (Tests plant a different one to see a check fail.)
   std::function<std::unique_ptr<Processor>()> processor;

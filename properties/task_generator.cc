@@ -66,8 +66,11 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
           if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete &&
               p.name != kFailStoreIterate &&  // A commit never iterates ...
               p.name != kFailStoreOpenMarker &&
-              p.name != kFailStoreCloseMarker) {  // ... nor opens or closes a store.
-            points.emplace_back(p.name);
+              p.name != kFailStoreCloseMarker &&  // ... nor opens or closes a store ...
+              (state.compaction ||                // ... nor compacts, unless the case does.
+               (p.name != kFailLogCompactBeforeSync && p.name != kFailLogCompactBeforeRename &&
+                p.name != kFailLogCompactBeforeDirSync))) {
+            points.insert(points.end(), 2, std::string(p.name));  // The named steps: twice.
           }
         }
         points.insert(points.end(), 2, kFullDisk);

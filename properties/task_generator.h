@@ -24,6 +24,8 @@ struct TaskGenState {
   bool format_switches = false;
   bool legacy = false;  // The format the task runs in now.
   bool crashes = true;  // TaskConfig::crashes: crash and power-loss steps are generated.
+  // TaskSetup::changelog_compaction: the log's compaction fail points can fire in a commit.
+  bool compaction = false;
 };
 
 using TaskStepCommand = rc::state::Command<TaskGenState, TaskSut>;

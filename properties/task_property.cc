@@ -157,6 +157,7 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
       s.commit_interval_ms = *rc::gen::elementOf(std::vector<int64_t>{-1, 50});
       s.uncommitted_max_bytes =
           *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12, 6, 6});
+      s.changelog_compaction = *rc::gen::arbitrary<bool>();
       return s;
     });
     const std::string dir = ScratchDirectory("task");
@@ -164,7 +165,7 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
     TaskSut sut(dir, config, resolved, setup, &out.operations);
     if (CheckResult why = sut.Start()) Fail(std::move(*why));
     const TaskGenState initial{config.power_loss, config.format_switches, config.format_switches,
-                               config.crashes};
+                               config.crashes, setup.changelog_compaction};
     rc::state::check(initial, sut, [](const TaskGenState& state) {
       return rc::gen::map(GenTaskOp(state), [](TaskOp op) {
         return std::shared_ptr<const TaskStepCommand>(std::make_shared<TaskCommand>(std::move(op)));
@@ -274,7 +275,8 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
       trace.config = config;
       trace.setup = Json{{"commit_interval_records", 0},
                          {"commit_interval_ms", -1},
-                         {"uncommitted_max_bytes", -1}};
+                         {"uncommitted_max_bytes", -1},
+                         {"changelog_compaction", true}};
       auto step = [&](Json j) {
         trace.steps.push_back({static_cast<int>(trace.steps.size()) + 2, std::move(j)});
       };

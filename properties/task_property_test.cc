@@ -50,15 +50,16 @@ TEST_P(TaskProperty, MatchesModel) {
   EXPECT_EQ(out.cases, p.max_success);
 }
 
-// Coverage: the power-loss configurations, run as in CI, make every engine fail point fire and
+// Coverage: the power-loss configurations, 60 cases each, make every engine fail point fire and
 // reach the file system's sync, append and open points of the log, the SSTs, the MANIFEST and
-// the legacy files.
+// the legacy files. (At 40 cases, with the compaction points, some points fired 0 to 3 times
+// at this seed; at 60 the rarest fires 8 times.)
 TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
   ResetEngineFailPointCounts();
   faults::ResetFsFailPointCounts();
   PropertyParams p;
   p.seed = 20261130;
-  p.max_success = 40;
+  p.max_success = 60;
   p.max_size = 60;
   for (const TaskConfig& config : TaskOptionMatrix()) {
     if (!config.power_loss) continue;
@@ -128,7 +129,7 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
                                << unreachable_because;
     }
   }
-  EXPECT_EQ(reachable, 47);  // Of 80; with the 11 engine points, 58 fail points fire.
+  EXPECT_EQ(reachable, 48);  // Of 80; with the 14 engine points, 62 fail points fire.
   uint64_t firings = 0;
   for (const FailPointCount& c : EngineFailPointCounts()) firings += c.fired;
   for (const auto& [name, c] : faults::FsFailPointCounts()) firings += c.fired;

@@ -49,6 +49,8 @@ TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& r
   UseFormat(config.format_switches ? StateFormat::kLegacy : resolved.format);
   options_.commit_interval_records = setup.commit_interval_records;
   options_.commit_interval_ms = setup.commit_interval_ms;
+  options_.changelog_compaction_min_bytes = setup.changelog_compaction ? 0 : -1;
+  options_.changelog_compaction_min_dirty_ratio = 0;
   options_.clock = clock_;
   options_.store_use_wal = config.use_wal;
   options_.logger = logs_;
@@ -296,6 +298,7 @@ model::TaskModelConfig TaskSut::ModelConfig() const {
   mc.format = c.format;
   mc.uncommitted_max_bytes = setup_.uncommitted_max_bytes;
   mc.commit_interval_records = setup_.commit_interval_records;
+  mc.changelog_compaction = setup_.changelog_compaction;
   mc.commit_interval_ms = setup_.commit_interval_ms >= 0 ? setup_.commit_interval_ms
                           : c.guarantee == ProcessingGuarantee::kExactlyOnceV2 ? 100
                                                                                : 30000;

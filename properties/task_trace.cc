@@ -108,13 +108,20 @@ std::string TaskOpToString(const TaskOp& op) {
 Json SetupJson(const TaskSetup& setup) {
   return Json{{"commit_interval_records", setup.commit_interval_records},
               {"commit_interval_ms", setup.commit_interval_ms},
-              {"uncommitted_max_bytes", setup.uncommitted_max_bytes}};
+              {"uncommitted_max_bytes", setup.uncommitted_max_bytes},
+              {"changelog_compaction", setup.changelog_compaction}};
 }
 
 Status SetupFromJson(const Json& j, TaskSetup* setup) {
   if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
-  STATECHECK_RETURN_IF_ERROR(CheckKeys(
-      j, {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}, "setup"));
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(j,
+                                       {"commit_interval_records", "commit_interval_ms",
+                                        "uncommitted_max_bytes", "changelog_compaction"},
+                                       "setup"));
+  // Optional: traces from before it never compacted.
+  if (j.contains("changelog_compaction") && !j["changelog_compaction"].is_boolean()) {
+    return Status::InvalidArgument("setup: field \"changelog_compaction\" is true or false");
+  }
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
     if (!j.contains(field) || !IsInt64(j[field])) {
@@ -124,6 +131,7 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   setup->commit_interval_records = j["commit_interval_records"].get<int64_t>();
   setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
   setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
+  setup->changelog_compaction = j.value("changelog_compaction", false);
   return Status::Ok();
 }
 
