@@ -27,6 +27,8 @@ using internal::kCompactingSuffix;
 using internal::kLogSuffix;
 using internal::kOffsetsPartition;
 using internal::kTxnStatePartition;
+static_assert(kLogOffsetsPartition == kOffsetsPartition &&
+              kLogTxnStatePartition == kTxnStatePartition);
 using internal::ListPartitionFiles;
 using internal::LogEntry;
 using internal::LogPartition;
@@ -502,7 +504,10 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   *result = LogCompactionResult();
   internal::MutexLock l(&mu_);
   STATECHECK_RETURN_IF_ERROR(CheckUsable());
-  STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+  // The log's own: "__txn_state" holds markers only (decisions), so all but its last record go.
+  if (partition != kOffsetsPartition && partition != kTxnStatePartition) {
+    STATECHECK_RETURN_IF_ERROR(ValidatePartitionName(partition, false));
+  }
   if (!(policy.min_dirty_ratio >= 0 && policy.min_dirty_ratio <= 1)) {
     return Status::InvalidArgument("compaction min_dirty_ratio " +
                                    std::to_string(policy.min_dirty_ratio) + " is outside [0, 1]");

@@ -602,6 +602,14 @@ TEST_F(LogTest, CompactionKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
             (Strings{"2:a=3", "5:c=5", "7:d=<null>"}));
   EXPECT_EQ(End("kv-changelog-0"), 8);
+  // `statecheck inspect` reads the gaps as the log does.
+  LogSummary summary;
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  ASSERT_EQ(summary.partitions.size(), 1u);
+  EXPECT_EQ(summary.partitions[0].end_offset, 8);
+  EXPECT_EQ(summary.partitions[0].data_records, 3);
+  EXPECT_EQ(summary.partitions[0].markers, 0);
+  EXPECT_EQ(summary.partitions[0].valid_bytes, fs::file_size(FileOf("kv-changelog-0")));
 }
 
 // Below the cut, markers and aborted records go and committed records are kept outside any
@@ -668,6 +676,57 @@ TEST_F(LogTest, CompactionRemovesExpiredRecordsAndKeepsTheLastOfEachSource) {
 
 // Compaction runs when it is due: a file of at least min_bytes, of which min_dirty_ratio was
 // written since the last compaction. Bad policies and names are rejected.
+// The log's own partitions compact: "__offsets" keeps each group's last committed offsets,
+// "__txn_state" its last decision, which recovery still completes after a crash between a
+// decision and its markers. Other "__" names are not partitions to compact.
+TEST_F(LogTest, CompactionOfTheLogsOwnPartitionsKeepsWhatRecoveryReads) {
+  fiu_init(0);
+  ASSERT_OK(Open());
+  for (int64_t txn = 1; txn <= 3; ++txn) {
+    ASSERT_OK(log_->BeginTransaction(txn));
+    TxnAppendOk(txn, "output-0", "o", std::to_string(txn));
+    ASSERT_OK(log_->AppendOffsetsTransactional(txn, "app", {{{"input-0", txn}}, ""}));
+    ASSERT_OK(log_->CommitTransaction(txn));
+  }
+  ASSERT_OK(log_->CommitOffsets("other", {{{"input-1", 5}}, "x"}));
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact(kLogTxnStatePartition, {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(result.records_before, 3);
+  EXPECT_EQ(result.records_after, 1);  // The last decision.
+  ASSERT_OK(log_->Compact(kLogOffsetsPartition, {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(result.records_before, 10);  // Three transactions of three records, then "other".
+  EXPECT_EQ(result.records_after, 2);
+  CommittedOffsets got;
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, (CommittedOffsets{{{"input-0", 3}}, ""}));
+  EXPECT_EQ(log_->Compact("__other", {}, &result).code(), Status::Code::kInvalidArgument);
+
+  // A crash after transaction 4's decision, before its markers.
+  ASSERT_OK(log_->BeginTransaction(4));
+  TxnAppendOk(4, "output-0", "o", "4");
+  ASSERT_OK(log_->AppendOffsetsTransactional(4, "app", {{{"input-0", 4}}, ""}));
+  const std::string point(kFailLogAfterDecision);
+  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
+  EXPECT_FALSE(log_->CommitTransaction(4).ok());
+  fiu_disable(point.c_str());
+  ASSERT_OK(Open());  // Recovery completes it from the last decision.
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"o=1", "o=2", "o=3", "o=4"}));
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, (CommittedOffsets{{{"input-0", 4}}, ""}));
+  ASSERT_OK(log_->Compact(kLogTxnStatePartition, {}, &result));
+  ASSERT_OK(log_->Compact("output-0", {}, &result));  // Its markers go, the decision's too.
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"o=4"}));
+  ASSERT_OK(log_->GetCommittedOffsets("app", &got));
+  EXPECT_EQ(got, (CommittedOffsets{{{"input-0", 4}}, ""}));
+  LogSummary summary;
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  EXPECT_TRUE(summary.open_transactions.empty());
+  EXPECT_EQ(summary.committed_offsets.at("app"), got);
+}
+
 TEST_F(LogTest, CompactionRunsWhenTheDirtyPartIsLargeEnough) {
   ASSERT_OK(Open());
   for (int i = 0; i < 20; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i % 5), "v");
@@ -696,7 +755,7 @@ TEST_F(LogTest, CompactionRunsWhenTheDirtyPartIsLargeEnough) {
   Status s = log_->Compact("kv-changelog-0", policy, &result);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("min_dirty_ratio"), std::string::npos) << s;
-  EXPECT_EQ(log_->Compact("__offsets", {}, &result).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(log_->Compact("__nope", {}, &result).code(), Status::Code::kInvalidArgument);
 }
 
 // F1, F8: a compaction that fails at any of its steps reports the injected error and leaves a

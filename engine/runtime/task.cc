@@ -284,6 +284,12 @@ void TaskImpl::CompactChangelogs() {
     policy.expired = [bound](const LogRecord& r) { return WindowStartOf(r.key) < bound; };
     compact(ws.changelog);
   }
+  // The log's own partitions grow with every commit too: each group's last committed offsets
+  // and the last commit decision stay. (Every task over the log does this; they take turns.)
+  policy.expired = nullptr;
+  for (const std::string_view internal : {kLogOffsetsPartition, kLogTxnStatePartition}) {
+    compact(std::string(internal));
+  }
 }
 
 Status TaskImpl::CommitStores() {

@@ -145,6 +145,12 @@ struct CommittedOffsets {
   friend bool operator==(const CommittedOffsets&, const CommittedOffsets&) = default;
 };
 
+// The log's own partitions (see above). Compact takes them as well as user partitions: of
+// "__offsets" each group's last committed offsets stay, of "__txn_state" the last commit
+// decision (the only one recovery reads).
+inline constexpr std::string_view kLogOffsetsPartition = "__offsets";
+inline constexpr std::string_view kLogTxnStatePartition = "__txn_state";
+
 // What Log::Compact removes, and when it runs (see "Compaction").
 struct LogCompaction {
   // Tombstones at offsets below this are removed; 0 keeps every tombstone. A caller whose store
@@ -261,7 +267,8 @@ class Log {
   // The user partitions that exist (have a file), sorted.
   virtual std::vector<std::string> Partitions() = 0;
 
-  // Compacts `partition` (see "Compaction") if `policy` says it is due; `*result` says what it
+  // Compacts `partition`, a user partition or one of the log's own (kLogOffsetsPartition,
+  // kLogTxnStatePartition), if `policy` says it is due (see "Compaction"); `*result` says what it
   // did. OK without writing anything for a partition that does not exist or has nothing to
   // remove. InvalidArgument for a bad name or a min_dirty_ratio outside [0, 1];
   // FailedPrecondition if the partition or the log must be reopened. IOError if a step failed:

@@ -226,8 +226,9 @@ struct TaskOptions {
   // written since it was last compacted, is compacted; -1 = never. A key-value store's changelog
   // loses superseded records and the tombstones before the store's stored offset; a window
   // store's also the records whose window start is below its stream time minus its retention
-  // (they would be dropped on restore). A failed compaction is logged and counted (TaskStats);
-  // the commit stands, and a later one compacts again.
+  // (they would be dropped on restore). The log's own "__offsets" and "__txn_state" are
+  // compacted by the same rule. A failed compaction is logged and counted (TaskStats); the
+  // commit stands, and a later one compacts again.
   int64_t changelog_compaction_min_bytes = 1 << 20;
   double changelog_compaction_min_dirty_ratio = 0.5;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
