@@ -50,6 +50,13 @@ Status ValidateOffsets(std::string_view group, const CommittedOffsets& offsets) 
   return Status::Ok();
 }
 
+// OK, or FailedPrecondition saying why partition `p` refuses writes until the log is reopened.
+Status CheckNotBroken(const LogPartition& p) {
+  if (p.broken.empty()) return Status::Ok();
+  return Status::FailedPrecondition("partition \"" + p.name + "\" refuses writes until the " +
+                                    "log is reopened: " + p.broken);
+}
+
 class LogImpl : public Log {
  public:
   LogImpl(const LogOptions& options, rocksdb::Env* env)
@@ -223,10 +230,7 @@ class LogImpl : public Log {
     internal::MutexLock l(&mu_);
     STATECHECK_RETURN_IF_ERROR(CheckUsable());
     for (const auto& [name, p] : partitions_) {
-      if (!p->broken.empty()) {
-        return Status::FailedPrecondition("partition \"" + name + "\" refuses writes until the " +
-                                          "log is reopened: " + p->broken);
-      }
+      STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
     }
     return Status::Ok();
   }
@@ -338,10 +342,7 @@ class LogImpl : public Log {
   // Appends `e` to `p`'s file and to memory; `*offset` = its offset.
   Status WriteRecord(LogPartition* p, LogEntry e, int64_t* offset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (!p->broken.empty()) {
-      return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
-                                        "log is reopened: " + p->broken);
-    }
+    STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
     STATECHECK_RETURN_IF_ERROR(OpenFile(p));
     e.offset = p->end();
     const std::string bytes = EncodeLogRecord(e, e.offset);
@@ -382,10 +383,7 @@ class LogImpl : public Log {
   }
 
   Status SyncPartition(LogPartition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (!p->broken.empty()) {
-      return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
-                                        "log is reopened: " + p->broken);
-    }
+    STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
     STATECHECK_RETURN_IF_ERROR(SyncDirIfNeeded(p));
     if (p->durable_end == p->end() || !p->file) {
       p->durable_end = p->end();
@@ -514,10 +512,7 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   }
   LogPartition* p = Find(partition);
   if (p == nullptr || p->entries.empty()) return Status::Ok();
-  if (!p->broken.empty()) {
-    return Status::FailedPrecondition("partition \"" + p->name + "\" refuses writes until the " +
-                                      "log is reopened: " + p->broken);
-  }
+  STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
   const std::vector<LogEntry>& entries = p->entries;
   result->records_before = result->records_after = static_cast<int64_t>(entries.size());
   result->bytes_before = result->bytes_after = p->file_size;
@@ -654,21 +649,16 @@ Status LogImpl::Open() {
     return Status::IOError("cannot lock log directory " + dir_ +
                            " (is it open elsewhere?): " + s.ToString());
   }
-  std::vector<std::string> names, ignored;
-  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &names, &ignored));
+  std::vector<std::string> names, ignored, compacting;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &names, &ignored, &compacting));
   for (const std::string& child : ignored) {
     logger_->Log(LogLevel::kWarn,
                  "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
   }
-  std::vector<std::string> children;
-  if (env_->GetChildren(dir_, &children).ok()) {
-    for (const std::string& child : children) {
-      if (child.ends_with(kCompactingSuffix)) {
-        logger_->Log(LogLevel::kWarn, "log " + dir_ + ": " + child +
-                                          " is a compaction a crash interrupted; the partition's " +
-                                          "file is intact, and its next compaction overwrites it");
-      }
-    }
+  for (const std::string& child : compacting) {
+    logger_->Log(LogLevel::kWarn, "log " + dir_ + ": " + child +
+                                      " is a compaction a crash interrupted; the partition's " +
+                                      "file is intact, and its next compaction overwrites it");
   }
   for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
   if (!names.empty()) {

@@ -69,13 +69,15 @@ std::string ApplyLogEntry(LogPartition* p, LogEntry* e) {
 }
 
 Status ListPartitionFiles(rocksdb::Env* env, const std::string& dir,
-                          std::vector<std::string>* names, std::vector<std::string>* ignored) {
+                          std::vector<std::string>* names, std::vector<std::string>* ignored,
+                          std::vector<std::string>* compacting) {
   std::vector<std::string> children;
   rocksdb::Status s = env->GetChildren(dir, &children);
   if (!s.ok()) return Status::IOError("cannot list log directory " + dir + ": " + s.ToString());
   std::sort(children.begin(), children.end());
   const size_t suffix = sizeof(kLogSuffix) - 1;
   for (const std::string& child : children) {
+    if (compacting != nullptr && child.ends_with(kCompactingSuffix)) compacting->push_back(child);
     if (child.size() <= suffix || child.compare(child.size() - suffix, suffix, kLogSuffix) != 0) {
       continue;
     }

@@ -71,9 +71,11 @@ struct LogPartition {
 std::string ApplyLogEntry(LogPartition* p, LogEntry* e);
 
 // Lists the partition files of log directory `dir`, sorted: `*names` gets the partition names
-// (internal ones included), `*ignored` the `.log` files whose name is not a partition name.
+// (internal ones included), `*ignored` the `.log` files whose name is not a partition name, and
+// `*compacting` (unless null) the `.log.compacting` files an interrupted compaction left.
 Status ListPartitionFiles(rocksdb::Env* env, const std::string& dir,
-                          std::vector<std::string>* names, std::vector<std::string>* ignored);
+                          std::vector<std::string>* names, std::vector<std::string>* ignored,
+                          std::vector<std::string>* compacting = nullptr);
 
 // Where a partition file's torn tail starts, if it has one, and its length.
 struct LogTornTail {
