@@ -2,6 +2,7 @@
 
 #include <rocksdb/env.h>
 
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -256,39 +257,39 @@ Status TaskImpl::DoCommit(CommitReason reason) {
 
 void TaskImpl::CompactChangelogs() {
   if (options_.changelog_compaction_min_bytes < 0) return;
-  LogCompaction policy;
-  policy.min_bytes = static_cast<uint64_t>(options_.changelog_compaction_min_bytes);
-  policy.min_dirty_ratio = options_.changelog_compaction_min_dirty_ratio;
-  auto compact = [&](const std::string& changelog) {
+  // `tombstones_below` and `expired` as in LogCompaction; the trigger is the options'.
+  auto compact = [&](const std::string& partition, int64_t tombstones_below,
+                     std::function<bool(const LogRecord&)> expired) {
+    LogCompaction policy;
+    policy.min_bytes = static_cast<uint64_t>(options_.changelog_compaction_min_bytes);
+    policy.min_dirty_ratio = options_.changelog_compaction_min_dirty_ratio;
+    policy.tombstones_removable_below = tombstones_below;
+    policy.expired = std::move(expired);
     LogCompactionResult result;
-    const Status s = options_.log->Compact(changelog, policy, &result);
+    const Status s = options_.log->Compact(partition, policy, &result);
     if (result.compacted) ++stats_.compactions;
     if (s.ok()) return;
     ++stats_.compactions_failed;
-    logger_->Log(LogLevel::kWarn, "task " + options_.task_id + ": compacting changelog " +
-                                      changelog + " failed (the commit stands; a later one " +
-                                      "compacts again): " + s.ToString());
+    logger_->Log(LogLevel::kWarn, "task " + options_.task_id + ": compacting " + partition +
+                                      " failed (the commit stands; a later one compacts " +
+                                      "again): " + s.ToString());
   };
   for (const TaskStore& ts : stores_) {
     if (!ts.last_changelog_offset) continue;
     // Keeps: C2 — a restore starts after the stored offset, or at 0 after a wipe: neither needs a
     // tombstone below the stored offset + 1
-    policy.tombstones_removable_below = *ts.last_changelog_offset + 1;
-    compact(ts.changelog);
+    compact(ts.changelog, *ts.last_changelog_offset + 1, nullptr);
   }
-  policy.tombstones_removable_below = 0;
   for (const TaskWindowStore& ws : window_stores_) {
     // Keeps: W2, W3 — a window below stream time - retention is dropped on restore anyway; the
     // record of the largest window start stays (it is at stream time), so stream time does too
     const int64_t bound = ws.store->stream_time() - ws.store->retention_ms();
-    policy.expired = [bound](const LogRecord& r) { return WindowStartOf(r.key) < bound; };
-    compact(ws.changelog);
+    compact(ws.changelog, 0, [bound](const LogRecord& r) { return WindowStartOf(r.key) < bound; });
   }
   // The log's own partitions grow with every commit too: each group's last committed offsets
   // and the last commit decision stay. (Every task over the log does this; they take turns.)
-  policy.expired = nullptr;
   for (const std::string_view internal : {kLogOffsetsPartition, kLogTxnStatePartition}) {
-    compact(std::string(internal));
+    compact(std::string(internal), 0, nullptr);
   }
 }
 
