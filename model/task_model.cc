@@ -438,9 +438,12 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       const bool lagged =
           !from_scratch && ((slack == Slack::kStoresMayLag && restored == s.last_commit_writes) ||
                             (start_interrupted_ && restored <= s.changelog_committed));
-      // Encodes: C2 — a compacted changelog restores its live records: at most every committed one
-      const bool compacted =
-          config_.changelog_compaction && from_scratch && restored <= expect_restored;
+      // Encodes: C2 — a compacted changelog restores its live records: at most every committed
+      // one, at least one per key the committed store holds
+      size_t live = s.logged.empty() ? 0 : s.logged.front().size();
+      for (const StoreState& state : s.logged) live = std::min(live, state.size());
+      const bool compacted = config_.changelog_compaction && from_scratch &&
+                             restored <= expect_restored && static_cast<size_t>(restored) >= live;
       if (restored != expect_restored && !lagged && !compacted) {
         // More than the commits wrote, under exactly-once: records of aborted or open
         // transactions were restored (C1). Fewer: the restore stopped short (C2).
