@@ -24,7 +24,7 @@ Status LegacyFiles::Load(const std::vector<LegacyStore>& stores) {
   Status s = ReadOffsetCheckpoint(env_, CheckpointPath(), &checkpoint_, &warnings);
   if (s.code() == Status::Code::kIOError) return s;
   found_ = !s.ok() || !checkpoint_.empty() || !warnings.empty();
-  checkpoint_damaged_ = Untrusted(s, warnings, ".checkpoint", "every store of the task");
+  checkpoint_damaged_ = Untrusted(s, warnings, CheckpointPath(), "every store of the task");
   if (checkpoint_damaged_) checkpoint_.clear();
   std::set<std::string> changelogs;
   for (const LegacyStore& store : stores) {
@@ -44,7 +44,7 @@ Status LegacyFiles::Load(const std::vector<LegacyStore>& stores) {
       }
       if (offset != kOffsetUnknown) positions_[name][tp.topic] = offset;
     }
-    if (Untrusted(s, warnings, name + kPositionFileSuffix, "store " + name)) {
+    if (Untrusted(s, warnings, PositionPath(name), "store " + name)) {
       position_damaged_.insert(name);
       positions_.erase(name);
     }
