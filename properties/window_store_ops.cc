@@ -423,12 +423,16 @@ Json OpRunner::ApplyOp(const Op& op) {
       if (!s.ok()) return j;
       Json records = Json::array();
       WindowedRecord r;
+      WindowedRecordView view;
       while (it->HasNext()) {
-        const Status n = it->Next(&r);
+        // Both ways of reading a record, in turn: the copy and the view of it.
+        const bool copy = records.size() % 2 == 0;
+        const Status n = copy ? it->Next(&r) : it->NextView(&view);
         if (!n.ok()) {  // HasNext promised a record: report the broken promise.
           records.push_back(StatusJson(n));
           break;
         }
+        if (!copy) r = WindowedRecord{std::string(view.key), view.window, std::string(view.value)};
         records.push_back(RecordJson(r));
       }
       j["records"] = std::move(records);

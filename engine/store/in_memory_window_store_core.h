@@ -108,6 +108,8 @@ class KeyTable {
 
   KeyEntry& Get(KeyId id) { return entries_[id]; }
   std::string_view Bytes(KeyId id) const { return entries_[id].bytes; }
+  // A hint that Bytes(id) is about to be read: its entry (which holds a short key's bytes).
+  void Prefetch(KeyId id) const { __builtin_prefetch(&entries_[id]); }
 
   // Frees `id` if its key has no window left.
   void ReleaseIfUnused(KeyId id) {
@@ -290,9 +292,15 @@ class IteratorImpl final : public WindowStoreIterator {
 
   ~IteratorImpl() override { Close(); }
 
-  bool HasNext() override;
+  // Inline: a drain calls it once per record, and mostly the snapshot still has one.
+  bool HasNext() override {
+    if (closed_.load(std::memory_order_acquire) || exhausted_) return false;
+    return pos_ < buffer_.size() || EnterNextSegment();
+  }
 
   Status Next(WindowedRecord* record) override;
+
+  Status NextView(WindowedRecordView* record) override;
 
   Status PeekNextKey(WindowedKey* key) override;
 
@@ -314,6 +322,9 @@ class IteratorImpl final : public WindowStoreIterator {
   void AdvanceLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
 
  private:
+  // HasNext's slow path: the snapshot is used up. Enters the next segment under the lock.
+  bool EnterNextSegment();
+
   // The next start at which the single key has a record, from the key's windows (W10).
   std::optional<int64_t> NextStartOfKeyLocked(Core& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
 
@@ -322,13 +333,12 @@ class IteratorImpl final : public WindowStoreIterator {
 
   // Copies the segment's records within the key bounds into the snapshot, in iteration order.
   // Returns whether there were any.
-  bool Snapshot(Core& c, std::map<int64_t, Segment>::iterator seg_it)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
+  bool Snapshot(Core& c, int64_t start, Segment& seg) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
 
   void CopyOut(const Core& c, const Segment& seg, int64_t start, size_t first, size_t last)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu);
-  // Adds one record to the snapshot.
-  void Buffer(std::string_view key, std::string_view value);
+  // Adds one record to the snapshot, its value at `value_offset` in values_ (npos: appended).
+  void Buffer(std::string_view key, std::string_view value, size_t value_offset);
 
   const std::shared_ptr<Core> core_;
   const std::optional<std::string> key_from_;
@@ -343,17 +353,20 @@ class IteratorImpl final : public WindowStoreIterator {
   bool started_ = false;
   int64_t cur_ = 0;  // The start of the segment the iterator is on, once started_.
   // The snapshot of the segment the iterator is on: its window (every record of a segment has
-  // the same) and its records' key and value bytes, back to back in one arena that the
-  // snapshots reuse. A record costs a copy into the arena and one out to the caller's record,
-  // and no allocation once both have grown (a record each was two, and two frees).
+  // the same), and its records' key bytes back to back in `keys_` and value bytes in `values_`,
+  // buffers that the snapshots reuse. A read of most of a segment copies its value arena whole
+  // (one copy, garbage included) and only the keys record by record; a narrower one copies the
+  // values it selects. Next copies a record out again; NextView hands out views of these.
   struct Buffered {
-    size_t offset;  // The key's bytes, then the value's.
+    size_t key_offset;
     size_t key_size;
-    uint32_t value_size;  // A segment's values fit in 4 GiB (Core::Append).
+    uint32_t value_offset;  // A segment's values fit in 4 GiB (Core::Append).
+    uint32_t value_size;
   };
   Window window_{};
   std::vector<Buffered> buffer_;
-  std::string bytes_;
+  std::string keys_;
+  std::string values_;
   size_t pos_ = 0;
 };
 

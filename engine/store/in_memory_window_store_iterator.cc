@@ -8,9 +8,7 @@
 
 namespace statecheck::internal::window_store {
 
-bool IteratorImpl::HasNext() {
-  if (closed_.load(std::memory_order_acquire) || exhausted_) return false;
-  if (pos_ < buffer_.size()) return true;
+bool IteratorImpl::EnterNextSegment() {
   Core& c = *core_;
   internal::MutexLock lock(&c.mu);
   if (closed_.load(std::memory_order_relaxed)) return false;
@@ -22,16 +20,26 @@ Status IteratorImpl::Next(WindowedRecord* record) {
   // Keeps: W9 — reading past the end is OutOfRange, not undefined behaviour
   if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
   const Buffered& b = buffer_[pos_++];
-  record->key.assign(bytes_, b.offset, b.key_size);
+  record->key.assign(keys_, b.key_offset, b.key_size);
   record->window = window_;
-  record->value.assign(bytes_, b.offset + b.key_size, b.value_size);
+  record->value.assign(values_, b.value_offset, b.value_size);
+  return Status::Ok();
+}
+
+// Keeps: W9 — the views are the snapshot's bytes, which stay put until the iterator's next call
+Status IteratorImpl::NextView(WindowedRecordView* record) {
+  if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
+  const Buffered& b = buffer_[pos_++];
+  record->key = std::string_view(keys_.data() + b.key_offset, b.key_size);
+  record->window = window_;
+  record->value = std::string_view(values_.data() + b.value_offset, b.value_size);
   return Status::Ok();
 }
 
 Status IteratorImpl::PeekNextKey(WindowedKey* key) {
   if (!HasNext()) return Status::OutOfRange("the iterator has no more records");
   const Buffered& b = buffer_[pos_];
-  key->key.assign(bytes_, b.offset, b.key_size);
+  key->key.assign(keys_, b.key_offset, b.key_size);
   key->window = window_;
   return Status::Ok();
 }
@@ -45,12 +53,14 @@ void IteratorImpl::Close() {
     its.erase(std::remove(its.begin(), its.end(), this), its.end());
   }
   std::vector<Buffered>().swap(buffer_);
-  std::string().swap(bytes_);
+  std::string().swap(keys_);
+  std::string().swap(values_);
 }
 
 void IteratorImpl::AdvanceLocked(Core& c) {
   buffer_.clear();
-  bytes_.clear();
+  keys_.clear();
+  values_.clear();
   pos_ = 0;
   std::optional<int64_t> next = single_key_ ? NextStartOfKeyLocked(c) : NextStartLocked(c);
   if (!next) {
@@ -87,7 +97,7 @@ std::optional<int64_t> IteratorImpl::NextStartOfKeyLocked(Core& c) {
   Segment& seg = c.SegmentAt(start);
   if (!c.retain_duplicates) {
     window_ = Window{start, WindowEnd(start, c.window_size)};
-    Buffer(*key_from_, seg.Value(seg.slots[window->slot]));
+    Buffer(*key_from_, seg.Value(seg.slots[window->slot]), std::string::npos);
     return start;
   }
   seg.EnsureOrder(c.keys);
@@ -98,45 +108,68 @@ std::optional<int64_t> IteratorImpl::NextStartOfKeyLocked(Core& c) {
 
 std::optional<int64_t> IteratorImpl::NextStartLocked(Core& c) {
   auto& segs = c.segments;
+  // Dense starts (a segment every ms) are the common case: the neighbouring start first, with
+  // one hash probe instead of a seek down the map's tree.
+  std::optional<int64_t> probed;
+  if (started_ && (forward_ ? cur_ < hi_ : cur_ > lo_)) {
+    probed = forward_ ? cur_ + 1 : cur_ - 1;
+    auto hit = c.segment_at.find(*probed);
+    if (hit == c.segment_at.end()) {
+      probed.reset();
+    } else if (Snapshot(c, *probed, *hit->second)) {
+      return probed;
+    }
+  }
+  // Keeps: W9 — each step re-seeks the live segments from cur_: later puts seen, nothing stale
+  const int64_t from = probed.value_or(cur_);
   if (forward_) {
-    // Keeps: W9 — each step re-seeks the live segments from cur_: later puts seen, nothing stale
-    for (auto it = started_ ? segs.upper_bound(cur_) : segs.lower_bound(lo_);
+    for (auto it = started_ ? segs.upper_bound(from) : segs.lower_bound(lo_);
          it != segs.end() && it->first <= hi_; ++it) {
-      if (Snapshot(c, it)) return it->first;
+      if (Snapshot(c, it->first, it->second)) return it->first;
     }
   } else {
-    auto it = started_ ? segs.lower_bound(cur_) : segs.upper_bound(hi_);
+    auto it = started_ ? segs.lower_bound(from) : segs.upper_bound(hi_);
     while (it != segs.begin()) {
       --it;
       if (it->first < lo_) break;
-      if (Snapshot(c, it)) return it->first;
+      if (Snapshot(c, it->first, it->second)) return it->first;
     }
   }
   return std::nullopt;
 }
 
-bool IteratorImpl::Snapshot(Core& c, std::map<int64_t, Segment>::iterator seg_it) {
+bool IteratorImpl::Snapshot(Core& c, int64_t start, Segment& seg) {
   ++c.segments_examined;
-  Segment& seg = seg_it->second;
   seg.EnsureOrder(c.keys);
   auto [first, last] = seg.KeyRange(c.keys, key_from_, key_to_);
-  CopyOut(c, seg, seg_it->first, first, last);
+  CopyOut(c, seg, start, first, last);
   return !buffer_.empty();
 }
 
-void IteratorImpl::Buffer(std::string_view key, std::string_view value) {
-  buffer_.push_back(Buffered{bytes_.size(), key.size(), static_cast<uint32_t>(value.size())});
-  bytes_.append(key);
-  bytes_.append(value);
+void IteratorImpl::Buffer(std::string_view key, std::string_view value, size_t value_offset) {
+  if (value_offset == std::string::npos) {
+    value_offset = values_.size();
+    values_.append(value);
+  }
+  buffer_.push_back(Buffered{keys_.size(), key.size(), static_cast<uint32_t>(value_offset),
+                             static_cast<uint32_t>(value.size())});
+  keys_.append(key);
 }
 
 void IteratorImpl::CopyOut(const Core& c, const Segment& seg, int64_t start, size_t first,
                            size_t last) {
   window_ = Window{start, WindowEnd(start, c.window_size)};
   buffer_.reserve(last - first);
+  keys_.reserve(keys_.size() + 16 * (last - first));
+  // Most of the segment: its values in one copy, at their offsets.
+  const bool whole_arena = 2 * (last - first) >= seg.slots.size();
+  if (whole_arena) values_.assign(seg.arena);
+  // The keys' entries are spread over the key table: fetch a few records ahead.
+  constexpr size_t kAhead = 8;
   for (size_t i = first; i < last; ++i) {
+    if (i + kAhead < last) c.keys.Prefetch(seg.slots[seg.order[i + kAhead]].key);
     const Slot& slot = seg.slots[seg.order[i]];
-    Buffer(c.keys.Bytes(slot.key), seg.Value(slot));
+    Buffer(c.keys.Bytes(slot.key), seg.Value(slot), whole_arena ? slot.offset : std::string::npos);
   }
   // Keeps: W7 — a backward read reverses the records within a segment too
   if (STATECHECK_PLANTED(WindowStoreBackwardSegmentNotReversed)) {

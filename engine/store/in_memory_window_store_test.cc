@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/store/in_memory_window_store_internal.h"
@@ -40,6 +44,18 @@ std::vector<std::string> Drain(WindowStoreIterator& it) {
 }
 
 std::vector<std::string> Drain(std::unique_ptr<WindowStoreIterator> it) { return Drain(*it); }
+
+// Drain through NextView.
+std::vector<std::string> DrainViews(WindowStoreIterator& it) {
+  std::vector<std::string> out;
+  WindowedRecordView r;
+  while (it.HasNext()) {
+    EXPECT_TRUE(it.NextView(&r).ok());
+    out.push_back(std::string(r.key) + "@" + std::to_string(r.window.start) + "=" +
+                  std::string(r.value));
+  }
+  return out;
+}
 
 std::unique_ptr<WindowStoreIterator> AllOf(WindowStore& s) {
   std::unique_ptr<WindowStoreIterator> it;
@@ -243,6 +259,119 @@ TEST(InMemoryWindowStore, OverwritesCompactTheArena) {
   ASSERT_TRUE(f.store->Fetch("b", 1, &v).ok());
   EXPECT_EQ(v, "999");
   EXPECT_EQ(f.store->metrics().retained_records, 2);
+}
+
+// Next and NextView both return exactly the records put, in every kind of read: whole segments
+// (their value arena copied at once, overwritten values' garbage in it) and narrow key ranges
+// (values copied one by one), dense and sparse starts, both directions, short and long keys,
+// duplicates. The expectation is a plain map of what was put.
+TEST(InMemoryWindowStore, NextAndNextViewReadWhatWasPut) {
+  for (const bool dups : {false, true}) {
+    Fixture f(1'000'000, 0, dups);
+    std::map<std::pair<int64_t, std::string>, std::vector<std::string>> put;
+    const std::string long_key(40, 'k');
+    for (int t = 0; t < 60; ++t) {
+      const int64_t start = t < 40 ? t : 40 + 7 * t;  // Dense, then sparse.
+      for (int k = 0; k < 12; ++k) {
+        const std::string key = k == 5 ? long_key : "key" + std::to_string(k % 10);
+        const std::string value = "v" + std::to_string(t * 100 + k);
+        ASSERT_TRUE(f.store->Put(key, value, start).ok());
+        auto& values = put[{start, key}];
+        if (!dups) values.clear();  // k = 10, 11 overwrite keys 0 and 1.
+        values.push_back(value);
+      }
+      ASSERT_TRUE(f.store->Put("key3", std::nullopt, start).ok());
+      if (!dups) put.erase({start, "key3"});
+    }
+    struct Read {
+      std::optional<std::string> from, to;
+      int64_t lo, hi;
+      bool forward;
+    };
+    const std::vector<Read> reads = {
+        {std::nullopt, std::nullopt, 0, kMax, true},
+        {std::nullopt, std::nullopt, 0, kMax, false},
+        {std::nullopt, std::nullopt, 10, 300, true},
+        {"key1", "key2", 0, 500, true},
+        {"key8", std::nullopt, 0, 500, false},
+        {long_key, long_key, 0, 500, true},
+        {"key0", "key0", 0, 500, false},
+    };
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const Read& read = reads[i];
+      std::vector<std::string> expected;
+      for (const auto& [at, values] : put) {
+        if (at.first < read.lo || at.first > read.hi) continue;
+        if ((read.from && at.second < *read.from) || (read.to && at.second > *read.to)) continue;
+        for (const std::string& v : values) {
+          expected.push_back(at.second + "@" + std::to_string(at.first) + "=" + v);
+        }
+      }
+      if (!read.forward) std::reverse(expected.begin(), expected.end());
+      ASSERT_FALSE(expected.empty()) << "read " << i;
+      auto open = [&](std::unique_ptr<WindowStoreIterator>* it) {
+        return read.forward ? f.store->Fetch(read.from, read.to, read.lo, read.hi, it)
+                            : f.store->BackwardFetch(read.from, read.to, read.lo, read.hi, it);
+      };
+      std::unique_ptr<WindowStoreIterator> copied, viewed;
+      ASSERT_TRUE(open(&copied).ok());
+      ASSERT_TRUE(open(&viewed).ok());
+      EXPECT_EQ(Drain(*copied), expected) << "read " << i << (dups ? ", duplicates" : "");
+      EXPECT_EQ(DrainViews(*viewed), expected) << "read " << i << (dups ? ", duplicates" : "");
+      WindowedRecordView r;
+      EXPECT_EQ(viewed->NextView(&r).code(), Status::Code::kOutOfRange);
+    }
+  }
+}
+
+// A view is of the iterator's snapshot: writes to its segment, even ones that move the store's
+// own bytes, leave it as it was until the iterator's next call.
+TEST(InMemoryWindowStore, AViewOutlivesWritesToItsSegment) {
+  Fixture f(1'000);
+  ASSERT_TRUE(f.store->Put("a", "first", 1).ok());
+  ASSERT_TRUE(f.store->Put("b", "second", 1).ok());
+  std::unique_ptr<WindowStoreIterator> it;
+  ASSERT_TRUE(f.store->All(&it).ok());
+  WindowedRecordView r;
+  ASSERT_TRUE(it->NextView(&r).ok());
+  const std::string big(100'000, 'x');
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(f.store->Put("a", big + std::to_string(i), 1).ok());
+  ASSERT_TRUE(f.store->Put("b", std::nullopt, 1).ok());
+  EXPECT_EQ(r.key, "a");
+  EXPECT_EQ(r.value, "first");
+  EXPECT_EQ(r.window, (Window{1, 1}));
+  ASSERT_TRUE(it->NextView(&r).ok());
+  EXPECT_EQ(r.key, "b");
+  EXPECT_EQ(r.value, "second");
+}
+
+// Dense starts are entered with a probe of the next start; a read still examines each segment of
+// its range once.
+TEST(InMemoryWindowStore, AMultiKeyReadExaminesEachSegmentOnce) {
+  Fixture f(1'000'000);
+  for (int t = 0; t < 100; ++t) ASSERT_TRUE(f.store->Put("a", "v", t < 50 ? t : 3 * t).ok());
+  ASSERT_TRUE(f.store->Put("b", "v", 10).ok());
+  for (const bool forward : {true, false}) {
+    const int64_t before = internal::SegmentsExaminedForTesting(*f.store);
+    std::unique_ptr<WindowStoreIterator> it;
+    ASSERT_TRUE((forward ? f.store->Fetch("b", "b", 0, kMax, &it)
+                         : f.store->BackwardFetch("b", "b", 0, kMax, &it))
+                    .ok());
+    EXPECT_EQ(Drain(*it), (std::vector<std::string>{"b@10=v"}));
+    // A single key steps through its own windows: one segment.
+    EXPECT_EQ(internal::SegmentsExaminedForTesting(*f.store) - before, 1);
+    const int64_t all_before = internal::SegmentsExaminedForTesting(*f.store);
+    ASSERT_TRUE((forward ? f.store->All(&it) : f.store->BackwardAll(&it)).ok());
+    EXPECT_EQ(Drain(*it).size(), 101u);
+    EXPECT_EQ(internal::SegmentsExaminedForTesting(*f.store) - all_before, 100);
+    // A key range that matches in one segment examines all 100 once, probed or sought.
+    const int64_t range_before = internal::SegmentsExaminedForTesting(*f.store);
+    ASSERT_TRUE((forward ? f.store->Fetch("b", std::nullopt, 0, kMax, &it)
+                         : f.store->BackwardFetch("b", std::nullopt, 0, kMax, &it))
+                    .ok());
+    EXPECT_EQ(Drain(*it), (std::vector<std::string>{"b@10=v"}));
+    EXPECT_EQ(internal::SegmentsExaminedForTesting(*f.store) - range_before, 100);
+  }
 }
 
 }  // namespace

@@ -52,6 +52,14 @@ struct WindowedRecord {
   friend bool operator==(const WindowedRecord&, const WindowedRecord&) = default;
 };
 
+// One record as NextView returns it: views into the iterator, not copies. They stay valid until
+// the iterator's next call (HasNext, Next, NextView, PeekNextKey, Close) or its destruction.
+struct WindowedRecordView {
+  std::string_view key;
+  Window window;
+  std::string_view value;
+};
+
 // The key part of a record, as PeekNextKey returns it.
 struct WindowedKey {
   std::string key;
@@ -72,10 +80,21 @@ class WindowStoreIterator {
   // The next record. REQUIRES nothing: when HasNext() is false, returns OutOfRange and leaves
   // `*record` untouched.
   virtual Status Next(WindowedRecord* record) = 0;
+  // Next without copying the record out: `*record` views the iterator's own copy (see
+  // WindowedRecordView for how long). The in-memory store's iterator hands out views into the
+  // snapshot it already holds; this default copies into a record the iterator keeps.
+  virtual Status NextView(WindowedRecordView* record) {
+    Status s = Next(&viewed_);
+    if (s.ok()) *record = WindowedRecordView{viewed_.key, viewed_.window, viewed_.value};
+    return s;
+  }
   // The key and window of the next record without consuming it; OutOfRange like Next.
   virtual Status PeekNextKey(WindowedKey* key) = 0;
   // Releases the iterator's snapshot and pin. Idempotent. The destructor closes too.
   virtual void Close() = 0;
+
+ private:
+  WindowedRecord viewed_;  // The default NextView's copy.
 };
 
 // Counters a window store reports.
