@@ -40,10 +40,16 @@ void Core::RemoveExpired() {
 
 void Core::EraseSegment(std::map<int64_t, Segment>::iterator seg_it) {
   const int64_t start = seg_it->first;
-  for (const Slot& slot : seg_it->second.slots) {
+  const std::vector<Slot>& slots = seg_it->second.slots;
+  // The slots' keys are spread over the key table: fetch their entries, then their windows,
+  // a few slots ahead.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (i + kAhead < slots.size()) keys.Prefetch(slots[i + kAhead].key);
+    if (i + kAhead / 2 < slots.size()) keys.PrefetchWindows(slots[i + kAhead / 2].key);
     --retained_records;
     // A duplicate's key already lost this window with its first slot.
-    if (keys.Get(slot.key).EraseWindow(start)) keys.ReleaseIfUnused(slot.key);
+    if (keys.Get(slots[i].key).EraseWindow(start)) keys.ReleaseIfUnused(slots[i].key);
   }
   if (last_put == seg_it) last_put = segments.end();
   segment_at.erase(start);
@@ -54,13 +60,17 @@ std::map<int64_t, Segment>::iterator Core::SegmentForPut(int64_t start) {
   if (last_put != segments.end() && last_put->first == start) return last_put;
   auto it = segments.lower_bound(start);
   if (it == segments.end() || it->first != start) {
-    // A new newest segment: the previous newest is mostly done growing, so shed its slack.
+    // A new newest segment: the previous newest is mostly done growing, so shed its slack,
+    // and size the new one like it (streams fill their windows alike): no growth on the way.
+    Segment fresh;
     if (it == segments.end() && !segments.empty()) {
       Segment& prev = segments.rbegin()->second;
       prev.slots.shrink_to_fit();
       prev.arena.shrink_to_fit();
+      fresh.slots.reserve(prev.slots.size());
+      fresh.arena.reserve(prev.arena.size() - prev.garbage);
     }
-    it = segments.emplace_hint(it, start, Segment{});
+    it = segments.emplace_hint(it, start, std::move(fresh));
     segment_at[start] = &it->second;
   }
   last_put = it;

@@ -46,10 +46,15 @@ struct KeyWindow {
   }
 };
 
-// A live key: its bytes, stored once, and its windows in ascending start (W10's index).
-struct KeyEntry {
+// A live key: its bytes, stored once, and its windows in ascending start (W10's index). One
+// cache line, aligned to it: a put reads the bytes and the newest start together.
+struct alignas(64) KeyEntry {
   std::string bytes;
   std::vector<KeyWindow> windows;
+  // The start of the newest window (windows.back()) when there is one. Kept beside the bytes a
+  // put has just compared, so that a put's usual case, a start after each of the key's windows,
+  // does not read the windows: that read was the put's costliest cache miss.
+  int64_t newest = kMinTime;
 
   // The window at `start`, or null.
   KeyWindow* FindWindow(int64_t start) {
@@ -59,22 +64,29 @@ struct KeyEntry {
   // The first window at or after `start`.
   std::vector<KeyWindow>::iterator LowerBound(int64_t start) {
     // Streams mostly move forward: the newest window is the usual answer.
-    if (windows.empty() || windows.back().start() < start) return windows.end();
-    if (windows.back().start() == start) return windows.end() - 1;
+    if (windows.empty() || newest < start) return windows.end();
+    if (newest == start) return windows.end() - 1;
     return std::lower_bound(windows.begin(), windows.end(), start,
                             [](const KeyWindow& w, int64_t t) { return w.start() < t; });
   }
   void InsertWindow(int64_t start, uint32_t slot) {
+    const bool was_empty = windows.empty();
     windows.insert(LowerBound(start), KeyWindow(start, slot));
+    newest = was_empty ? start : std::max(newest, start);
   }
   // Returns whether there was a window at `start`.
   bool EraseWindow(int64_t start) {
-    auto it = LowerBound(start);
+    // Expiry erases a key's oldest window: look there first.
+    auto it =
+        !windows.empty() && windows.front().start() == start ? windows.begin() : LowerBound(start);
     if (it == windows.end() || it->start() != start) return false;
     windows.erase(it);
+    if (!windows.empty()) newest = windows.back().start();
     return true;
   }
 };
+
+static_assert(sizeof(KeyEntry) == 64);
 
 // Interned keys: each live key's bytes are stored once and named by a small id, recycled once
 // the key has no window left. Not movable: the hash set's functors point back at the table.
@@ -110,6 +122,8 @@ class KeyTable {
   std::string_view Bytes(KeyId id) const { return entries_[id].bytes; }
   // A hint that Bytes(id) is about to be read: its entry (which holds a short key's bytes).
   void Prefetch(KeyId id) const { __builtin_prefetch(&entries_[id]); }
+  // A hint that the windows of `id` are about to be read. Reads its entry: Prefetch it first.
+  void PrefetchWindows(KeyId id) const { __builtin_prefetch(entries_[id].windows.data()); }
 
   // Frees `id` if its key has no window left.
   void ReleaseIfUnused(KeyId id) {
