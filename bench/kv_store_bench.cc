@@ -36,14 +36,17 @@
 //       its buffer (the writer's range merges it over a RocksDB snapshot), read_uncommitted and
 //       raw_rocksdb have them in the memtable. Raw: an iterator with iterate_upper_bound.
 //       items/s = ranges/s; records_per_range must be 100.
-//   BM_Commit/{read_committed,read_uncommitted,raw_rocksdb}/N  for N = 100, 1,000, 10,000
+//   BM_Commit/{read_committed,read_committed_wal,read_uncommitted,raw_rocksdb}/N
+//       for N = 100, 1,000, 10,000.
 //       Per iteration N puts continuing the put stream (not timed), then one timed commit
 //       (manual_time). read_committed: Commit writes the N buffered records, the changelog offset
-//       and the position in one WriteBatch, then flushes. read_uncommitted: the N puts went to
-//       RocksDB directly; Commit writes offset and position and flushes. raw_rocksdb (the floor
-//       for read_committed): build one WriteBatch of the N records, write it, Flush. Counters:
-//       median_ms / p90_ms / max_ms over every commit of the final run (the median is computed
-//       here, not by Google Benchmark).
+//       and the position in one WriteBatch, then flushes. read_committed_wal: the same store
+//       with RocksDBStoreOptions::use_wal, whose Commit is one synced WAL write and no flush
+//       (the other way to make a commit durable; Kafka Streams disables the WAL). read_uncommitted:
+//       the N puts went to RocksDB directly; Commit writes offset and position and flushes.
+//       raw_rocksdb (the floor for read_committed): build one WriteBatch of the N records, write
+//       it, Flush. Counters: median_ms / p90_ms / max_ms over every commit of the final run (the
+//       median is computed here, not by Google Benchmark).
 //
 // BM_Buffer: the READ_COMMITTED write buffer alone, outside the store: the engine's
 // std::map<std::string, std::optional<std::string>, std::less<>> (engine/store/rocksdb_store.cc's
@@ -290,9 +293,11 @@ void RegisterBenchmarks(Fixtures* f) {
     b->Arg(100)->Arg(1'000)->Arg(10'000)->UseManualTime()->Unit(benchmark::kMillisecond);
   };
   commit(benchmark::RegisterBenchmark("BM_Commit/read_committed",
-                                      [](State& s) { BM_CommitEngine(s, rc); }));
+                                      [](State& s) { BM_CommitEngine(s, rc, false); }));
+  commit(benchmark::RegisterBenchmark("BM_Commit/read_committed_wal",
+                                      [](State& s) { BM_CommitEngine(s, rc, true); }));
   commit(benchmark::RegisterBenchmark("BM_Commit/read_uncommitted",
-                                      [](State& s) { BM_CommitEngine(s, ru); }));
+                                      [](State& s) { BM_CommitEngine(s, ru, false); }));
   commit(benchmark::RegisterBenchmark("BM_Commit/raw_rocksdb", BM_CommitRaw));
 
   benchmark::RegisterBenchmark("BM_Buffer/Put/map", BM_BufferPutMap);

@@ -91,12 +91,12 @@ class Workload {
 // The engine's store in its own temp directory. Members in this order: the store closes before
 // its directory goes.
 struct EngineStore {
-  explicit EngineStore(IsolationLevel isolation) {
+  explicit EngineStore(IsolationLevel isolation, bool use_wal = false) {
     RocksDBStoreOptions options;
     options.name = "bench-store";
     options.directory = dir.path() + "/store";
     options.isolation = isolation;
-    options.use_wal = false;
+    options.use_wal = use_wal;
     options.logger = NullLogger();
     Check(OpenRocksDBStore(options, &store), "OpenRocksDBStore");
   }
@@ -245,7 +245,7 @@ void BM_GetEngine(benchmark::State& state, EngineStore* s);
 void BM_GetRaw(benchmark::State& state, RawStore* s);
 void BM_RangeEngine(benchmark::State& state, EngineStore* s);
 void BM_RangeRaw(benchmark::State& state, RawStore* s);
-void BM_CommitEngine(benchmark::State& state, IsolationLevel isolation);
+void BM_CommitEngine(benchmark::State& state, IsolationLevel isolation, bool use_wal);
 void BM_CommitRaw(benchmark::State& state);
 
 // BM_Buffer: kv_store_bench_buffer.cc.

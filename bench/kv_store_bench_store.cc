@@ -162,10 +162,10 @@ void ReportCommitTimes(benchmark::State& state, std::vector<double> ms, int64_t 
   state.SetItemsProcessed(state.iterations() * records);
 }
 
-void BM_CommitEngine(benchmark::State& state, IsolationLevel isolation) {
+void BM_CommitEngine(benchmark::State& state, IsolationLevel isolation, bool use_wal) {
   const Workload& w = Workload::Get();
   const int64_t records = state.range(0);
-  EngineStore s(isolation);
+  EngineStore s(isolation, use_wal);
   std::vector<double> ms;
   int64_t n = 0;
   for (auto _ : state) {
