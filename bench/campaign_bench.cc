@@ -33,7 +33,7 @@ struct Family {
 };
 
 constexpr Family kFamilies[] = {
-    {"window_store", 4}, {"kv_store", 2}, {"kv_concurrency", 2}, {"task", 2}, {"windowed", 1},
+    {"window_store", 40}, {"kv_store", 2}, {"kv_concurrency", 2}, {"task", 2}, {"windowed", 1},
 };
 
 // The cases an iteration ran, per family, with one worker: what every other row must repeat.
