@@ -160,7 +160,6 @@ void IteratorImpl::CopyOut(const Core& c, const Segment& seg, int64_t start, siz
                            size_t last) {
   window_ = Window{start, WindowEnd(start, c.window_size)};
   buffer_.reserve(last - first);
-  keys_.reserve(keys_.size() + 16 * (last - first));
   // Most of the segment: its values in one copy, at their offsets.
   const bool whole_arena = 2 * (last - first) >= seg.slots.size();
   if (whole_arena) values_.assign(seg.arena);
