@@ -59,10 +59,12 @@ class CapturingLogger : public Logger {
   std::vector<std::pair<LogLevel, std::string>> lines_;
 };
 
-// Fails the fsync of files whose name ends with `suffix` while `fail` is set.
-class FailingSyncEnv : public rocksdb::EnvWrapper {
+// Wraps the files whose name ends with `suffix`: counts their appends (write calls), fails
+// their appends with an I/O error while `fail_append` is set and their fsyncs while `fail_sync`
+// is.
+class FaultyFileEnv : public rocksdb::EnvWrapper {
  public:
-  explicit FailingSyncEnv(std::string suffix)
+  explicit FaultyFileEnv(std::string suffix)
       : EnvWrapper(rocksdb::Env::Default()), suffix_(std::move(suffix)) {}
 
   rocksdb::Status ReopenWritableFile(const std::string& fname,
@@ -71,26 +73,33 @@ class FailingSyncEnv : public rocksdb::EnvWrapper {
     rocksdb::Status s = target()->ReopenWritableFile(fname, result, options);
     if (s.ok() && fname.size() >= suffix_.size() &&
         fname.compare(fname.size() - suffix_.size(), suffix_.size(), suffix_) == 0) {
-      *result = std::make_unique<File>(std::move(*result), &fail);
+      *result = std::make_unique<File>(std::move(*result), this);
     }
     return s;
   }
 
-  std::atomic<bool> fail{false};
+  std::atomic<int> appends{0};
+  std::atomic<bool> fail_append{false};
+  std::atomic<bool> fail_sync{false};
 
  private:
   class File : public rocksdb::WritableFileWrapper {
    public:
-    File(std::unique_ptr<rocksdb::WritableFile> target, std::atomic<bool>* fail)
-        : WritableFileWrapper(target.get()), owned_(std::move(target)), fail_(fail) {}
+    File(std::unique_ptr<rocksdb::WritableFile> target, FaultyFileEnv* env)
+        : WritableFileWrapper(target.get()), owned_(std::move(target)), env_(env) {}
+    rocksdb::Status Append(const rocksdb::Slice& data) override {
+      ++env_->appends;
+      if (env_->fail_append) return rocksdb::Status::IOError("injected write failure");
+      return WritableFileWrapper::Append(data);
+    }
     rocksdb::Status Sync() override {
-      if (*fail_) return rocksdb::Status::IOError("injected fsync failure");
+      if (env_->fail_sync) return rocksdb::Status::IOError("injected fsync failure");
       return WritableFileWrapper::Sync();
     }
 
    private:
     std::unique_ptr<rocksdb::WritableFile> owned_;
-    std::atomic<bool>* fail_;
+    FaultyFileEnv* env_;
   };
 
   std::string suffix_;

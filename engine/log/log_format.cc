@@ -39,32 +39,38 @@ uint64_t GetFixed64(const char* p) {
 
 }  // namespace
 
-std::string EncodeLogRecord(const LogEntry& e, int64_t offset) {
-  std::string out;
+void AppendLogRecord(const LogEntry& e, int64_t offset, std::string* out) {
+  const size_t start = out->size();
   const size_t value_size = e.value ? e.value->size() : 0;
   const bool timestamped = e.timestamp != kNoTimestamp;
-  out.reserve(kHeaderSize + kTimestampSize + e.key.size() + value_size);
-  out.push_back(static_cast<char>(kMagic));
-  out.push_back(static_cast<char>(e.type));
-  out.push_back(static_cast<char>((e.value ? 0 : kFlagNullValue) |
-                                  (timestamped ? kFlagTimestamp : 0) |
-                                  (e.source ? kFlagSource : 0)));
-  out.push_back(0);
-  PutFixed64(&out, static_cast<uint64_t>(e.txn_id));
-  PutFixed64(&out, static_cast<uint64_t>(offset));
-  PutFixed32(&out, static_cast<uint32_t>(e.key.size()));
-  PutFixed32(&out, static_cast<uint32_t>(value_size));
-  std::string payload;
-  if (timestamped) PutFixed64(&payload, static_cast<uint64_t>(e.timestamp));
+  out->push_back(static_cast<char>(kMagic));
+  out->push_back(static_cast<char>(e.type));
+  out->push_back(static_cast<char>((e.value ? 0 : kFlagNullValue) |
+                                   (timestamped ? kFlagTimestamp : 0) |
+                                   (e.source ? kFlagSource : 0)));
+  out->push_back(0);
+  PutFixed64(out, static_cast<uint64_t>(e.txn_id));
+  PutFixed64(out, static_cast<uint64_t>(offset));
+  PutFixed32(out, static_cast<uint32_t>(e.key.size()));
+  PutFixed32(out, static_cast<uint32_t>(value_size));
+  PutFixed32(out, 0);  // The CRC, once the payload is in place.
+  if (timestamped) PutFixed64(out, static_cast<uint64_t>(e.timestamp));
   if (e.source) {
-    PutFixed32(&payload, static_cast<uint32_t>(e.source->partition.size()));
-    payload += e.source->partition;
-    PutFixed64(&payload, static_cast<uint64_t>(e.source->offset));
+    PutFixed32(out, static_cast<uint32_t>(e.source->partition.size()));
+    *out += e.source->partition;
+    PutFixed64(out, static_cast<uint64_t>(e.source->offset));
   }
-  payload += e.key;
-  if (e.value) payload += *e.value;
-  PutFixed32(&out, Crc32c(payload, Crc32c(out)));
-  out += payload;
+  *out += e.key;
+  if (e.value) *out += *e.value;
+  const std::string_view record = std::string_view(*out).substr(start);
+  const uint32_t crc = Crc32c(record.substr(kHeaderSize), Crc32c(record.substr(0, kCrcOffset)));
+  for (int i = 0; i < 4; ++i) (*out)[start + kCrcOffset + i] = static_cast<char>(crc >> (8 * i));
+}
+
+std::string EncodeLogRecord(const LogEntry& e, int64_t offset) {
+  std::string out;
+  out.reserve(kHeaderSize + kTimestampSize + e.key.size() + (e.value ? e.value->size() : 0));
+  AppendLogRecord(e, offset, &out);
   return out;
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CapturingLogger;
-using testing::FailingSyncEnv;
+using testing::FaultyFileEnv;
 
 class LogTest : public ::testing::Test {
  protected:
@@ -399,18 +399,18 @@ TEST_F(LogTest, TransactionalOffsetsCommitAndAbortWithTheTransaction) {
 }
 
 TEST_F(LogTest, FailedFsyncOfCommitDecisionLeavesTheOutcomeToRecovery) {
-  FailingSyncEnv env("__txn_state.log");
+  FaultyFileEnv env("__txn_state.log");
   ASSERT_OK(Open(&env));
   ASSERT_OK(log_->BeginTransaction(4));
   TxnAppendOk(4, "output-0", "o", "1");
-  env.fail = true;
+  env.fail_sync = true;
   Status s = log_->CommitTransaction(4);
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
   std::vector<LogRecord> records;
   s = log_->Read("output-0", 0, 10, kCommitted, &records);  // Every call refuses now.
   EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("reopen"), std::string::npos) << s;
-  env.fail = false;
+  env.fail_sync = false;
   // The decision reached the file (only its fsync failed), so recovery completes the commit.
   ASSERT_OK(Open(&env));
   EXPECT_EQ(Keys("output-0", kCommitted), Strings{"o=1"});
@@ -418,15 +418,15 @@ TEST_F(LogTest, FailedFsyncOfCommitDecisionLeavesTheOutcomeToRecovery) {
 }
 
 TEST_F(LogTest, CheckWritableSaysWhenTheLogMustBeReopened) {
-  FailingSyncEnv env("output-0.log");
+  FaultyFileEnv env("output-0.log");
   ASSERT_OK(Open(&env));
   ASSERT_OK(log_->CheckWritable());
   // A transaction whose commit fails before its commit point stays open: writes may go on.
   ASSERT_OK(log_->BeginTransaction(4));
   TxnAppendOk(4, "output-0", "o", "1");
-  env.fail = true;
+  env.fail_sync = true;
   EXPECT_EQ(log_->CommitTransaction(4).code(), Status::Code::kIOError);
-  env.fail = false;
+  env.fail_sync = false;
   // The fsync that failed was output-0's: that partition's durable contents are unknown now.
   const Status s = log_->CheckWritable();
   EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s;
@@ -796,6 +796,81 @@ TEST_F(LogTest, ACompactionThatFailsAtAnyStepLosesNothing) {
               (Strings{"2:a=a", "3:b=b", "4:c=c", "5:d=d"}));
     EXPECT_FALSE(fs::exists(dir_ / "kv-changelog-0.log.compacting"));
   }
+}
+
+std::vector<LogAppendRecord> Batch(std::initializer_list<std::string_view> keys) {
+  std::vector<LogAppendRecord> out;
+  for (std::string_view k : keys) out.push_back({std::string(k), std::string(k) + "v", 7, {}});
+  return out;
+}
+
+// A batch is the records one Append each would have written, at consecutive offsets, with one
+// write to the partition's file (the transaction's begin marker, if it writes one, before it).
+TEST_F(LogTest, AppendBatchWritesWhatAppendsWouldInOneWrite) {
+  testing::FaultyFileEnv env("output-0.log");
+  ASSERT_OK(Open(&env));
+  AppendOk("output-0", "first", "f");
+  int64_t first = -1;
+  env.appends = 0;
+  ASSERT_OK(log_->AppendBatch(0, "output-0", Batch({"a", "b", "c"}), &first));
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(env.appends, 1);
+  ASSERT_OK(log_->AppendBatch(0, "output-0", {}, &first));
+  EXPECT_EQ(first, 4);
+  EXPECT_EQ(env.appends, 1);
+  ASSERT_OK(log_->BeginTransaction(5));
+  ASSERT_OK(log_->AppendBatch(5, "output-0", Batch({"d", "e"}), &first));
+  EXPECT_EQ(first, 5);  // After the begin marker at 4.
+  EXPECT_EQ(env.appends, 3);
+  ASSERT_OK(log_->AppendBatch(5, "output-0", Batch({"f"}), &first));
+  EXPECT_EQ(first, 7);
+  EXPECT_EQ(env.appends, 4);
+  ASSERT_OK(log_->Sync());
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"first=f", "a=av", "b=bv", "c=cv"}));
+  ASSERT_OK(log_->CommitTransaction(5));
+  const Strings all = {"first=f", "a=av", "b=bv", "c=cv", "d=dv", "e=ev", "f=fv"};
+  EXPECT_EQ(Keys("output-0", kCommitted), all);
+  std::vector<LogRecord> records;
+  ASSERT_OK(log_->Read("output-0", 5, 1, kCommitted, &records));
+  EXPECT_EQ(records.at(0), (LogRecord{5, "d", "dv", 5, 7, {}}));
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("output-0", kCommitted), all);
+}
+
+// A batch is written whole or not at all: a record it cannot take, or a failed write, appends
+// none of it, and the partition takes the next batch.
+TEST_F(LogTest, AppendBatchIsAllOrNothing) {
+  testing::FaultyFileEnv env("output-0.log");
+  ASSERT_OK(Open(&env));
+  int64_t first = -1;
+  auto bad = Batch({"a", "b"});
+  bad[1].timestamp = -2;
+  Status s = log_->AppendBatch(0, "output-0", bad, &first);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
+  bad = Batch({"a", "b"});
+  bad[1].source = LogSource{"input-0", -1};
+  EXPECT_EQ(log_->AppendBatch(0, "output-0", bad, &first).code(), Status::Code::kInvalidArgument);
+  s = log_->AppendBatch(-1, "output-0", Batch({"a"}), &first);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("transaction id -1"), std::string::npos) << s;
+  s = log_->AppendBatch(9, "output-0", Batch({"a"}), &first);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s;
+  EXPECT_EQ(log_->AppendBatch(0, "__offsets", Batch({"a"}), &first).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(env.appends, 0);
+  EXPECT_EQ(End("output-0"), 0);
+
+  env.fail_append = true;
+  s = log_->AppendBatch(0, "output-0", Batch({"a", "b"}), &first);
+  env.fail_append = false;
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_EQ(End("output-0"), 0);
+  ASSERT_OK(log_->CheckWritable());
+  ASSERT_OK(log_->AppendBatch(0, "output-0", Batch({"c"}), &first));
+  EXPECT_EQ(first, 0);
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(Open());
+  EXPECT_EQ(Keys("output-0", kCommitted), (Strings{"c=cv"}));
 }
 
 TEST_F(LogTest, BadInputIsRejectedWithClearErrors) {

@@ -332,7 +332,7 @@ TEST_F(TaskTest, AFailedCommitStopsTheTaskAndKeepsTheLastCommit) {
     SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
     task_.reset();
     fs::remove_all(dir_);
-    testing::FailingSyncEnv env("output.log");
+    testing::FaultyFileEnv env("output.log");
     OpenTheLog(&env);
     ASSERT_OK(Open(Options(props)));
     Input("a", "1");
@@ -340,7 +340,7 @@ TEST_F(TaskTest, AFailedCommitStopsTheTaskAndKeepsTheLastCommit) {
     ASSERT_OK(task_->Commit());
     Input("a", "2");
     ProcessAll();
-    env.fail = true;
+    env.fail_sync = true;
     const Status failed = task_->Commit();
     EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;  // C6: reported.
     EXPECT_TRUE(task_->failed());
@@ -348,7 +348,7 @@ TEST_F(TaskTest, AFailedCommitStopsTheTaskAndKeepsTheLastCommit) {
     EXPECT_EQ(task_->Process(1, &n).code(), Status::Code::kFailedPrecondition);
     EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
     EXPECT_EQ(task_->Close().code(), Status::Code::kFailedPrecondition);  // Abandoned instead.
-    env.fail = false;
+    env.fail_sync = false;
     OpenTheLog(&env);
     ASSERT_OK(Open(Options(props)));
     EXPECT_EQ(CommittedInput(), 1);  // Nothing committed lost, nothing uncommitted committed.

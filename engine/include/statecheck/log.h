@@ -138,6 +138,14 @@ struct LogRecord {
   friend bool operator==(const LogRecord&, const LogRecord&) = default;
 };
 
+// A data record for Log::AppendBatch: what Append takes, owned.
+struct LogAppendRecord {
+  std::string key;
+  std::optional<std::string> value;  // nullopt = a tombstone.
+  int64_t timestamp = kNoTimestamp;
+  std::optional<LogSource> source;
+};
+
 // The committed input offsets of a consumer group, with the processor's metadata (SPEC E10).
 struct CommittedOffsets {
   std::map<std::string, int64_t> offsets;  // Partition → next offset to consume.
@@ -220,6 +228,16 @@ class Log {
                              std::optional<std::string_view> value, int64_t* offset) {
     return AppendTransactional(txn_id, partition, key, value, kNoTimestamp, offset);
   }
+
+  // Appends `records` to `partition` with one write to its file, as one Append (`txn_id` 0) or
+  // AppendTransactional(txn_id) per record would, in order (a producer's batch): they take
+  // consecutive offsets, `*first_offset` the first's (after the transaction's txn-begin marker,
+  // which a first append to the partition writes before them). All or nothing: every record is
+  // checked before anything is written, with Append's and AppendTransactional's errors
+  // (InvalidArgument for a negative `txn_id`), and on an error none of them is appended. An
+  // empty batch writes nothing and sets `*first_offset` to the end offset.
+  virtual Status AppendBatch(int64_t txn_id, std::string_view partition,
+                             std::vector<LogAppendRecord> records, int64_t* first_offset) = 0;
 
   // Writes `group`'s committed offsets inside transaction `txn_id`: they become visible with the
   // transaction's other records, or never. NotFound if no such transaction is open;
