@@ -158,6 +158,9 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
       s.uncommitted_max_bytes =
           *rc::gen::elementOf(std::vector<int64_t>{kDefaultUncommittedMaxBytes, -1, 12, 6, 6});
       s.changelog_compaction = *rc::gen::arbitrary<bool>();
+      // Each record written alone, a batch every record or two, or only at commits.
+      s.log_batch_bytes =
+          *rc::gen::elementOf(std::vector<int64_t>{0, 150, TaskOptions{}.log_batch_bytes});
       return s;
     });
     const std::string dir = ScratchDirectory("task");

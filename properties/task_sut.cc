@@ -51,6 +51,7 @@ TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& r
   options_.commit_interval_ms = setup.commit_interval_ms;
   options_.changelog_compaction_min_bytes = setup.changelog_compaction ? 0 : -1;
   options_.changelog_compaction_min_dirty_ratio = 0;
+  options_.log_batch_bytes = setup.log_batch_bytes;
   options_.clock = clock_;
   options_.store_use_wal = config.use_wal;
   options_.logger = logs_;

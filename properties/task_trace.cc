@@ -109,18 +109,25 @@ Json SetupJson(const TaskSetup& setup) {
   return Json{{"commit_interval_records", setup.commit_interval_records},
               {"commit_interval_ms", setup.commit_interval_ms},
               {"uncommitted_max_bytes", setup.uncommitted_max_bytes},
-              {"changelog_compaction", setup.changelog_compaction}};
+              {"changelog_compaction", setup.changelog_compaction},
+              {"log_batch_bytes", setup.log_batch_bytes}};
 }
 
 Status SetupFromJson(const Json& j, TaskSetup* setup) {
   if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
-  STATECHECK_RETURN_IF_ERROR(CheckKeys(j,
-                                       {"commit_interval_records", "commit_interval_ms",
-                                        "uncommitted_max_bytes", "changelog_compaction"},
-                                       "setup"));
-  // Optional: traces from before it never compacted.
+  STATECHECK_RETURN_IF_ERROR(
+      CheckKeys(j,
+                {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes",
+                 "changelog_compaction", "log_batch_bytes"},
+                "setup"));
+  // Optional: traces from before them never compacted, and wrote each record as it came.
   if (j.contains("changelog_compaction") && !j["changelog_compaction"].is_boolean()) {
     return Status::InvalidArgument("setup: field \"changelog_compaction\" is true or false");
+  }
+  if (j.contains("log_batch_bytes") &&
+      (!IsInt64(j["log_batch_bytes"]) || j["log_batch_bytes"].get<int64_t>() < 0)) {
+    return Status::InvalidArgument(
+        "setup: field \"log_batch_bytes\" is an integer >= 0 (0: each record written alone)");
   }
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
@@ -132,6 +139,7 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   setup->commit_interval_ms = j["commit_interval_ms"].get<int64_t>();
   setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
   setup->changelog_compaction = j.value("changelog_compaction", false);
+  setup->log_batch_bytes = j.value("log_batch_bytes", int64_t{0});
   return Status::Ok();
 }
 

@@ -96,11 +96,15 @@ struct TaskSetup {
   // Compact the changelogs after every commit that leaves something to remove (the task's
   // changelog_compaction_min_bytes 0 and min_dirty_ratio 0); false: never.
   bool changelog_compaction = false;
+  // TaskOptions::log_batch_bytes: 0 writes each changelog and output record as it is produced
+  // (as every trace from before the field did).
+  int64_t log_batch_bytes = 0;
   std::string ToString() const {
     return "commit_interval_records=" + std::to_string(commit_interval_records) +
            " commit_interval_ms=" + std::to_string(commit_interval_ms) +
            " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes) +
-           " changelog_compaction=" + (changelog_compaction ? "true" : "false");
+           " changelog_compaction=" + (changelog_compaction ? "true" : "false") +
+           " log_batch_bytes=" + std::to_string(log_batch_bytes);
   }
 };
 
@@ -109,8 +113,8 @@ Json SetupJson(const TaskSetup& setup);
 Status SetupFromJson(const Json& j, TaskSetup* setup);
 
 // A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
-// "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes and, optional
-// (false when absent), changelog_compaction}, and carried
+// "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes and, optional,
+// changelog_compaction (false when absent) and log_batch_bytes (0 when absent)}, and carried
 // along: property, seed, reproduce, failure}, then one operation per line as the property
 // prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
 // "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.

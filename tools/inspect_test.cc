@@ -183,6 +183,7 @@ TEST_F(InspectTest, CrashedTaskShowsOpenMarkersAndTheUnfinishedTransaction) {
   ASSERT_OK(ResolveStateConfig({{"processing.guarantee", "exactly_once_v2"}}, &to.config));
   to.clock = std::make_shared<ManualClock>();
   to.logger = NullLogger();
+  to.log_batch_bytes = 0;  // The record's writes reach the log as it is processed.
   std::unique_ptr<Task> task;
   ASSERT_OK(OpenTask(to, NewKeyValueProcessor(), &task));
   int64_t processed = 0;

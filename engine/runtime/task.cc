@@ -141,13 +141,10 @@ Status TaskImpl::Put(std::string_view store, std::string_view key,
   if (!ts) return UnknownStore(store);
   RecordContext context{options_.input_partition, current_ ? current_->offset : 0};
   STATECHECK_RETURN_IF_ERROR(ts->store->Put(key, value, current_ ? &context : nullptr));
-  int64_t offset = 0;
   // Keeps: T8 — a changelog record carries its input position, from which a restore rebuilds it
   std::optional<LogSource> source;
   if (current_) source = LogSource{context.partition, context.offset};
-  STATECHECK_RETURN_IF_ERROR(Append(ts->changelog, key, value, RecordTimestamp(), &offset, source));
-  ts->last_changelog_offset = offset;
-  return Status::Ok();
+  return Append(&ts->pending, key, value, RecordTimestamp(), source);
 }
 
 Status TaskImpl::Range(std::string_view store, std::optional<std::string_view> from,
@@ -159,8 +156,7 @@ Status TaskImpl::Range(std::string_view store, std::optional<std::string_view> f
 
 Status TaskImpl::Forward(std::string_view key, std::optional<std::string_view> value,
                          int64_t timestamp) {
-  int64_t offset = 0;
-  return Append(options_.output_partition, key, value, timestamp, &offset);
+  return Append(&pending_output_, key, value, timestamp);
 }
 
 Status TaskImpl::WindowPut(std::string_view store, std::string_view key,
@@ -170,10 +166,8 @@ Status TaskImpl::WindowPut(std::string_view store, std::string_view key,
   STATECHECK_RETURN_IF_ERROR(ws->store->Put(key, value, window_start));
   // Logged even when the store dropped it (W3): the put still moved the store's stream time
   // (W2), and a restore must repeat that.
-  int64_t offset = 0;
   // Keeps: W2 — dropped puts are logged too, so that a restore moves stream time as they did
-  return Append(ws->changelog, WindowChangelogKey(window_start, key), value, RecordTimestamp(),
-                &offset);
+  return Append(&ws->pending, WindowChangelogKey(window_start, key), value, RecordTimestamp());
 }
 
 Status TaskImpl::WindowFetch(std::string_view store, std::string_view key, int64_t window_start,
@@ -190,21 +184,53 @@ Status TaskImpl::WindowFetchAll(std::string_view store, int64_t time_from, int64
   return ws->store->FetchAll(time_from, time_to, it);
 }
 
-Status TaskImpl::Append(std::string_view partition, std::string_view key,
-                        std::optional<std::string_view> value, int64_t timestamp, int64_t* offset,
+Status TaskImpl::Append(std::vector<LogAppendRecord>* pending, std::string_view key,
+                        std::optional<std::string_view> value, int64_t timestamp,
                         const std::optional<LogSource>& source) {
+  LogAppendRecord& r = pending->emplace_back();
+  r.key.assign(key);
+  if (value) r.value.emplace(*value);
+  r.timestamp = timestamp;
+  r.source = source;
+  pending_bytes_ += internal::PendingBytes(r);
+  if (pending_bytes_ < options_.log_batch_bytes) return Status::Ok();
+  return WritePending();
+}
+
+Status TaskImpl::WritePending() {
+  if (pending_bytes_ == 0) return Status::Ok();
   Log* log = options_.log;
-  if (!eos_) return log->Append(partition, key, value, timestamp, source, offset);
-  if (!txn_open_) {
+  if (eos_ && !txn_open_) {
     STATECHECK_RETURN_IF_ERROR(log->BeginTransaction(txn_id_));
     txn_open_ = true;
   }
-  return log->AppendTransactional(txn_id_, partition, key, value, timestamp, source, offset);
+  // Sets `*last` (unless null) to the offset of the last record written.
+  auto write = [&](const std::string& partition, std::vector<LogAppendRecord>* pending,
+                   std::optional<int64_t>* last) {
+    if (pending->empty()) return Status::Ok();
+    const auto n = static_cast<int64_t>(pending->size());
+    int64_t first = 0;
+    const Status s = log->AppendBatch(eos_ ? txn_id_ : 0, partition, std::move(*pending), &first);
+    pending->clear();
+    if (s.ok() && last) *last = first + n - 1;
+    return s;
+  };
+  for (TaskStore& ts : stores_) {
+    STATECHECK_RETURN_IF_ERROR(write(ts.changelog, &ts.pending, &ts.last_changelog_offset));
+  }
+  for (TaskWindowStore& ws : window_stores_) {
+    STATECHECK_RETURN_IF_ERROR(write(ws.changelog, &ws.pending, nullptr));
+  }
+  STATECHECK_RETURN_IF_ERROR(write(options_.output_partition, &pending_output_, nullptr));
+  pending_bytes_ = 0;
+  return Status::Ok();
 }
 
 Status TaskImpl::DoCommit(CommitReason reason) {
   if (records_since_commit_ == 0) return Status::Ok();
   committing_ = true;
+  // Keeps: C1 — the changelog and output records are written before the commit that covers them
+  STATECHECK_RETURN_IF_ERROR(WritePending());
   Log* log = options_.log;
   CommittedOffsets offsets;
   offsets.offsets[options_.input_partition] = next_offset_;
@@ -353,6 +379,10 @@ Status OpenTask(const TaskOptions& options, std::unique_ptr<Processor> processor
   STATECHECK_RETURN_IF_ERROR(CheckPartition("output_partition", options.output_partition));
   if (options.state_directory.empty()) {
     return Status::InvalidArgument("task option state_directory cannot be empty");
+  }
+  if (options.log_batch_bytes < 0) {
+    return Status::InvalidArgument("task option log_batch_bytes must be at least 0, got " +
+                                   std::to_string(options.log_batch_bytes));
   }
   if (options.restore_batch_records < 1) {
     return Status::InvalidArgument("task option restore_batch_records must be at least 1, got " +

@@ -25,6 +25,15 @@ inline constexpr int64_t kAtLeastOnceCommitIntervalMs =
 inline constexpr int64_t kExactlyOnceCommitIntervalMs = 100;
 inline constexpr int kInputBatch = 500;  // Input records fetched from the log at a time.
 
+// What a record waiting to be written counts towards TaskOptions::log_batch_bytes: the bytes
+// the log writes for it (its header, timestamp, source, key and value).
+inline int64_t PendingBytes(const LogAppendRecord& r) {
+  constexpr size_t kHeaderAndTimestamp = 32 + 8;
+  constexpr size_t kSourceFields = 4 + 8;
+  return static_cast<int64_t>(kHeaderAndTimestamp + r.key.size() + (r.value ? r.value->size() : 0) +
+                              (r.source ? kSourceFields + r.source->partition.size() : 0));
+}
+
 // Positive, stable for a task: the log transaction id the task's transactions use. A new task
 // object of the same task aborts a transaction an older one left open (Kafka's fencing).
 int64_t TransactionId(const std::string& group);
@@ -41,6 +50,7 @@ struct TaskWindowStore {
   WindowStoreSpec spec;
   std::string changelog;
   std::unique_ptr<WindowStore> store;
+  std::vector<LogAppendRecord> pending;  // Changelog records not yet written to the log.
 };
 
 struct TaskStore {
@@ -48,8 +58,9 @@ struct TaskStore {
   std::string changelog;
   std::unique_ptr<RocksDBStore> store;
   // The offset of the store's last changelog record: stored in the store at open (after the
-  // restore), then the last one appended.
+  // restore), then the last one written to the log.
   std::optional<int64_t> last_changelog_offset;
+  std::vector<LogAppendRecord> pending;  // Changelog records not yet written to the log.
 };
 
 class TaskImpl final : public Task, private ProcessorContext {
@@ -86,7 +97,9 @@ class TaskImpl final : public Task, private ProcessorContext {
   void Abandon() override {
     for (TaskStore& ts : stores_) ts.store->Abandon();
     stores_.clear();
-    window_stores_.clear();  // In memory only: lost, as in a crash.
+    window_stores_.clear();   // In memory only: lost, as in a crash.
+    pending_output_.clear();  // Never written, as in a crash: the input is processed again.
+    pending_bytes_ = 0;
     open_ = false;
   }
 
@@ -137,11 +150,15 @@ class TaskImpl final : public Task, private ProcessorContext {
                         std::unique_ptr<WindowStoreIterator>* it) override;
 
   // ----------------------------------------------------------------------------------------------
-  // Appends to `partition` under the task's guarantee (in its transaction under EOS), with
-  // `source` on the record (a changelog record's input position, T8).
-  Status Append(std::string_view partition, std::string_view key,
-                std::optional<std::string_view> value, int64_t timestamp, int64_t* offset,
+  // Adds a record to `pending` (a store's changelog records or the output's), with `source` on
+  // it (a changelog record's input position, T8), and writes every pending record once they
+  // reach TaskOptions::log_batch_bytes.
+  Status Append(std::vector<LogAppendRecord>* pending, std::string_view key,
+                std::optional<std::string_view> value, int64_t timestamp,
                 const std::optional<LogSource>& source = std::nullopt);
+  // Writes the pending records to the log under the task's guarantee (in its transaction under
+  // EOS), a partition's with one write (Log::AppendBatch).
+  Status WritePending();
 
   // The commit protocol (task.h, C1).
   Status DoCommit(CommitReason reason);
@@ -240,6 +257,8 @@ class TaskImpl final : public Task, private ProcessorContext {
 
   std::vector<TaskStore> stores_;
   std::vector<TaskWindowStore> window_stores_;
+  std::vector<LogAppendRecord> pending_output_;  // Output records not yet written to the log.
+  int64_t pending_bytes_ = 0;                    // Of every pending record (PendingBytes).
   std::vector<StoreRestore> restores_;
   TaskStats stats_;
   bool open_ = false;

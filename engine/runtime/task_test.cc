@@ -144,6 +144,12 @@ class TaskTest : public ::testing::Test {
     std::ofstream(dir_ / "state" / name) << text;
   }
 
+  int64_t End(std::string_view partition) {
+    int64_t end = -1;
+    EXPECT_TRUE(log_->EndOffset(partition, &end).ok());
+    return end;
+  }
+
   int64_t CommittedInput() {
     CommittedOffsets c;
     if (!log_->GetCommittedOffsets("app-0_0", &c).ok()) return 0;
@@ -275,8 +281,12 @@ TEST_F(TaskTest, AWipedStoreGetsItsPositionBackFromItsChangelog) {
   EXPECT_EQ(changelog[1].source, (LogSource{"input", 1}));
 }
 
+// Records written one at a time (log_batch_bytes 0): a crash after a record's write and before
+// the commit leaves its changelog record in the log, unsynced, and the restore applies it.
 TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
-  ASSERT_OK(Open(Options(kAlosRc)));
+  TaskOptions o = Options(kAlosRc);
+  o.log_batch_bytes = 0;
+  ASSERT_OK(Open(o));
   Input("a", "1");
   ProcessAll();
   ASSERT_OK(task_->Commit());
@@ -284,7 +294,7 @@ TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   ProcessAll();
   task_->Abandon();
   OpenTheLog();  // A process crash keeps the written (unsynced) changelog records.
-  ASSERT_OK(Open(Options(kAlosRc)));
+  ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.wiped);  // Never under at-least-once (T10).
     EXPECT_EQ(r.start_offset, *r.stored_offset + 1);
@@ -296,6 +306,65 @@ TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   ASSERT_OK(task_->Commit());
   EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "3"}}));
   EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "a=2#2", "a=2#3"}));
+}
+
+// The changelog and output records are buffered and written a partition's batch at a time: at a
+// commit, and before one once they add up to log_batch_bytes. What a crash finds unwritten was
+// not committed, and is processed again.
+TEST_F(TaskTest, RecordsAreWrittenToTheLogInBatches) {
+  for (const auto& props : {kAlos, kEos}) {
+    const bool eos = props.count("processing.guarantee") > 0;
+    SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
+    task_.reset();
+    fs::remove_all(dir_);
+    testing::FaultyFileEnv env("0_0.log");  // The changelogs.
+    OpenTheLog(&env);
+    TaskOptions o = Options(props);
+    ASSERT_OK(Open(o));
+    const int kRecords = 100;
+    for (int i = 0; i < kRecords; ++i) Input("k" + std::to_string(i % 7), "v");
+    EXPECT_EQ(ProcessAll(), kRecords);
+    EXPECT_EQ(env.appends, 0);
+    EXPECT_EQ(End("output"), 0);
+    ASSERT_OK(task_->Commit());
+    // One batch per changelog; a transaction also writes its begin and commit markers there.
+    EXPECT_EQ(env.appends, eos ? 6 : 2);
+    EXPECT_EQ(Committed("output").size(), static_cast<size_t>(kRecords));
+    EXPECT_EQ(Committed("app-counts-changelog-0_0").size(), static_cast<size_t>(kRecords));
+
+    // Batches of about 6 processed records' changelog and output records are written before the
+    // commit.
+    o.log_batch_bytes = 1000;
+    ASSERT_OK(Open(o));
+    env.appends = 0;
+    for (int i = 0; i < kRecords; ++i) Input("k" + std::to_string(i % 7), "w");
+    EXPECT_EQ(ProcessAll(), kRecords);
+    const int64_t written = End("output") - kRecords - (eos ? 2 : 0);  // The first commit's.
+    EXPECT_GT(written, 0);
+    EXPECT_LT(written, kRecords);
+    EXPECT_GT(env.appends, 10);
+    EXPECT_LT(env.appends, kRecords / 2);  // Unbatched: one per record and changelog.
+
+    // A crash: the task restarts at its last commit and processes the rest again.
+    task_->Abandon();
+    OpenTheLog(&env);
+    ASSERT_OK(Open(o));
+    EXPECT_EQ(task_->next_input_offset(), kRecords);
+    EXPECT_EQ(ProcessAll(), kRecords);
+    ASSERT_OK(task_->Commit());
+    // k0 is 15 of every 100 records. Under at-least-once the restore applied the changelog
+    // batches written before the crash, and their input was processed again (C4).
+    const int k0 = std::stoi(View("counts")["k0"]);
+    if (eos) {
+      EXPECT_EQ(k0, 30);
+      EXPECT_EQ(Committed("output").size(), static_cast<size_t>(2 * kRecords));
+    } else {
+      EXPECT_GE(k0, 30);
+      EXPECT_LT(k0, 45);
+    }
+    task_.reset();
+    log_.reset();
+  }
 }
 
 TEST_F(TaskTest, CommitTriggers) {
@@ -377,6 +446,11 @@ TEST_F(TaskTest, BadOptionsAreClearErrors) {
   o = Options(kAlos);
   o.restore_batch_records = 0;
   EXPECT_EQ(Open(o).code(), Status::Code::kInvalidArgument);
+  o = Options(kAlos);
+  o.log_batch_bytes = -1;
+  s = Open(o);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("log_batch_bytes"), std::string::npos) << s;
 }
 
 // L1: under exactly-once every transaction ends with a commit marker in the changelog, so after a
@@ -482,7 +556,9 @@ namespace {
 // -------------------------------------------------
 
 TEST_F(TaskTest, LegacyAtLeastOnceKeepsOffsetsInCheckpointFilesAfterEveryCommit) {
-  ASSERT_OK(Open(Options(kLegacyAlos)));
+  TaskOptions o = Options(kLegacyAlos);
+  o.log_batch_bytes = 0;  // c's changelog records are written as it is processed.
+  ASSERT_OK(Open(o));
   Input("a", "1");
   Input("b", "2");
   EXPECT_EQ(ProcessAll(), 2);
@@ -495,7 +571,7 @@ TEST_F(TaskTest, LegacyAtLeastOnceKeepsOffsetsInCheckpointFilesAfterEveryCommit)
   ProcessAll();
   task_->Abandon();  // A crash: the checkpoint of the last commit stays.
   OpenTheLog();
-  ASSERT_OK(Open(Options(kLegacyAlos)));
+  ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.wiped) << r.store;
     EXPECT_EQ(r.stored_offset, std::optional<int64_t>(1)) << r.store;
@@ -879,8 +955,13 @@ TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarante
     SCOPED_TRACE(eos ? "exactly_once_v2" : "at_least_once");
     fs::remove_all(dir_);
     OpenTheLog();
-    // Options() holds the log: made again after each OpenTheLog().
-    const auto options = [&] { return Options(eos ? kEos : kAlos); };
+    // Options() holds the log: made again after each OpenTheLog(). Each record is written as it
+    // is produced, so c's is in the changelog at the crash.
+    const auto options = [&] {
+      TaskOptions o = Options(eos ? kEos : kAlos);
+      o.log_batch_bytes = 0;
+      return o;
+    };
     ASSERT_OK(OpenWindowing(options()));
     InputAt("a", "1", 10);
     InputAt("b", "2", 20);
@@ -915,14 +996,16 @@ TEST_F(TaskWindowStoreTest, RestoredFromItsChangelogAfterACrashUnderBothGuarante
 
 // C1: an aborted transaction's window store writes are never restored.
 TEST_F(TaskWindowStoreTest, AnAbortedTransactionIsNotRestoredUnderExactlyOnce) {
-  ASSERT_OK(OpenWindowing(Options(kEos)));
+  TaskOptions o = Options(kEos);
+  o.log_batch_bytes = 0;  // b's record is written as it is produced, in the open transaction.
+  ASSERT_OK(OpenWindowing(o));
   InputAt("a", "1", 10);
   ProcessAll();
   ASSERT_OK(task_->Commit());
   InputAt("b", "2", 20);
   ProcessAll();
   task_->Abandon();
-  ASSERT_OK(OpenWindowing(Options(kEos)));  // Fences the abandoned task: its transaction aborts.
+  ASSERT_OK(OpenWindowing(o));  // Fences the abandoned task: its transaction aborts.
   // The aborted record is in the changelog; the restore skipped it.
   std::vector<LogRecord> all;
   ASSERT_OK(log_->Read("app-win-changelog-0_0", 0, 10, IsolationLevel::kReadUncommitted, &all));

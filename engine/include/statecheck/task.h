@@ -5,6 +5,8 @@
 // an output partition.
 //
 // The commit protocol (C1). A commit makes durable:
+// First, the changelog and output records still buffered (TaskOptions::log_batch_bytes) are
+// written to the log. Then:
 //   at_least_once:    (1) the changelog and output records (Log::Sync), (2) each store's data
 //                     with its changelog offset (KeyValueStore::Commit, T7), (3) the next input
 //                     offset with the processor's metadata (Log::CommitOffsets) — in this order,
@@ -221,6 +223,13 @@ struct TaskOptions {
   bool store_disable_auto_compactions = false;  // RocksDBStoreOptions::disable_auto_compactions.
   RocksDBConfigSetter store_config_setter;      // RocksDBStoreOptions::config_setter.
   int restore_batch_records = 1000;             // Restored records per store commit.
+  // The changelog and output records a task writes are buffered, and written to the log in
+  // batches (Log::AppendBatch: one write per partition), as Kafka's producer batches its sends:
+  // once they add up to this many bytes (as the log writes them), and at every commit, before
+  // anything else (C1). 0 = each record is written as it is produced. Records not yet written
+  // are not committed either: a crash loses them, and the restarted task processes their input
+  // again (C3, C4).
+  int64_t log_batch_bytes = 1 << 20;
   // Changelog compaction (statecheck/log.h, "Compaction"), after each commit: a changelog of at
   // least `changelog_compaction_min_bytes`, at least `changelog_compaction_min_dirty_ratio` of it
   // written since it was last compacted, is compacted; -1 = never. A key-value store's changelog
