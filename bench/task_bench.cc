@@ -32,9 +32,13 @@
 //       in wall time (UseRealTime: a commit waits on fsyncs and on RocksDB's flush threads, which
 //       the main thread's CPU time does not see). items/s = records processed per wall second.
 //       Counter commits_per_iter (must be 20,000 / interval).
+//   BM_ThroughputUnbatched/<mode>/1000   mode at_least_once or exactly_once_v2
+//       As BM_Throughput, but the task writes each changelog and output record to the log as it
+//       is produced (TaskOptions::log_batch_bytes 0) instead of in batches: what batching gains.
 //   BM_Commit/<mode>/<N>   N = 10, 100, 1,000, 10,000; mode at_least_once or exactly_once_v2
 //       commit_interval_records = 0 (no trigger). Per iteration Task::Process(N), untimed, then
 //       one Task::Commit(), timed (manual_time): the Time column is the mean ms per commit.
+//       The commit writes the records' changelog and output batches to the log first.
 //       Counters: median_ms / p90_ms / max_ms over every commit of the run. The CPU column
 //       counts the untimed processing too: read the Time column and the counters only.
 //
@@ -139,7 +143,8 @@ class Workload {
 // task closes before the log, the log before its directory goes.
 class Rig {
  public:
-  Rig(const Mode& mode, int64_t commit_interval_records) {
+  Rig(const Mode& mode, int64_t commit_interval_records,
+      int64_t log_batch_bytes = TaskOptions{}.log_batch_bytes) {
     LogOptions log_options;
     log_options.directory = dir_.path() + "/log";
     log_options.logger = NullLogger();
@@ -156,6 +161,7 @@ class Rig {
     options.state_directory = dir_.path() + "/state";
     options.log = log_.get();
     options.commit_interval_records = commit_interval_records;
+    options.log_batch_bytes = log_batch_bytes;
     options.clock = std::make_shared<ManualClock>();  // Never advanced: no time-based commits.
     options.logger = NullLogger();
     Check(OpenTask(options, NewKeyValueProcessor(), &task_), "OpenTask");
@@ -219,9 +225,10 @@ void EnsureInput(benchmark::State& state, Rig& rig, int64_t count, bool timer_ru
 
 // BM_Throughput ------------------------------------------------------------------------------
 
-void BM_Throughput(benchmark::State& state, const Mode& mode) {
+void BM_Throughput(benchmark::State& state, const Mode& mode,
+                   int64_t log_batch_bytes = TaskOptions{}.log_batch_bytes) {
   const int64_t interval = state.range(0);
-  Rig rig(mode, interval);
+  Rig rig(mode, interval, log_batch_bytes);
   rig.AppendInput(UpFront(state, kBatch));
   rig.ProcessExactly(kWarmup);
   const int64_t commits_before = rig.task().stats().commits;
@@ -331,6 +338,7 @@ class SummaryReporter : public MeanReporter {
     ConsoleReporter::Finalize();
     std::ostream& out = GetOutputStream();
     if (Ran("BM_Throughput/")) ThroughputSummary(out);
+    if (Ran("BM_ThroughputUnbatched/")) BatchingSummary(out);
     if (Ran("BM_Commit/")) CommitSummary(out);
   }
 
@@ -387,6 +395,22 @@ class SummaryReporter : public MeanReporter {
     }
   }
 
+  void BatchingSummary(std::ostream& out) const {
+    out << "\nlog batching at interval " << kTargetInterval
+        << ", records/s: batched (log_batch_bytes default) / each record written alone:\n";
+    for (const Mode* mode : {&kAtLeastOnce, &kExactlyOnce}) {
+      const std::optional<double> batched =
+          MeanOf(Throughput(*mode, kTargetInterval), "items_per_second");
+      const std::optional<double> alone =
+          MeanOf(Name("BM_ThroughputUnbatched", *mode, kTargetInterval), "items_per_second");
+      if (!batched || !alone || *alone == 0) continue;
+      char line[256];
+      std::snprintf(line, sizeof(line), "  %-34s %10.0f / %10.0f = %.2fx\n", mode->name, *batched,
+                    *alone, *batched / *alone);
+      out << line;
+    }
+  }
+
   void CommitSummary(std::ostream& out) const {
     out << "\ncommit cost, median ms per commit (exactly_once_v2 / at_least_once):\n";
     for (const int64_t n : {10, 100, 1'000, 10'000}) {
@@ -415,6 +439,15 @@ void RegisterBenchmarks() {
         ->Arg(1'000)
         ->Arg(10'000)
         ->UseRealTime()  // Commits wait on fsyncs and RocksDB's flush threads: wall time counts.
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const Mode* mode : {&kAtLeastOnce, &kExactlyOnce}) {
+    // As BM_Throughput, each changelog and output record written to the log as it is produced
+    // (log_batch_bytes 0), as before the task batched them.
+    benchmark::RegisterBenchmark((std::string("BM_ThroughputUnbatched/") + mode->name).c_str(),
+                                 [mode](State& s) { BM_Throughput(s, *mode, 0); })
+        ->Arg(kTargetInterval)
+        ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
   for (const Mode* mode : {&kAtLeastOnce, &kExactlyOnce}) {
