@@ -370,6 +370,8 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
   ReachedIf(skipped_aborted, "C2.skips_aborted");
   // C1, C3, C4: what the crash left to recover.
   if (crashed && uncommitted_work) Reached("C1.restart_resumes_at_commit");
+  ReachedIf(crashed && uncommitted_work && setup_.log_batch_bytes >= TaskOptions{}.log_batch_bytes,
+            "C1.crash_loses_unwritten_batch");
   if (crashed && eos_) {
     ReachedIf(pending_output > 0, "C3.crash_open_txn_with_output");
     ReachedIf(!uncommitted_work && o.committed_input > 0, "C3.crash_after_commit");
@@ -543,6 +545,9 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
   const bool committed = model_->committed_input_offset() > b.committed_input && !restarted;
   if (committed) {
     ReachedIf(model_->committed_output().size() > b.committed_output, "C1.commit_with_output");
+    ReachedIf(setup_.log_batch_bytes >= TaskOptions{}.log_batch_bytes &&
+                  model_->committed_output().size() >= b.committed_output + 2,
+              "C1.commit_writes_its_batch");
     if (eos_ && b.committed_input < crash_processed_) Reached("C3.reprocessed_once");
     ReachedIf(revived_since_commit_, "F8.commits_after_revival");
     ReachedIf(full_disk_since_commit_, "F7.commits_after_space_returns");
