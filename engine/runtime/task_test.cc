@@ -294,6 +294,7 @@ TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   ProcessAll();
   task_->Abandon();
   OpenTheLog();  // A process crash keeps the written (unsynced) changelog records.
+  o.log = log_.get();  // The reopened log.
   ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.wiped);  // Never under at-least-once (T10).
@@ -348,6 +349,7 @@ TEST_F(TaskTest, RecordsAreWrittenToTheLogInBatches) {
     // A crash: the task restarts at its last commit and processes the rest again.
     task_->Abandon();
     OpenTheLog(&env);
+    o.log = log_.get();  // The reopened log.
     ASSERT_OK(Open(o));
     EXPECT_EQ(task_->next_input_offset(), kRecords);
     EXPECT_EQ(ProcessAll(), kRecords);
@@ -571,6 +573,7 @@ TEST_F(TaskTest, LegacyAtLeastOnceKeepsOffsetsInCheckpointFilesAfterEveryCommit)
   ProcessAll();
   task_->Abandon();  // A crash: the checkpoint of the last commit stays.
   OpenTheLog();
+  o.log = log_.get();  // The reopened log.
   ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.wiped) << r.store;
