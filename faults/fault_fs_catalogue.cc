@@ -90,7 +90,7 @@ std::string UnreachableBecause(FsOp op, FileKind kind) {
       }
       return "";
     case FsOp::kDelete:
-      return kind == FileKind::kLog ? "the log never deletes its partition files" : "";
+      return "";  // The log deletes the segments a compaction replaced.
     case FsOp::kDirFsync:
       if (kind == FileKind::kLog || kind == FileKind::kOther) return "";
       return "a directory fsync is of the log's directory (log) or of a store's or the state "

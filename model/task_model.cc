@@ -267,8 +267,10 @@ CheckResult TaskModel::CheckCommittedOutput(const std::vector<OutputRecord>& obs
 
 // Encodes: F6 — damage before the last record is Corruption; in the last record a torn tail (F4)
 LogDamageOutcome ExpectedLogDamageOutcome(uint64_t at, uint64_t length, uint64_t last_record_at,
-                                          bool changed) {
+                                          bool changed, bool closed_segment) {
   if (!changed) return LogDamageOutcome::kUnchanged;
+  // A closed segment was fsynced whole before the next began: no tail of it is torn.
+  if (closed_segment) return LogDamageOutcome::kCorruption;
   // A valid record follows the damaged ones exactly when the damage ends before the last record
   // starts; damage reaching into the last record leaves no valid record after it.
   if (at + length <= last_record_at) return LogDamageOutcome::kCorruption;

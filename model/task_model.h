@@ -102,14 +102,15 @@ struct StoreRestartVerdict {
 enum class FailedCommitOutcome { kNone, kTookEffect, kNoEffect };
 
 // What a start must make of durable bytes of a log partition that changed on the disk (F6): the
-// damage spans [at, at + length) of a file whose last valid record starts at `last_record_at`.
+// damage spans [at, at + length) of a segment file whose last valid record starts at
+// `last_record_at`; `closed_segment`: a segment before the partition's active one.
 enum class LogDamageOutcome {
   kUnchanged,   // The bytes are what they were (zeros zeroed): the log opens as before.
   kCorruption,  // A valid record follows: the start fails, naming the file and the byte offset.
   kTornTail,    // In the last record: a torn tail (F4), dropped with that record.
 };
 LogDamageOutcome ExpectedLogDamageOutcome(uint64_t at, uint64_t length, uint64_t last_record_at,
-                                          bool changed);
+                                          bool changed, bool closed_segment);
 
 class TaskModel {
  public:

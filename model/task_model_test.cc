@@ -27,13 +27,16 @@ RestartObservation Observe(const TaskModel& m, std::map<std::string, StoreState>
 }
 
 // F6: damage ending before the last record starts has a valid record after it (Corruption);
-// damage reaching into the last record is a torn tail; unchanged bytes change nothing.
+// damage reaching into the last record is a torn tail; unchanged bytes change nothing. In a closed
+// segment, any damage is Corruption.
 TEST(TaskModel, LogDamageIsCorruptionOnlyWithAValidRecordAfterIt) {
-  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, true), LogDamageOutcome::kCorruption);
-  EXPECT_EQ(ExpectedLogDamageOutcome(30, 10, 40, true), LogDamageOutcome::kCorruption);
-  EXPECT_EQ(ExpectedLogDamageOutcome(30, 11, 40, true), LogDamageOutcome::kTornTail);
-  EXPECT_EQ(ExpectedLogDamageOutcome(45, 1, 40, true), LogDamageOutcome::kTornTail);
-  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, false), LogDamageOutcome::kUnchanged);
+  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, true, false), LogDamageOutcome::kCorruption);
+  EXPECT_EQ(ExpectedLogDamageOutcome(30, 10, 40, true, false), LogDamageOutcome::kCorruption);
+  EXPECT_EQ(ExpectedLogDamageOutcome(30, 11, 40, true, false), LogDamageOutcome::kTornTail);
+  EXPECT_EQ(ExpectedLogDamageOutcome(45, 1, 40, true, false), LogDamageOutcome::kTornTail);
+  EXPECT_EQ(ExpectedLogDamageOutcome(0, 1, 40, false, false), LogDamageOutcome::kUnchanged);
+  EXPECT_EQ(ExpectedLogDamageOutcome(45, 1, 40, true, true), LogDamageOutcome::kCorruption);
+  EXPECT_EQ(ExpectedLogDamageOutcome(45, 1, 40, false, true), LogDamageOutcome::kUnchanged);
 }
 
 TEST(TaskModel, ProcessesTheKeyValueProcessor) {

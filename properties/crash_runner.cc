@@ -412,6 +412,7 @@ constexpr int kExitEngineIOError = 5;  // ... with an I/O error.
   lo.directory = o.directory + "/log";
   lo.env = env.env.get();
   lo.logger = NullLogger();
+  lo.segment_bytes = o.log_segment_bytes;
   std::unique_ptr<Log> log;
   Status s = OpenLog(lo, &log);
   if (!s.ok()) engine_failed("opening the log", s);

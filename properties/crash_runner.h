@@ -71,6 +71,10 @@ struct CrashRunOptions {
   // The task compacts its changelogs after every commit that leaves something to remove, so that
   // kills land in compactions too (their fail points are among the kill points).
   bool changelog_compaction = true;
+  // LogOptions::segment_bytes of the children's log: small, so that a cycle's changelog spans
+  // several segments and its compactions replace them (the swap file, the deletions), with kills
+  // among those steps too.
+  int64_t log_segment_bytes = 400;
   // The processor the children run; null = NewKeyValueProcessor(), which the checks describe.
   // (Tests plant a different one to see a check fail.)
   std::function<std::unique_ptr<Processor>()> processor;

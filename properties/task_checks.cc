@@ -343,6 +343,8 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
     ReachedIf(v.wiped && v.restored > 0, "C2.restore_after_wipe");
     ReachedIf(!v.wiped && v.found && v.restored > 0, "C2.restore_from_stored_offset");
     ReachedIf(changelog_compacted_ && v.wiped && v.restored > 0, "C2.restore_after_compaction");
+    ReachedIf(segments_compacted_ && v.wiped && v.restored > 0,
+              "C2.restore_after_segment_compaction");
     if (v.rule == "U3" && v.wiped) {
       Reached(clean ? "U3.after_clean_close" : "U3.after_crash");
       ReachedIf(v.restored > 0, "U3.restores_records");
@@ -556,6 +558,7 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
     full_disk_since_commit_ = false;
   }
   if (task_ && task_->stats().compactions > 0) changelog_compacted_ = true;
+  if (task_ && task_->stats().segment_compactions > 0) segments_compacted_ = true;
   ReachedIf(eos_ && model_->pending_output() > 0, "C1.eos_open_txn_invisible");
   // This step's checks, reading without the fault, found every store as the model has it.
   ReachedIf(step_.reads_failed > 0, "F8.read_error_fails_the_read_only");

@@ -318,25 +318,33 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   Status s = InspectLog(log_dir, options_.env, &summary);
   if (!s.ok()) return Finding("F6", "inspecting the log before damaging it: " + s.ToString());
   // Where damage has a valid record after it: below the start of a partition's last record,
-  // and durable.
+  // and durable; in a closed segment, anywhere durable.
   struct Candidate {
     std::string file;
     uint64_t limit;  // Bytes that qualify: [0, limit).
     uint64_t last_record_at;
+    bool closed;
   };
   std::vector<Candidate> candidates;
   for (const LogPartitionSummary& p : summary.partitions) {
-    const std::string file = log_dir + "/" + p.name + ".log";
-    const uint64_t limit =
-        std::min(p.last_record_at, fault_env_.fs->DurableSize(file).value_or(p.valid_bytes));
-    if (limit > 0) candidates.push_back({file, limit, p.last_record_at});
+    // A swap file a failed compaction left is renamed by the next open: damage would be reported
+    // under the name it takes there. Such a partition is left undamaged.
+    if (p.swap_pending) continue;
+    for (size_t i = 0; i < p.segments.size(); ++i) {
+      const LogSegmentSummary& segment = p.segments[i];
+      const bool closed = i + 1 < p.segments.size();
+      const std::string file = log_dir + "/" + segment.file;
+      const uint64_t limit = std::min(closed ? segment.bytes : p.last_record_at,
+                                      fault_env_.fs->DurableSize(file).value_or(segment.bytes));
+      if (limit > 0) candidates.push_back({file, limit, p.last_record_at, closed});
+    }
   }
   if (candidates.empty()) {  // Nothing to damage yet: a crash like any other.
     fault_env_.fs->SetActive(true);
     return Restart(/*clean=*/false);
   }
   const uint64_t at = static_cast<uint64_t>(op.n);
-  const auto& [file, limit, last_record_at] = candidates[at % candidates.size()];
+  const auto& [file, limit, last_record_at, closed] = candidates[at % candidates.size()];
   const faults::DurableDamage damage = DrawDamage(at, candidates.size(), limit, op.damage);
   std::string previous;
   s = fault_env_.fs->DamageDurable(file, damage, &previous);
@@ -345,7 +353,8 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   const model::LogDamageOutcome expected =
       model::ExpectedLogDamageOutcome(damage.offset, previous.size(), last_record_at,
                                       damage.kind == faults::DurableDamage::Kind::kFlipBit ||
-                                          previous.find_first_not_of('\0') != std::string::npos);
+                                          previous.find_first_not_of('\0') != std::string::npos,
+                                      closed);
   const std::string where = "byte " + std::to_string(damage.offset) + " of " + file + " (" +
                             op.damage + ", a valid record after it)";
   std::unique_ptr<Log> damaged;

@@ -69,7 +69,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
               p.name != kFailStoreCloseMarker &&  // ... nor opens or closes a store ...
               (state.compaction ||                // ... nor compacts, unless the case does.
                (p.name != kFailLogCompactBeforeSync && p.name != kFailLogCompactBeforeRename &&
-                p.name != kFailLogCompactBeforeDirSync))) {
+                p.name != kFailLogCompactBeforeDirSync && p.name != kFailLogCompactBeforeDelete))) {
             points.insert(points.end(), 2, std::string(p.name));  // The named steps: twice.
           }
         }

@@ -161,6 +161,11 @@ PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyPa
       // Each record written alone, a batch every record or two, or only at commits.
       s.log_batch_bytes =
           *rc::gen::elementOf(std::vector<int64_t>{0, 150, TaskOptions{}.log_batch_bytes});
+      // A third of the cases keep one segment a partition; the others roll one at nearly every
+      // write or every few records (a changelog record takes 40 to 80 bytes), so that
+      // compactions replace several closed segments.
+      s.log_segment_bytes =
+          *rc::gen::elementOf(std::vector<int64_t>{LogOptions{}.segment_bytes, 100, 400});
       return s;
     });
     const std::string dir = ScratchDirectory("task");
@@ -279,7 +284,8 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
       trace.setup = Json{{"commit_interval_records", 0},
                          {"commit_interval_ms", -1},
                          {"uncommitted_max_bytes", -1},
-                         {"changelog_compaction", true}};
+                         {"changelog_compaction", true},
+                         {"log_segment_bytes", 200}};
       auto step = [&](Json j) {
         trace.steps.push_back({static_cast<int>(trace.steps.size()) + 2, std::move(j)});
       };

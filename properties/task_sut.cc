@@ -333,6 +333,7 @@ LogOptions TaskSut::LogOptionsFor() const {
   lo.directory = dir_ + "/log";
   lo.env = options_.env;
   lo.logger = NullLogger();
+  lo.segment_bytes = setup_.log_segment_bytes;
   return lo;
 }
 

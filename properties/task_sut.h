@@ -301,6 +301,7 @@ class TaskSut {
   int crashes_since_commit_ = 0;      // Crashes since the last commit.
   int64_t crash_processed_ = 0;       // The furthest input offset processed before a crash.
   bool changelog_compacted_ = false;  // A task of this case compacted a changelog (seen live).
+  bool segments_compacted_ = false;   // ... and replaced several closed segments of one.
   bool torn_tail_recovered_ = false;  // A torn log tail was dropped earlier in the case (F4) ...
   bool appended_after_torn_tail_ = false;  // ... and input appended since.
   // The log object has lived through a failure (F8): kept by a revival, not reopened since.

@@ -110,7 +110,8 @@ Json SetupJson(const TaskSetup& setup) {
               {"commit_interval_ms", setup.commit_interval_ms},
               {"uncommitted_max_bytes", setup.uncommitted_max_bytes},
               {"changelog_compaction", setup.changelog_compaction},
-              {"log_batch_bytes", setup.log_batch_bytes}};
+              {"log_batch_bytes", setup.log_batch_bytes},
+              {"log_segment_bytes", setup.log_segment_bytes}};
 }
 
 Status SetupFromJson(const Json& j, TaskSetup* setup) {
@@ -118,7 +119,7 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   STATECHECK_RETURN_IF_ERROR(
       CheckKeys(j,
                 {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes",
-                 "changelog_compaction", "log_batch_bytes"},
+                 "changelog_compaction", "log_batch_bytes", "log_segment_bytes"},
                 "setup"));
   // Optional: traces from before them never compacted, and wrote each record as it came.
   if (j.contains("changelog_compaction") && !j["changelog_compaction"].is_boolean()) {
@@ -128,6 +129,12 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
       (!IsInt64(j["log_batch_bytes"]) || j["log_batch_bytes"].get<int64_t>() < 0)) {
     return Status::InvalidArgument(
         "setup: field \"log_batch_bytes\" is an integer >= 0 (0: each record written alone)");
+  }
+  if (j.contains("log_segment_bytes") &&
+      (!IsInt64(j["log_segment_bytes"]) || j["log_segment_bytes"].get<int64_t>() < 1)) {
+    return Status::InvalidArgument(
+        "setup: field \"log_segment_bytes\" is an integer >= 1 (the bytes at which a log "
+        "segment rolls)");
   }
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
@@ -140,6 +147,7 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   setup->uncommitted_max_bytes = j["uncommitted_max_bytes"].get<int64_t>();
   setup->changelog_compaction = j.value("changelog_compaction", false);
   setup->log_batch_bytes = j.value("log_batch_bytes", int64_t{0});
+  setup->log_segment_bytes = j.value("log_segment_bytes", LogOptions{}.segment_bytes);
   return Status::Ok();
 }
 

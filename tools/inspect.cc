@@ -268,16 +268,21 @@ std::string FormatInspectText(const InspectReport& report) {
     if (!report.stores.empty()) o << "\n";
     o << "log directory " << log.directory << ": " << log.partitions.size()
       << (log.partitions.size() == 1 ? " partition\n" : " partitions\n");
-    o << "\npartition                          end offset   data records   markers   bytes\n";
+    o << "\npartition                          end offset   data records   markers   bytes"
+         "   segments\n";
     for (const LogPartitionSummary& p : log.partitions) {
       char line[256];
-      std::snprintf(line, sizeof line, "%-32s %12lld %14lld %9lld %7llu", p.name.c_str(),
+      std::snprintf(line, sizeof line, "%-32s %12lld %14lld %9lld %7llu %10zu", p.name.c_str(),
                     static_cast<long long>(p.end_offset), static_cast<long long>(p.data_records),
                     static_cast<long long>(p.markers),
-                    static_cast<unsigned long long>(p.valid_bytes));
+                    static_cast<unsigned long long>(p.valid_bytes), p.segments.size());
       o << line << "\n";
     }
     for (const LogPartitionSummary& p : log.partitions) {
+      if (p.swap_pending) {
+        o << "interrupted compaction in " << p.name << ": its swap file stands for the segments "
+          << "it replaces (opening the log completes it)\n";
+      }
       if (p.torn_tail_at) {
         o << "torn tail in " << p.name << ": " << p.torn_tail_bytes << " bytes at byte offset "
           << *p.torn_tail_at << " (not repaired; opening the log truncates it)\n";
@@ -352,6 +357,12 @@ nlohmann::ordered_json InspectJson(const InspectReport& report) {
     j["data_records"] = p.data_records;
     j["markers"] = p.markers;
     j["valid_bytes"] = p.valid_bytes;
+    J segments = J::array();
+    for (const LogSegmentSummary& s : p.segments) {
+      segments.push_back(J{{"file", s.file}, {"base", s.base}, {"bytes", s.bytes}});
+    }
+    j["segments"] = std::move(segments);
+    j["swap_pending"] = p.swap_pending;
     j["torn_tail"] = p.torn_tail_at
                          ? J{{"byte_offset", *p.torn_tail_at}, {"bytes", p.torn_tail_bytes}}
                          : J(nullptr);

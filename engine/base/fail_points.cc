@@ -30,6 +30,10 @@ constexpr EngineFailPoint kPoints[] = {
      "a log compaction fails after the compacted file replaced the partition's, before the "
      "directory fsync: the rename is durable with the partition's next sync; a power loss first "
      "brings back the old file, which reads the same"},
+    {kFailLogCompactBeforeDelete,
+     "a log compaction that replaces several closed segments fails after its swap file is "
+     "durable, before it deletes them: the partition refuses writes until the log is reopened, "
+     "and recovery completes the compaction"},
     {kFailStoreBeforeFlush,
      "a store commit without the WAL fails after its batch is written, before the flush that "
      "makes it durable"},

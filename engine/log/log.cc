@@ -33,10 +33,15 @@ static_assert(kLogOffsetsPartition == kOffsetsPartition &&
 using internal::ListPartitionFiles;
 using internal::LogEntry;
 using internal::LogPartition;
+using internal::LogPartitionFiles;
 using internal::LogRecordType;
+using internal::LogSegment;
 using internal::LogTornTail;
 using internal::LogTxnState;
-using internal::ScanPartitionFile;
+using internal::ScanPartition;
+using internal::SegmentPath;
+using internal::SegmentsToRead;
+using internal::SwapPath;
 using internal::ValidatePartitionName;
 
 Status ValidateOffsets(std::string_view group, const CommittedOffsets& offsets) {
@@ -63,6 +68,7 @@ class LogImpl : public Log {
   LogImpl(const LogOptions& options, rocksdb::Env* env)
       : dir_(options.directory),
         env_(env),
+        segment_bytes_(options.segment_bytes),
         logger_(options.logger ? options.logger : StderrLogger()) {
     env_options_.use_mmap_writes = false;
     env_options_.allow_fallocate = false;
@@ -347,7 +353,7 @@ class LogImpl : public Log {
     if (!slot) {
       slot = std::make_unique<LogPartition>();
       slot->name = std::string(name);
-      slot->path = dir_ + "/" + slot->name + kLogSuffix;
+      slot->path = SegmentPath(dir_, slot->name, 0);
     }
     return slot.get();
   }
@@ -384,13 +390,16 @@ class LogImpl : public Log {
   Status WriteRecords(LogPartition* p, std::span<LogEntry> entries, int64_t* first)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
-    STATECHECK_RETURN_IF_ERROR(OpenFile(p));
     const int64_t start = p->end();
     std::string bytes;
     for (size_t i = 0; i < entries.size(); ++i) {
       entries[i].offset = start + static_cast<int64_t>(i);
       AppendLogRecord(entries[i], entries[i].offset, &bytes);
     }
+    if (p->file_size > 0 && p->file_size + bytes.size() > static_cast<uint64_t>(segment_bytes_)) {
+      STATECHECK_RETURN_IF_ERROR(RollSegment(p));
+    }
+    STATECHECK_RETURN_IF_ERROR(OpenFile(p));
     rocksdb::Status s = p->file->Append(bytes);
     if (s.ok()) s = p->file->Flush();
     if (s.IsNoSpace() && STATECHECK_PLANTED(LogDropsRecordsOnFullDisk)) {
@@ -426,6 +435,28 @@ class LogImpl : public Log {
     p->file_size += bytes.size();
     *first = start;
     for (LogEntry& e : entries) p->entries.push_back(std::move(e));
+    return Status::Ok();
+  }
+
+  // Closes `p`'s active segment and makes the next one, from its end offset, the active one (its
+  // file is created by the next write). The closed segment is fsynced whole first: recovery reads
+  // damage in a closed segment as Corruption, never as a torn tail, and Sync fsyncs only the
+  // active segment. What the fsync made durable is published (durable_end) by the next Sync, as
+  // before.
+  Status RollSegment(LogPartition* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    STATECHECK_RETURN_IF_ERROR(OpenFile(p));
+    rocksdb::Status s = p->file->Sync();
+    if (!s.ok()) {
+      p->broken = "an fsync failed (" + s.ToString() + ")";
+      return Status::IOError("cannot fsync " + p->path + ": " + s.ToString());
+    }
+    p->file->Close().PermitUncheckedError();
+    p->file.reset();
+    p->closed.push_back({p->base, p->path, p->file_size});
+    p->base = p->end();
+    p->path = SegmentPath(dir_, p->name, p->base);
+    p->file_size = 0;
+    p->last_record_at = 0;
     return Status::Ok();
   }
 
@@ -478,13 +509,26 @@ class LogImpl : public Log {
     return WriteRecord(p, std::move(e), offset);
   }
 
-  // Loads and scans one partition file; truncates a torn tail.
-  Status Load(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Compact's replacement of `p`'s closed segments by the durable file `temp` (their compacted
+  // records): renamed to the swap file, the directory fsynced, the segments deleted, the
+  // directory fsynced, the swap file renamed to the first segment's name (the caller fsyncs the
+  // directory). After the first rename, a failure breaks the partition until reopen, whose
+  // recovery completes the compaction.
+  Status ReplaceClosedSegments(LogPartition* p, const std::string& temp, const std::string& step)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Loads and scans one partition's segments; completes an interrupted compaction first and
+  // truncates a torn tail.
+  Status Load(const std::string& name, LogPartitionFiles files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Completes a compaction a crash interrupted after its swap file was durable (Compact's
+  // ReplaceClosedSegments): deletes the segments below its end, renames it to the first segment.
+  Status CompleteSwap(const std::string& name, const LogPartitionFiles& files)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Completes the last commit decision, then aborts every transaction left open.
   Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dir_;
   rocksdb::Env* const env_;
+  const int64_t segment_bytes_;  // LogOptions::segment_bytes.
   const std::shared_ptr<Logger> logger_;
   rocksdb::EnvOptions env_options_;
   rocksdb::FileLock* lock_ = nullptr;
@@ -569,19 +613,24 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   if (p == nullptr || p->entries.empty()) return Status::Ok();
   STATECHECK_RETURN_IF_ERROR(CheckNotBroken(*p));
   const std::vector<LogEntry>& entries = p->entries;
+  const uint64_t total = p->bytes();
   result->records_before = result->records_after = static_cast<int64_t>(entries.size());
-  result->bytes_before = result->bytes_after = p->file_size;
-  const uint64_t dirty = p->file_size - std::min(p->file_size, p->compacted_size);
-  if (p->file_size < policy.min_bytes ||
-      static_cast<double>(dirty) < policy.min_dirty_ratio * static_cast<double>(p->file_size)) {
+  result->bytes_before = result->bytes_after = total;
+  const uint64_t dirty = total - std::min(total, p->compacted_size);
+  if (total < policy.min_bytes ||
+      static_cast<double>(dirty) < policy.min_dirty_ratio * static_cast<double>(total)) {
     return Status::Ok();
   }
+  // What is rewritten: the closed segments, as Kafka's cleaner leaves the active one alone; a
+  // partition of one segment is rewritten whole. `range` = the entries in it.
+  const bool whole = p->closed.empty();
+  const size_t range = whole ? entries.size() : p->IndexOf(p->base);
   // The cut: below the last stable offset and the last record, where no transaction is open.
   const int64_t limit = std::min(p->StableEnd(), entries.back().offset);
   size_t cut = 0;
   {
     std::set<int64_t> open;
-    for (size_t i = 0; i < entries.size() && entries[i].offset < limit; ++i) {
+    for (size_t i = 0; i < range && entries[i].offset < limit; ++i) {
       const LogEntry& e = entries[i];
       if (e.type == LogRecordType::kTxnBegin) open.insert(e.txn_id);
       if (e.type == LogRecordType::kTxnCommit || e.type == LogRecordType::kTxnAbort) {
@@ -619,7 +668,7 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
     if (keep[i]) ++kept;
   }
   if (kept == cut) {  // Nothing to remove: wait for the next dirty part.
-    p->compacted_size = p->file_size;
+    p->compacted_size = total;
     return Status::Ok();
   }
   std::vector<LogEntry> compacted;
@@ -632,14 +681,17 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
       compacted.back().state = LogTxnState::kNone;
     }
   }
+  // The file: the compacted records of the range (those after it stay in the active segment).
+  const size_t in_range = kept + range - cut;
   std::string bytes;
   uint64_t last_record_at = 0;
-  for (const LogEntry& e : compacted) {
+  for (size_t i = 0; i < in_range; ++i) {
     last_record_at = bytes.size();
-    AppendLogRecord(e, e.offset, &bytes);
+    AppendLogRecord(compacted[i], compacted[i].offset, &bytes);
   }
   // Keeps: F3 — a compaction replaces a partition's file by a durable rename of a durable file
   const std::string temp = dir_ + "/" + p->name + kCompactingSuffix;
+  const std::string first = SegmentPath(dir_, p->name, 0);
   const std::string step = "cannot compact partition \"" + p->name + "\": ";
   {
     std::unique_ptr<rocksdb::WritableFile> file;
@@ -652,25 +704,70 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
     if (!s.ok()) return Status::IOError(step + "writing " + temp + ": " + s.ToString());
   }
   STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailLogCompactBeforeRename));
-  // The append handle names the old file: closed here, the next write opens the path again.
-  if (p->file) {
-    p->file->Close().PermitUncheckedError();
-    p->file.reset();
+  if (whole) {
+    // The append handle names the old file: closed here, the next write opens the path again.
+    if (p->file) {
+      p->file->Close().PermitUncheckedError();
+      p->file.reset();
+    }
   }
-  rocksdb::Status s = env_->RenameFile(temp, p->path);
-  if (!s.ok()) return Status::IOError(step + "renaming " + temp + ": " + s.ToString());
+  if (whole || p->closed.size() == 1) {
+    rocksdb::Status s = env_->RenameFile(temp, first);
+    if (!s.ok()) return Status::IOError(step + "renaming " + temp + ": " + s.ToString());
+  } else {
+    STATECHECK_RETURN_IF_ERROR(ReplaceClosedSegments(p, temp, step));
+  }
   result->compacted = true;
+  result->segments_replaced = whole ? 1 : static_cast<int64_t>(p->closed.size());
   result->records_after = static_cast<int64_t>(compacted.size());
-  result->bytes_after = bytes.size();
   p->entries = std::move(compacted);
-  p->file_size = bytes.size();
-  p->last_record_at = last_record_at;
-  p->compacted_size = p->file_size;
+  if (whole) {
+    p->file_size = bytes.size();
+    p->last_record_at = last_record_at;
+  } else {
+    p->closed = {LogSegment{0, first, bytes.size()}};
+  }
+  result->bytes_after = p->compacted_size = p->bytes();
   // Until the directory is fsynced the rename may be undone by a power loss: the old file comes
   // back, without what was appended to the new one. So the next sync fsyncs it first.
   p->needs_dir_sync = true;
   if (Status f = internal::FailPoint(kFailLogCompactBeforeDirSync); !f.ok()) return f;
   return SyncDirIfNeeded(p);
+}
+
+Status LogImpl::ReplaceClosedSegments(LogPartition* p, const std::string& temp,
+                                      const std::string& step) {
+  // Keeps: F3 — segments are deleted only once the file replacing them is durable as the swap
+  const std::string swap = SwapPath(dir_, p->name, p->base);
+  rocksdb::Status s = env_->RenameFile(temp, swap);
+  if (!s.ok()) return Status::IOError(step + "renaming " + temp + ": " + s.ToString());
+  // From here on the swap file may be durable, and recovery completes the compaction with it; a
+  // failure leaves the partition refusing writes until then.
+  const auto broken = [&](const std::string& what) {
+    p->broken = "a compaction that replaces " + std::to_string(p->closed.size()) +
+                " closed segments failed " + what + " (recovery completes it on the next open)";
+  };
+  const auto interrupted = [&](const std::string& what) {
+    broken(what);
+    return Status::IOError(step + what);
+  };
+  s = dir_handle_->Fsync();
+  if (!s.ok())
+    return interrupted("fsyncing the directory after renaming to " + swap + ": " + s.ToString());
+  if (Status f = internal::FailPoint(kFailLogCompactBeforeDelete); !f.ok()) {
+    broken("before deleting the segments: " + f.message());
+    return f;
+  }
+  for (const LogSegment& segment : p->closed) {
+    s = env_->DeleteFile(segment.path);
+    if (!s.ok()) return interrupted("deleting " + segment.path + ": " + s.ToString());
+  }
+  s = dir_handle_->Fsync();
+  if (!s.ok())
+    return interrupted("fsyncing the directory after deleting the segments: " + s.ToString());
+  s = env_->RenameFile(swap, SegmentPath(dir_, p->name, 0));
+  if (!s.ok()) return interrupted("renaming " + swap + ": " + s.ToString());
+  return Status::Ok();
 }
 
 Status LogImpl::AbortTransaction(int64_t txn_id) {
@@ -704,8 +801,9 @@ Status LogImpl::Open() {
     return Status::IOError("cannot lock log directory " + dir_ +
                            " (is it open elsewhere?): " + s.ToString());
   }
-  std::vector<std::string> names, ignored, compacting;
-  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &names, &ignored, &compacting));
+  std::map<std::string, LogPartitionFiles> partitions;
+  std::vector<std::string> ignored, compacting;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env_, dir_, &partitions, &ignored, &compacting));
   for (const std::string& child : ignored) {
     logger_->Log(LogLevel::kWarn,
                  "log " + dir_ + ": ignoring file " + child + " (not a partition name)");
@@ -715,8 +813,8 @@ Status LogImpl::Open() {
                                       " is a compaction a crash interrupted; the partition's " +
                                       "file is intact, and its next compaction overwrites it");
   }
-  for (const std::string& name : names) STATECHECK_RETURN_IF_ERROR(Load(name));
-  if (!names.empty()) {
+  for (const auto& [name, files] : partitions) STATECHECK_RETURN_IF_ERROR(Load(name, files));
+  if (!partitions.empty()) {
     // The files' directory entries, as their contents (Load), are durable before anyone reads
     // the log: a crash may have left both only in the OS's cache.
     s = dir_handle_->Fsync();
@@ -727,10 +825,43 @@ Status LogImpl::Open() {
   return Status::Ok();
 }
 
-Status LogImpl::Load(const std::string& name) {
+Status LogImpl::CompleteSwap(const std::string& name, const LogPartitionFiles& files) {
+  const std::string swap = SwapPath(dir_, name, *files.swap_end);
+  logger_->Log(LogLevel::kWarn, "log partition \"" + name + "\": completing a compaction a " +
+                                    "crash interrupted (" + swap + " replaces the segments " +
+                                    "below offset " + std::to_string(*files.swap_end) + ")");
+  std::vector<std::string> replaced;
+  if (files.first) replaced.push_back(SegmentPath(dir_, name, 0));
+  for (const int64_t base : files.segments) {
+    if (base < *files.swap_end) replaced.push_back(SegmentPath(dir_, name, base));
+  }
+  rocksdb::Status s;
+  for (const std::string& path : replaced) {
+    if (s.ok()) s = env_->DeleteFile(path);
+  }
+  if (s.ok()) s = dir_handle_->Fsync();
+  if (s.ok()) s = env_->RenameFile(swap, SegmentPath(dir_, name, 0));
+  if (s.ok()) s = dir_handle_->Fsync();
+  if (!s.ok()) {
+    return Status::IOError("cannot complete the interrupted compaction of partition \"" + name +
+                           "\" (" + swap + "): " + s.ToString());
+  }
+  return Status::Ok();
+}
+
+Status LogImpl::Load(const std::string& name, LogPartitionFiles files) {
+  // Keeps: F3 — a compaction interrupted after its swap file was durable is completed first
+  if (files.swap_end) {
+    STATECHECK_RETURN_IF_ERROR(CompleteSwap(name, files));
+    files.first = true;
+    std::erase_if(files.segments, [&](int64_t base) { return base < *files.swap_end; });
+    files.swap_end.reset();
+  }
   LogPartition* p = GetOrCreate(name);
+  std::vector<LogSegment> segments;
+  STATECHECK_RETURN_IF_ERROR(SegmentsToRead(dir_, name, files, &segments));
   LogTornTail torn;
-  STATECHECK_RETURN_IF_ERROR(ScanPartitionFile(env_, env_options_, p, &torn));
+  STATECHECK_RETURN_IF_ERROR(ScanPartition(env_, env_options_, segments, p, &torn));
   if (torn.at) {
     logger_->Log(LogLevel::kWarn, "log partition \"" + name + "\": dropping a torn tail of " +
                                       std::to_string(torn.bytes) + " bytes at byte offset " +
@@ -823,6 +954,10 @@ Status CheckPartitionName(std::string_view name) {
 
 Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log) {
   if (options.directory.empty()) return Status::InvalidArgument("log directory is empty");
+  if (options.segment_bytes < 1) {
+    return Status::InvalidArgument("log segment_bytes " + std::to_string(options.segment_bytes) +
+                                   " is below 1 (the bytes at which a partition's segment rolls)");
+  }
   rocksdb::Env* env = options.env ? options.env : rocksdb::Env::Default();
   auto impl = std::make_unique<LogImpl>(options, env);
   STATECHECK_RETURN_IF_ERROR(impl->Open());

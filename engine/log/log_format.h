@@ -17,11 +17,19 @@
 
 namespace statecheck::internal {
 
-// Partition files are "<partition>.log" in the log directory. The log's own partitions: the
-// commit decisions of transactions, and consumer groups' committed offsets.
+// A partition's files in the log directory are its segments: the first is "<partition>.log";
+// each later one, rolled at LogOptions::segment_bytes, is "<partition>.log.<base>", `base` (its
+// first offset) in kSegmentBaseDigits decimal digits. The log's own partitions: the commit
+// decisions of transactions, and consumer groups' committed offsets.
 inline constexpr char kLogSuffix[] = ".log";
-// A compaction writes "<partition>.log.compacting", then renames it over "<partition>.log".
+inline constexpr char kSegmentInfix[] = ".log.";
+inline constexpr size_t kSegmentBaseDigits = 20;
+// A compaction writes "<partition>.log.compacting", then renames it over "<partition>.log" when it
+// replaces that one file; when it replaces several segments, it renames it to
+// "<partition>.log.swap.<end>" first (`end`: the base of the first segment it leaves), deletes
+// the segments, then renames the swap file to "<partition>.log" (statecheck/log.h).
 inline constexpr char kCompactingSuffix[] = ".log.compacting";
+inline constexpr char kSwapInfix[] = ".log.swap.";
 inline constexpr char kTxnStatePartition[] = "__txn_state";
 inline constexpr char kOffsetsPartition[] = "__offsets";
 inline constexpr size_t kMaxPartitionName = 200;  // Bytes.

@@ -11,16 +11,18 @@
 namespace statecheck {
 
 using internal::DecodeLogNamedOffsets;
-using internal::kLogSuffix;
 using internal::kOffsetsPartition;
 using internal::kTxnStatePartition;
 using internal::ListPartitionFiles;
 using internal::LogEntry;
 using internal::LogPartition;
+using internal::LogPartitionFiles;
 using internal::LogRecordType;
+using internal::LogSegment;
 using internal::LogTornTail;
 using internal::LogTxnState;
-using internal::ScanPartitionFile;
+using internal::ScanPartition;
+using internal::SegmentsToRead;
 
 Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* out) {
   if (directory.empty()) return Status::InvalidArgument("log directory is empty");
@@ -30,24 +32,30 @@ Status InspectLog(const std::string& directory, rocksdb::Env* env, LogSummary* o
   }
   *out = LogSummary();
   out->directory = directory;
-  std::vector<std::string> names;
-  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env, directory, &names, &out->ignored_files));
+  std::map<std::string, LogPartitionFiles> files;
+  STATECHECK_RETURN_IF_ERROR(ListPartitionFiles(env, directory, &files, &out->ignored_files));
   rocksdb::EnvOptions env_options;
   std::map<std::string, LogPartition> partitions;
-  for (const std::string& name : names) {
+  for (const auto& [name, partition_files] : files) {
     LogPartition& p = partitions[name];
     p.name = name;
-    p.path = directory + "/" + name + kLogSuffix;
+    std::vector<LogSegment> segments;
+    STATECHECK_RETURN_IF_ERROR(SegmentsToRead(directory, name, partition_files, &segments));
     LogTornTail torn;
-    STATECHECK_RETURN_IF_ERROR(ScanPartitionFile(env, env_options, &p, &torn));
+    STATECHECK_RETURN_IF_ERROR(ScanPartition(env, env_options, segments, &p, &torn));
     LogPartitionSummary summary;
     summary.name = name;
     summary.end_offset = p.end();
     for (const LogEntry& e : p.entries) {
       ++(e.type == LogRecordType::kData ? summary.data_records : summary.markers);
     }
-    summary.valid_bytes = p.file_size;
+    summary.valid_bytes = p.bytes();
+    for (const LogSegment& s : p.closed) {
+      summary.segments.push_back({s.path.substr(directory.size() + 1), s.base, s.bytes});
+    }
+    summary.segments.push_back({p.path.substr(directory.size() + 1), p.base, p.file_size});
     summary.last_record_at = p.last_record_at;
+    summary.swap_pending = partition_files.swap_end.has_value();
     summary.torn_tail_at = torn.at;
     summary.torn_tail_bytes = torn.bytes;
     out->partitions.push_back(std::move(summary));

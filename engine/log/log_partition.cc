@@ -3,6 +3,7 @@
 #include "engine/log/log_partition.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "engine/base/planted.h"
 
@@ -68,34 +69,32 @@ std::string ApplyLogEntry(LogPartition* p, LogEntry* e) {
   return "";
 }
 
-Status ListPartitionFiles(rocksdb::Env* env, const std::string& dir,
-                          std::vector<std::string>* names, std::vector<std::string>* ignored,
-                          std::vector<std::string>* compacting) {
-  std::vector<std::string> children;
-  rocksdb::Status s = env->GetChildren(dir, &children);
-  if (!s.ok()) return Status::IOError("cannot list log directory " + dir + ": " + s.ToString());
-  std::sort(children.begin(), children.end());
-  const size_t suffix = sizeof(kLogSuffix) - 1;
-  for (const std::string& child : children) {
-    if (compacting != nullptr && child.ends_with(kCompactingSuffix)) compacting->push_back(child);
-    if (child.size() <= suffix || child.compare(child.size() - suffix, suffix, kLogSuffix) != 0) {
-      continue;
+namespace {
+
+// The base in `digits` if it is kSegmentBaseDigits decimal digits.
+std::optional<int64_t> ParseBase(std::string_view digits) {
+  if (digits.size() != kSegmentBaseDigits) return std::nullopt;
+  int64_t v = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9' || v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) {
+      return std::nullopt;
     }
-    const std::string name = child.substr(0, child.size() - suffix);
-    if (!ValidatePartitionName(name, /*allow_internal=*/true).ok()) {
-      ignored->push_back(child);
-      continue;
-    }
-    names->push_back(name);
+    v = v * 10 + (c - '0');
   }
-  return Status::Ok();
+  return v;
 }
 
-Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_options, LogPartition* p,
-                         LogTornTail* torn) {
+std::string BaseDigits(int64_t base) {
+  std::string digits = std::to_string(base);
+  return std::string(kSegmentBaseDigits - std::min(kSegmentBaseDigits, digits.size()), '0') +
+         digits;
+}
+
+// Reads all of `path` into `*data`.
+Status ReadWholeFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_options,
+                     const std::string& path, std::string* data) {
   std::unique_ptr<rocksdb::SequentialFile> file;
-  rocksdb::Status s = env->NewSequentialFile(p->path, &file, env_options);
-  std::string data;
+  rocksdb::Status s = env->NewSequentialFile(path, &file, env_options);
   // 64 KiB reads: partition files are read once, at open, and a larger zero-filled buffer per
   // file costs more than the extra reads of a large one.
   std::string scratch(64 << 10, '\0');
@@ -103,47 +102,158 @@ Status ScanPartitionFile(rocksdb::Env* env, const rocksdb::EnvOptions& env_optio
     rocksdb::Slice chunk;
     s = file->Read(scratch.size(), &chunk, scratch.data());
     if (!s.ok() || chunk.empty()) break;
-    data.append(chunk.data(), chunk.size());
+    data->append(chunk.data(), chunk.size());
   }
-  if (!s.ok()) return Status::IOError("cannot read " + p->path + ": " + s.ToString());
+  if (!s.ok()) return Status::IOError("cannot read " + path + ": " + s.ToString());
+  return Status::Ok();
+}
 
-  const bool state_log = p->name == kTxnStatePartition;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    LogEntry e;
-    int64_t offset;
-    size_t length;
-    auto at = [&] { return p->path + " at byte offset " + std::to_string(pos); };
-    if (!DecodeLogRecord(data, pos, &e, &offset, &length)) {
-      // Keeps: F4 — a bad record with a valid one after it is Corruption; else it is a torn tail
-      // Keeps: F6 — damage before valid records is Corruption naming the file and byte offset
-      if (ValidLogRecordFrom(data, pos + 1) && !STATECHECK_PLANTED(LogDamageTakenForTornTail)) {
-        return Status::Corruption(at() + ": damaged record followed by valid records");
+}  // namespace
+
+std::string SegmentPath(const std::string& dir, std::string_view name, int64_t base) {
+  std::string path = dir + "/" + std::string(name);
+  return base == 0 ? path + kLogSuffix : path + kSegmentInfix + BaseDigits(base);
+}
+
+std::string SwapPath(const std::string& dir, std::string_view name, int64_t end) {
+  return dir + "/" + std::string(name) + kSwapInfix + BaseDigits(end);
+}
+
+Status ListPartitionFiles(rocksdb::Env* env, const std::string& dir,
+                          std::map<std::string, LogPartitionFiles>* partitions,
+                          std::vector<std::string>* ignored, std::vector<std::string>* compacting) {
+  std::vector<std::string> children;
+  rocksdb::Status s = env->GetChildren(dir, &children);
+  if (!s.ok()) return Status::IOError("cannot list log directory " + dir + ": " + s.ToString());
+  std::sort(children.begin(), children.end());
+  const size_t suffix = sizeof(kLogSuffix) - 1;
+  const size_t numbered = kSegmentBaseDigits + sizeof(kSegmentInfix) - 1;
+  const size_t swap = kSegmentBaseDigits + sizeof(kSwapInfix) - 1;
+  for (const std::string& child : children) {
+    if (compacting != nullptr && child.ends_with(kCompactingSuffix)) compacting->push_back(child);
+    std::string name;
+    std::optional<int64_t> base, swap_end;
+    if (child.ends_with(kLogSuffix) && child.size() > suffix) {
+      name = child.substr(0, child.size() - suffix);
+      base = 0;
+    } else if (child.size() > swap &&
+               child.compare(child.size() - swap, sizeof(kSwapInfix) - 1, kSwapInfix) == 0 &&
+               (swap_end =
+                    ParseBase(std::string_view(child).substr(child.size() - kSegmentBaseDigits)))) {
+      name = child.substr(0, child.size() - swap);
+    } else if (child.size() > numbered &&
+               child.compare(child.size() - numbered, sizeof(kSegmentInfix) - 1, kSegmentInfix) ==
+                   0 &&
+               (base =
+                    ParseBase(std::string_view(child).substr(child.size() - kSegmentBaseDigits)))) {
+      name = child.substr(0, child.size() - numbered);
+    } else {
+      continue;
+    }
+    if (!ValidatePartitionName(name, /*allow_internal=*/true).ok()) {
+      ignored->push_back(child);
+      continue;
+    }
+    LogPartitionFiles& files = (*partitions)[name];
+    if (swap_end) {
+      if (files.swap_end) {
+        return Status::Corruption("log directory " + dir + ": partition \"" + name +
+                                  "\" has two swap files (" + child + " and one before it)");
       }
-      torn->at = pos;
-      torn->bytes = data.size() - pos;
-      break;
+      files.swap_end = swap_end;
+    } else if (*base == 0) {
+      files.first = true;
+    } else {
+      files.segments.push_back(*base);  // Ascending: the names sort as their bases do.
     }
-    // A gap is what a compaction leaves (Log::Compact): records it removed. It cuts only where no
-    // transaction is open, and keeps only non-transactional records below the cut.
-    const bool gap_allowed =
-        p->open_txns.empty() && ((e.type == LogRecordType::kData && e.txn_id == 0) ||
-                                 e.type == LogRecordType::kTxnBegin || state_log);
-    if (offset < p->end() || (offset > p->end() && !gap_allowed)) {
-      return Status::Corruption(at() + ": record has offset " + std::to_string(offset) +
-                                ", expected " + std::to_string(p->end()) +
-                                (gap_allowed ? " or more (after a compaction)" : ""));
-    }
-    e.offset = offset;
-    if (!state_log) {
-      const std::string problem = ApplyLogEntry(p, &e);
-      if (!problem.empty()) return Status::Corruption(at() + ": " + problem);
-    }
-    p->entries.push_back(std::move(e));
-    p->last_record_at = pos;
-    pos += length;
   }
-  p->file_size = pos;
+  return Status::Ok();
+}
+
+Status SegmentsToRead(const std::string& dir, const std::string& name,
+                      const LogPartitionFiles& files, std::vector<LogSegment>* segments) {
+  segments->clear();
+  if (files.swap_end) {
+    segments->push_back({0, SwapPath(dir, name, *files.swap_end), 0});
+  } else if (files.first) {
+    segments->push_back({0, SegmentPath(dir, name, 0), 0});
+  } else if (!files.segments.empty()) {
+    return Status::Corruption("log partition \"" + name + "\" has segment files from offset " +
+                              std::to_string(files.segments.front()) + " in " + dir +
+                              " but no first segment (" + name + kLogSuffix + ")");
+  }
+  for (const int64_t base : files.segments) {
+    if (!files.swap_end || base >= *files.swap_end) {
+      segments->push_back({base, SegmentPath(dir, name, base), 0});
+    }
+  }
+  return Status::Ok();
+}
+
+Status ScanPartition(rocksdb::Env* env, const rocksdb::EnvOptions& env_options,
+                     const std::vector<LogSegment>& segments, LogPartition* p, LogTornTail* torn) {
+  const bool state_log = p->name == kTxnStatePartition;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const LogSegment& segment = segments[k];
+    const bool active = k + 1 == segments.size();
+    std::string data;
+    STATECHECK_RETURN_IF_ERROR(ReadWholeFile(env, env_options, segment.path, &data));
+    size_t pos = 0;
+    uint64_t last_record_at = 0;
+    auto at = [&] { return segment.path + " at byte offset " + std::to_string(pos); };
+    if (p->end() > segment.base) {
+      return Status::Corruption(at() + ": the segment starts at offset " +
+                                std::to_string(segment.base) + ", but the one before it ends at " +
+                                std::to_string(p->end()));
+    }
+    while (pos < data.size()) {
+      LogEntry e;
+      int64_t offset;
+      size_t length;
+      if (!DecodeLogRecord(data, pos, &e, &offset, &length)) {
+        // Keeps: F4 — a bad record with a valid one after it is Corruption; else it is a torn tail
+        // Keeps: F6 — damage before valid records is Corruption naming the file and byte offset
+        if (!active) {
+          // A segment is fsynced whole before the next one starts: no tail of it is torn.
+          return Status::Corruption(at() + ": damaged record in a closed segment (later " +
+                                    "segments follow it)");
+        }
+        if (ValidLogRecordFrom(data, pos + 1) && !STATECHECK_PLANTED(LogDamageTakenForTornTail)) {
+          return Status::Corruption(at() + ": damaged record followed by valid records");
+        }
+        torn->at = pos;
+        torn->bytes = data.size() - pos;
+        break;
+      }
+      // A gap is what a compaction leaves (Log::Compact): records it removed. It cuts only where
+      // no transaction is open, and keeps only non-transactional records below the cut.
+      const bool gap_allowed =
+          p->open_txns.empty() && ((e.type == LogRecordType::kData && e.txn_id == 0) ||
+                                   e.type == LogRecordType::kTxnBegin || state_log);
+      const int64_t expected = std::max(p->end(), segment.base);
+      if (offset < expected || (offset > p->end() && !gap_allowed)) {
+        return Status::Corruption(at() + ": record has offset " + std::to_string(offset) +
+                                  ", expected " + std::to_string(expected) +
+                                  (gap_allowed ? " or more (after a compaction)" : ""));
+      }
+      e.offset = offset;
+      if (!state_log) {
+        const std::string problem = ApplyLogEntry(p, &e);
+        if (!problem.empty()) return Status::Corruption(at() + ": " + problem);
+      }
+      p->entries.push_back(std::move(e));
+      last_record_at = pos;
+      pos += length;
+    }
+    if (active) {
+      p->base = segment.base;
+      p->path = segment.path;
+      p->file_size = pos;
+      p->last_record_at = last_record_at;
+    } else {
+      p->closed.push_back({segment.base, segment.path, pos});
+    }
+  }
   return Status::Ok();
 }
 

@@ -6,6 +6,7 @@
 #include <rocksdb/env.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,7 @@ class LogTest : public ::testing::Test {
     o.directory = dir_.string();
     o.env = env;
     o.logger = logger_;
+    o.segment_bytes = segment_bytes_;
     return OpenLog(o, &log_);
   }
 
@@ -85,7 +87,21 @@ class LogTest : public ::testing::Test {
     return (dir_ / (std::string(partition) + ".log")).string();
   }
 
+  // The partition's segment files in the log directory, sorted, and their sizes.
+  std::vector<std::pair<std::string, uintmax_t>> Segments(std::string_view partition) {
+    std::vector<std::pair<std::string, uintmax_t>> out;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with(std::string(partition) + ".log")) {
+        out.emplace_back(name, fs::file_size(entry.path()));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
   fs::path dir_;
+  int64_t segment_bytes_ = LogOptions{}.segment_bytes;
   std::shared_ptr<CapturingLogger> logger_;
   std::unique_ptr<Log> log_;
 };
@@ -795,6 +811,193 @@ TEST_F(LogTest, ACompactionThatFailsAtAnyStepLosesNothing) {
     EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
               (Strings{"2:a=a", "3:b=b", "4:c=c", "5:d=d"}));
     EXPECT_FALSE(fs::exists(dir_ / "kv-changelog-0.log.compacting"));
+  }
+}
+
+// A partition rolls a new segment, named by its first offset, when a write would take the active
+// one past segment_bytes (a write larger than that fills one segment alone); a reopen reads every
+// segment, InspectLog lists them, and a torn tail of the active one is dropped as before.
+TEST_F(LogTest, SegmentsRollAtTheirSizeAndReopenReadsThemAll) {
+  segment_bytes_ = 100;  // A record of a 2-byte key and a 1-byte value takes 35 bytes.
+  ASSERT_OK(Open());
+  for (int i = 0; i < 10; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i), "v");
+  int64_t first = -1;
+  std::vector<LogAppendRecord> big = {{"big", std::string(300, 'x'), kNoTimestamp, {}}};
+  ASSERT_OK(log_->AppendBatch(0, "kv-changelog-0", std::move(big), &first));
+  EXPECT_EQ(first, 10);
+  AppendOk("kv-changelog-0", "k0", "w");
+  ASSERT_OK(log_->Sync());
+  using Files = std::vector<std::pair<std::string, uintmax_t>>;
+  const Files expected = {{"kv-changelog-0.log", 70},
+                          {"kv-changelog-0.log.00000000000000000002", 70},
+                          {"kv-changelog-0.log.00000000000000000004", 70},
+                          {"kv-changelog-0.log.00000000000000000006", 70},
+                          {"kv-changelog-0.log.00000000000000000008", 70},
+                          {"kv-changelog-0.log.00000000000000000010", 335},
+                          {"kv-changelog-0.log.00000000000000000011", 35}};
+  EXPECT_EQ(Segments("kv-changelog-0"), expected);
+  const Strings all = OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted);
+  ASSERT_EQ(all.size(), 12u);
+  LogSummary summary;
+  ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+  ASSERT_EQ(summary.partitions.size(), 1u);
+  const LogPartitionSummary& p = summary.partitions[0];
+  ASSERT_EQ(p.segments.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(p.segments[i].file, expected[i].first);
+    EXPECT_EQ(p.segments[i].bytes, expected[i].second);
+    EXPECT_EQ(p.segments[i].base, i == 0 ? 0 : i < 5 ? 2 * static_cast<int64_t>(i) : i + 5);
+  }
+  EXPECT_EQ(p.valid_bytes, 70u * 5 + 335 + 35);
+  EXPECT_EQ(p.end_offset, 12);
+  // A torn tail of the active segment is dropped on reopen; the others are read whole.
+  log_.reset();
+  {
+    std::ofstream f(dir_ / "kv-changelog-0.log.00000000000000000011", std::ios::app);
+    f << "\xC1torn";
+  }
+  ASSERT_OK(Open());
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), all);
+  EXPECT_NE(logger_->All().find("torn tail of 5 bytes at byte offset 35"), std::string::npos)
+      << logger_->All();
+  EXPECT_EQ(AppendOk("kv-changelog-0", "k1", "w"), 12);  // 35 + 35 bytes: in the same segment.
+  EXPECT_EQ(Segments("kv-changelog-0").size(), expected.size());
+  // A bad size is a clear error.
+  log_.reset();
+  segment_bytes_ = 0;
+  const Status s = Open();
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("segment_bytes"), std::string::npos) << s;
+}
+
+// A closed segment was fsynced whole before the next began: damage anywhere in it, its last
+// record included, is Corruption naming the file and byte offset, never a torn tail; a later
+// segment without the first is Corruption too.
+TEST_F(LogTest, DamageInAClosedSegmentIsCorruption) {
+  segment_bytes_ = 100;
+  ASSERT_OK(Open());
+  for (int i = 0; i < 5; ++i) AppendOk("kv-changelog-0", "k" + std::to_string(i), "v");
+  ASSERT_OK(log_->Sync());
+  log_.reset();
+  const fs::path closed = dir_ / "kv-changelog-0.log.00000000000000000002";
+  ASSERT_TRUE(fs::exists(closed));
+  {
+    std::fstream f(closed, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(36 + 30);  // In its second (last) record's key.
+    f.put('!');
+  }
+  Status s = Open();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_NE(s.message().find(closed.string() + " at byte offset 35"), std::string::npos) << s;
+  LogSummary summary;
+  EXPECT_EQ(InspectLog(dir_.string(), nullptr, &summary).code(), Status::Code::kCorruption);
+  fs::remove(closed);
+  fs::remove(dir_ / "kv-changelog-0.log");
+  s = Open();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+  EXPECT_NE(s.message().find("no first segment"), std::string::npos) << s;
+}
+
+// A compaction of a partition of several segments rewrites its closed segments as one file, the
+// first, and leaves the active segment's file as it was; offsets stay, and a reopen reads the same.
+TEST_F(LogTest, CompactionReplacesTheClosedSegmentsAndLeavesTheActiveOne) {
+  segment_bytes_ = 100;
+  ASSERT_OK(Open());
+  for (int i = 0; i < 11; ++i)
+    AppendOk("kv-changelog-0", i % 2 ? "ka" : "kb", std::to_string(i % 10));
+  ASSERT_OK(log_->Sync());
+  ASSERT_EQ(Segments("kv-changelog-0").size(), 6u);
+  const auto active = Segments("kv-changelog-0").back();
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(result.cut, 10);  // The active segment's base: it is not rewritten.
+  EXPECT_EQ(result.records_before, 11);
+  EXPECT_EQ(result.records_after, 2);  // 10:kb, in the active segment, supersedes 8:kb.
+  using Files = std::vector<std::pair<std::string, uintmax_t>>;
+  EXPECT_EQ(Segments("kv-changelog-0"), (Files{{"kv-changelog-0.log", 35}, active}));
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"9:ka=9", "10:kb=0"}));
+  EXPECT_EQ(result.bytes_after, 35u + active.second);
+  EXPECT_EQ(AppendOk("kv-changelog-0", "ka", "x"), 11);
+  ASSERT_OK(log_->Sync());
+  ASSERT_OK(Open());
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"9:ka=9", "10:kb=0", "11:ka=x"}));
+  // One closed segment (with the active): the compaction renames over it; here it empties it.
+  ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(Segments("kv-changelog-0"),
+            (Files{{"kv-changelog-0.log", 0}, {"kv-changelog-0.log.00000000000000000010", 70}}));
+  ASSERT_OK(Open());
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"10:kb=0", "11:ka=x"}));
+  EXPECT_EQ(End("kv-changelog-0"), 12);
+  EXPECT_EQ(logger_->All().find("interrupted"), std::string::npos) << logger_->All();
+}
+
+// F1, F3, F8 with segments: a compaction that replaces several closed segments and fails at any
+// step loses nothing. Before its swap file is durable the partition is as it was and takes
+// writes; after it, the partition refuses writes until a reopen, whose recovery completes the
+// compaction — also when a crash stopped it between two deletions.
+TEST_F(LogTest, ACompactionOfSegmentsThatFailsAtAnyStepLosesNothing) {
+  fiu_init(0);
+  segment_bytes_ = 100;
+  for (std::string_view point : {kFailLogCompactBeforeSync, kFailLogCompactBeforeRename,
+                                 kFailLogCompactBeforeDelete, kFailLogCompactBeforeDirSync}) {
+    for (const bool crash_between_deletes : {false, true}) {
+      if (crash_between_deletes && point != kFailLogCompactBeforeDelete) continue;
+      SCOPED_TRACE(std::string(point) + (crash_between_deletes ? " crash between deletes" : ""));
+      fs::remove_all(dir_);
+      ASSERT_OK(Open());
+      for (int i = 0; i < 9; ++i) AppendOk("kv-changelog-0", i % 2 ? "ka" : "kb", "v");
+      ASSERT_OK(log_->Sync());
+      ASSERT_EQ(Segments("kv-changelog-0").size(), 5u);
+      const Strings before = OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted);
+      const Strings after = {"7:ka=v", "8:kb=v"};  // 8:kb, in the active segment, stays.
+      const std::string name(point);
+      ASSERT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
+      LogCompactionResult result;
+      const Status s = log_->Compact("kv-changelog-0", {}, &result);
+      fiu_disable(name.c_str());
+      EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+      EXPECT_NE(s.message().find(name), std::string::npos) << s;
+      const bool swapped = point == kFailLogCompactBeforeDelete;
+      const bool done = point == kFailLogCompactBeforeDirSync;
+      EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), done ? after : before);
+      if (swapped) {
+        const Status w = log_->CheckWritable();
+        EXPECT_EQ(w.code(), Status::Code::kFailedPrecondition) << w;
+        EXPECT_NE(w.message().find("recovery completes it"), std::string::npos) << w;
+        EXPECT_TRUE(fs::exists(dir_ / "kv-changelog-0.log.swap.00000000000000000008"));
+        LogSummary summary;
+        ASSERT_OK(InspectLog(dir_.string(), nullptr, &summary));
+        EXPECT_TRUE(summary.partitions.at(0).swap_pending);
+        EXPECT_EQ(summary.partitions.at(0).segments.size(), 2u);
+        EXPECT_EQ(summary.partitions.at(0).data_records, 2);
+        if (crash_between_deletes) {
+          log_.reset();
+          fs::remove(dir_ / "kv-changelog-0.log");
+          fs::remove(dir_ / "kv-changelog-0.log.00000000000000000002");
+        }
+      } else {
+        ASSERT_OK(log_->CheckWritable());
+        EXPECT_EQ(AppendOk("kv-changelog-0", "kc", "c"), 9);
+        ASSERT_OK(log_->Sync());
+      }
+      ASSERT_OK(Open());
+      Strings now = done || swapped ? after : before;
+      if (!swapped) now.push_back("9:kc=c");
+      EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), now);
+      EXPECT_EQ(logger_->All().find("completing a compaction") != std::string::npos, swapped)
+          << logger_->All();
+      ASSERT_OK(log_->Compact("kv-changelog-0", {}, &result));
+      using Files = std::vector<std::pair<std::string, uintmax_t>>;
+      const Files files = Segments("kv-changelog-0");
+      EXPECT_EQ(files.size(), 2u);
+      EXPECT_EQ(files.at(0).first, "kv-changelog-0.log");
+      EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted).size(), swapped ? 2u : 3u);
+    }
   }
 }
 

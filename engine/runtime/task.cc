@@ -294,6 +294,7 @@ void TaskImpl::CompactChangelogs() {
     LogCompactionResult result;
     const Status s = options_.log->Compact(partition, policy, &result);
     if (result.compacted) ++stats_.compactions;
+    if (result.segments_replaced > 1) ++stats_.segment_compactions;
     if (s.ok()) return;
     ++stats_.compactions_failed;
     logger_->Log(LogLevel::kWarn, "task " + options_.task_id + ": compacting " + partition +

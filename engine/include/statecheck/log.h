@@ -7,18 +7,20 @@
 //   * One process, one writer: every call is made under one mutex; there is no replication. The
 //     whole log is also held in memory (loaded on open): its size is what compaction leaves.
 //   * Compaction is the caller's call (Compact, below), not a background cleaner's: a task
-//     compacts its changelogs after its commits. A partition is one file, rewritten whole by a
-//     compaction — not segments, of which Kafka cleans the closed ones.
-//   * A partition is a named file, `<name>.log`, created on the first append to it. Offsets are
-//     assigned consecutively per partition from 0; markers (below) take offsets too, as Kafka's
-//     control records do, so a transactional partition's data offsets have gaps; so has a
-//     compacted partition's (see "Compaction").
+//     compacts its changelogs after its commits.
+//   * A partition is a named sequence of segment files, created on the first append to it: the
+//     first is `<name>.log`; when a write would take the active (last) segment past
+//     LogOptions::segment_bytes, that segment is fsynced and closed, and the write begins
+//     `<name>.log.<base>` (base: its first offset, 20 decimal digits). Offsets are assigned
+//     consecutively per partition from 0; markers (below) take offsets too, as Kafka's control
+//     records do, so a transactional partition's data offsets have gaps; so has a compacted
+//     partition's (see "Compaction").
 //   * A non-transactional Append is visible to READ_COMMITTED readers once it is durable: after
 //     the next Sync() (Kafka: the high watermark). READ_UNCOMMITTED readers see it at once.
 //   * Committed input offsets are records in an internal partition ("__offsets", key = group),
 //     like Kafka's __consumer_offsets, so they can be part of a transaction (SPEC C1).
 //
-// Record format (little-endian), one record after another in `<name>.log`:
+// Record format (little-endian), one record after another in each segment file:
 //   offset  size  field
 //        0     1  magic/version: 0xC1
 //        1     1  type: 1 data, 2 txn-begin, 3 txn-commit, 4 txn-abort
@@ -55,13 +57,16 @@
 // so readers see all of a committed transaction in every partition, or nothing of it. An abort
 // needs no decision: every transaction without a durable commit decision is aborted.
 //
-// Recovery on open. Each `.log` file is scanned. A record that is cut short or fails its
-// checksum is a *torn tail* if no valid record follows it anywhere in the file (SPEC F4): the
-// file is truncated at its byte offset (through the Env's WritableFile::Truncate) and a warning
-// naming the partition and byte offset is logged. Damage followed by a valid record, or a record
-// whose offset or transaction state is out of sequence, is Corruption naming the file and the byte
-// offset. Then the last commit decision is completed (above), and every transaction still open
-// in any partition is aborted (abort markers written and fsynced, a warning logged).
+// Recovery on open. A compaction a crash interrupted after its swap file was durable is
+// completed (see "Compaction"). Each partition's segments are scanned in order. A record of the
+// active segment that is cut short or fails its checksum is a *torn tail* if no valid record
+// follows it anywhere in the file (SPEC F4): the file is truncated at its byte offset (through the
+// Env's WritableFile::Truncate) and a warning naming the partition and byte offset is logged.
+// Damage followed by a valid record, any damage in a closed segment (fsynced whole before the
+// next began), or a record whose offset or transaction state is out of sequence, is Corruption
+// naming the file and the byte offset. Then the last commit decision is completed (above), and
+// every transaction still open in any partition is aborted (abort markers written and fsynced, a
+// warning logged).
 //
 // Failures. A failed write is undone by truncating the file back; if that fails, or an fsync
 // fails (the file's durable contents are then unknown), the partition refuses further writes
@@ -69,19 +74,25 @@
 // leaves the outcome to recovery: every later call returns FailedPrecondition until reopen.
 //
 // Compaction (Kafka's cleanup.policy=compact, and compact,delete with a predicate for
-// retention). Compact rewrites a partition's file without the records no reader needs: markers,
+// retention). Compact rewrites a partition's closed segments — its only segment, if it has one —
+// as one file without the records no reader needs: markers,
 // aborted transactions' records, records a later visible record of the same key supersedes,
 // tombstones the caller says no restore needs any more, and records the caller's predicate says
 // have expired. It works below a *cut*: the largest offset below the last stable offset and the
-// partition's last record at which no transaction is open. Everything from the cut on is kept as
-// it is, so the partition's end offset, its open transactions and its unsynced records stay. Below
-// the cut, the records kept are rewritten outside any transaction (their txn_id reads 0: their
-// transaction's markers are gone) at their own offsets. Of each source partition, the record
+// partition's last record at which no transaction is open, and within the segments rewritten.
+// Everything from the cut on is kept as it is, so the partition's end offset, its open
+// transactions and its unsynced records stay, and the active segment of several is not touched.
+// Below the cut, the records kept are rewritten outside any transaction (their txn_id reads 0:
+// their transaction's markers are gone) at their own offsets. Of each source partition, the record
 // with the largest source offset is always kept (a restore rebuilds its store's position from
-// it). Steps: the kept records are written to `<name>.log.compacting`, fsynced, renamed over
-// `<name>.log`, and the directory fsynced; a crash at any step leaves the old file or the new
-// one, which READ_COMMITTED readers read alike. A `.compacting` file a crash left is overwritten
-// by the partition's next compaction (open logs it).
+// it). Steps: the kept records are written to `<name>.log.compacting` and fsynced. If they
+// replace one file (`<name>.log`), it is renamed over it and the directory fsynced; a crash at
+// any step leaves the old file or the new one, which READ_COMMITTED readers read alike. If they
+// replace several closed segments, it is renamed to `<name>.log.swap.<end>` (end: the active
+// segment's base) and the directory fsynced — from then on recovery completes the compaction —
+// then the segments are deleted, the directory fsynced, the swap file renamed to `<name>.log` and
+// the directory fsynced. A `.compacting` file a crash left is overwritten by the partition's next
+// compaction (open logs it).
 //
 // Thread safety: a Log may be called from any number of threads; calls are serialized.
 // All file I/O goes through the rocksdb::Env the log was opened with.
@@ -113,6 +124,10 @@ struct LogOptions {
   // Not owned; must outlive the log.
   rocksdb::Env* env = nullptr;
   std::shared_ptr<Logger> logger;  // Null = StderrLogger().
+  // A partition's active segment is closed, and the next one begun, when a write would take it
+  // past this many bytes (a segment holds at least one write, however large). >= 1. Kafka's
+  // segment.bytes; smaller, as this log holds its records in memory as well.
+  int64_t segment_bytes = int64_t{64} << 20;
 };
 
 // One data record as a reader sees it.
@@ -177,7 +192,10 @@ struct LogCompaction {
 // What a Compact call did.
 struct LogCompactionResult {
   bool compacted = false;  // The file was rewritten.
-  int64_t cut = 0;         // Records below this offset were candidates (see "Compaction").
+  // The segment files the rewrite replaced: 1 (the partition's only segment, or its one closed
+  // segment) or more (its closed segments, through the swap file).
+  int64_t segments_replaced = 0;
+  int64_t cut = 0;  // Records below this offset were candidates (see "Compaction").
   int64_t records_before = 0, records_after = 0;  // Records of all kinds, markers included.
   uint64_t bytes_before = 0, bytes_after = 0;
 };
@@ -313,16 +331,30 @@ Status CheckPartitionName(std::string_view name);
 // held by another open Log).
 Status OpenLog(const LogOptions& options, std::unique_ptr<Log>* log);
 
+// One segment file of a partition, as InspectLog reads it.
+struct LogSegmentSummary {
+  std::string file;    // Its name in the log directory.
+  int64_t base = 0;    // Its first offset (the first segment: 0).
+  uint64_t bytes = 0;  // Bytes of valid records in it.
+};
+
 // What a log directory holds, as InspectLog reads it without changing it.
 struct LogPartitionSummary {
   std::string name;          // Internal partitions ("__txn_state", "__offsets") included.
   int64_t end_offset = 0;    // The offset the next record would take (markers count).
   int64_t data_records = 0;  // Data records (markers not counted).
   int64_t markers = 0;       // Transaction begin, commit and abort markers (or decisions).
-  uint64_t valid_bytes = 0;  // Bytes of valid records in the file.
-  // The byte offset where the last valid record starts (0 with fewer than two records): damage
-  // below it has a valid record after it, which recovery reports as Corruption.
+  uint64_t valid_bytes = 0;  // Bytes of valid records in all of its segments.
+  // Its segments in offset order, the active one last. Damage anywhere in a closed segment is
+  // Corruption on open.
+  std::vector<LogSegmentSummary> segments;
+  // In the active (last) segment, the byte offset where the last valid record starts (0 with
+  // fewer than two records there): damage below it has a valid record after it, which recovery
+  // reports as Corruption.
   uint64_t last_record_at = 0;
+  // A compaction a crash interrupted after its swap file was durable: read here as recovery will
+  // complete it (the swap file is the first segment).
+  bool swap_pending = false;
   // A torn tail (a record cut short or failing its checksum, with no valid record after it):
   // noted, not repaired. Recovery on open would truncate the file at `torn_tail_at`.
   std::optional<uint64_t> torn_tail_at;

@@ -271,7 +271,9 @@ struct TaskStats {
   // When the task stopped on an error (failed()): whether a commit failed (its outcome is then
   // known only after a restart) rather than the processing of a record.
   bool failed_in_commit = false;
-  int64_t compactions = 0;         // Changelog compactions that rewrote a changelog.
+  int64_t compactions = 0;  // Changelog compactions that rewrote a changelog.
+  // Of which replaced several closed segments of it with one (LogCompactionResult).
+  int64_t segment_compactions = 0;
   int64_t compactions_failed = 0;  // Changelog compactions that failed (logged).
 };
 

@@ -26,12 +26,17 @@ struct EngineFailPoint {
 
 inline constexpr std::string_view kFailLogAfterDecision = "statecheck/log/commit/after_decision";
 // The steps of a log compaction (Log::Compact): after the compacted file is written, before its
-// fsync; before the rename over the partition's file; after it, before the directory's fsync.
+// fsync; before the rename over the partition's first segment (or to its swap file); after the
+// last rename, before the directory's fsync.
 inline constexpr std::string_view kFailLogCompactBeforeSync = "statecheck/log/compact/before_sync";
 inline constexpr std::string_view kFailLogCompactBeforeRename =
     "statecheck/log/compact/before_rename";
 inline constexpr std::string_view kFailLogCompactBeforeDirSync =
     "statecheck/log/compact/before_dir_sync";
+// A compaction that replaces several closed segments: after its swap file is durable, before the
+// segments it replaces are deleted.
+inline constexpr std::string_view kFailLogCompactBeforeDelete =
+    "statecheck/log/compact/before_delete";
 inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/commit/before_flush";
 // The engine's own calls into RocksDB: a store commit's batch write, a direct write (a
 // READ_UNCOMMITTED store's Put, Delete, PutAll), a read of a key, a step of a store iterator (a
