@@ -17,18 +17,25 @@
 // soak's processing, which BM_Soak reports).
 //
 // Benchmarks:
-//   BM_Soak/compaction:<0|1>   Iterations(1). Time (manual) = the wall time of processing the
-//       1,000,000 records, commits and compactions included. Counters: changelog_MiB (the two
-//       changelog files' bytes when the task has closed), live_MiB (the bytes the latest record
-//       of each key takes in the log's format: what a changelog holding only the live data
-//       would take), disk_per_live (the ratio; target <= 2), changelog_records (records in the
-//       two files, markers included), compactions (TaskStats::compactions).
-//   BM_Restore/<fresh|soak_compacted|soak_uncompacted>   one iteration = the state directory
+//   BM_Soak/compaction:<0|1>/segment_KiB:<0|N>   Iterations(1). Time (manual) = the wall time of
+//       processing the 1,000,000 records, commits and compactions included. segment_KiB: the
+//       log's LogOptions::segment_bytes in KiB (0: its default, 64 MiB, which these changelogs
+//       never reach under compaction). Counters: changelog_MiB (the two changelogs' bytes, all
+//       segments, when the task has closed), live_MiB (the bytes the latest record of each key
+//       takes in the log's format: what a changelog holding only the live data would take),
+//       disk_per_live (the ratio; target <= 2), changelog_records (records in the two
+//       changelogs, markers included), segments (their segment files), compactions
+//       (TaskStats::compactions). With segments of 1 MiB, a compaction rewrites the closed
+//       segments only: the active one keeps its superseded records until it rolls (as Kafka's
+//       cleaner leaves the active segment), so disk use is bounded by the live data, what is
+//       dirty, and up to one segment.
+//   BM_Restore/<fresh|soak_compacted|soak_uncompacted|soak_segmented>   one iteration = the state
+//   directory
 //       removed (untimed), OpenTask (timed, manual time: it restores both stores from their
 //       changelogs from offset 0), Close (untimed). Counter restored = data records applied.
 // After the table the program prints the two ratios against their targets.
 //
-//   changelog_soak_bench --benchmark_min_time=1   (about a minute on 2 cores)
+//   changelog_soak_bench --benchmark_min_time=1   (about two minutes on 2 cores)
 #include <stdlib.h>
 
 #include <algorithm>
@@ -78,10 +85,12 @@ const KeysAndValues& Records() {
 // built. The task is open only while a benchmark uses it.
 class Rig {
  public:
-  explicit Rig(bool compaction) {
+  // `segment_bytes` 0: LogOptions' default.
+  Rig(bool compaction, int64_t segment_bytes) {
     LogOptions log_options;
     log_options.directory = dir_.path() + "/log";
     log_options.logger = NullLogger();
+    if (segment_bytes > 0) log_options.segment_bytes = segment_bytes;
     Check(OpenLog(log_options, &log_), "OpenLog");
     std::map<std::string, std::string> props{
         {std::string(kProcessingGuaranteeConfig), "exactly_once_v2"}};
@@ -140,16 +149,18 @@ class Rig {
   }
 
   // The changelog files' bytes and records of every kind, markers included (InspectLog).
-  void OnDisk(uint64_t* bytes, int64_t* records) const {
+  void OnDisk(uint64_t* bytes, int64_t* records, int64_t* segments) const {
     LogSummary summary;
     Check(InspectLog(dir_.path() + "/log", nullptr, &summary), "InspectLog");
     *bytes = 0;
     *records = 0;
+    *segments = 0;
     const std::vector<std::string> changelogs = Changelogs();
     for (const LogPartitionSummary& p : summary.partitions) {
       if (std::find(changelogs.begin(), changelogs.end(), p.name) == changelogs.end()) continue;
       *bytes += p.valid_bytes;
       *records += p.data_records + p.markers;
+      *segments += static_cast<int64_t>(p.segments.size());
     }
   }
 
@@ -190,12 +201,15 @@ struct Soaked {
   int64_t compactions = 0;
 };
 
-// The soak, built once per mode.
-Soaked& Soak(bool compaction) {
-  static std::map<bool, Soaked> soaked;
-  Soaked& s = soaked[compaction];
+constexpr int64_t kSegmentKiB = 1024;  // The segmented soak's segment size.
+
+// The soak, built once per mode: with compaction or not, and with the default segment size (0) or
+// another.
+Soaked& Soak(bool compaction, int64_t segment_kib) {
+  static std::map<std::pair<bool, int64_t>, Soaked> soaked;
+  Soaked& s = soaked[{compaction, segment_kib}];
   if (s.rig) return s;
-  s.rig = std::make_unique<Rig>(compaction);
+  s.rig = std::make_unique<Rig>(compaction, segment_kib * 1024);
   std::mt19937_64 rng(kSeed + 1);
   for (int64_t n = 0; n < kSoakUpdates; ++n) {
     s.rig->Append(Records().Key(static_cast<int64_t>(rng() % kKeySpace)), Records().Value(n));
@@ -211,7 +225,7 @@ Soaked& Soak(bool compaction) {
 Rig& Fresh() {
   static std::unique_ptr<Rig> rig;
   if (rig) return *rig;
-  rig = std::make_unique<Rig>(/*compaction=*/true);
+  rig = std::make_unique<Rig>(/*compaction=*/true, /*segment_bytes=*/0);
   for (int64_t i = 0; i < kKeySpace; ++i) rig->Append(Records().Key(i), Records().Value(i));
   rig->Open();
   rig->ProcessAll(kKeySpace);
@@ -219,29 +233,35 @@ Rig& Fresh() {
   return *rig;
 }
 
-std::map<std::string, double> disk_per_live;  // By BM_Soak argument.
+std::map<std::string, double> disk_per_live;  // By BM_Soak arguments ("compaction", ...).
 std::map<std::string, double> restore_ms;     // By BM_Restore source: mean ms.
 
 void BM_Soak(benchmark::State& state) {
   const bool compaction = state.range(0) != 0;
-  Soaked& s = Soak(compaction);
+  const int64_t segment_kib = state.range(1);
+  Soaked& s = Soak(compaction, segment_kib);
   for (auto _ : state) state.SetIterationTime(s.process_seconds);
   uint64_t disk = 0;
-  int64_t records = 0;
-  s.rig->OnDisk(&disk, &records);
+  int64_t records = 0, segments = 0;
+  s.rig->OnDisk(&disk, &records, &segments);
   const uint64_t live = s.rig->LiveBytes();
   state.counters["changelog_MiB"] = static_cast<double>(disk) / kMiB;
   state.counters["live_MiB"] = static_cast<double>(live) / kMiB;
   state.counters["disk_per_live"] = static_cast<double>(disk) / static_cast<double>(live);
   state.counters["changelog_records"] = static_cast<double>(records);
+  state.counters["segments"] = static_cast<double>(segments);
   state.counters["compactions"] = static_cast<double>(s.compactions);
   state.SetItemsProcessed(kSoakUpdates);
-  disk_per_live[compaction ? "compaction" : "no compaction"] =
-      static_cast<double>(disk) / static_cast<double>(live);
+  const std::string mode =
+      std::string(compaction ? "compaction" : "no compaction") +
+      (segment_kib > 0 ? ", " + std::to_string(segment_kib) + " KiB segments" : "");
+  disk_per_live[mode] = static_cast<double>(disk) / static_cast<double>(live);
 }
 
 void BM_Restore(benchmark::State& state, const std::string& source) {
-  Rig& rig = source == "fresh" ? Fresh() : *Soak(source == "soak_compacted").rig;
+  Rig& rig = source == "fresh"            ? Fresh()
+             : source == "soak_segmented" ? *Soak(true, kSegmentKiB).rig
+                                          : *Soak(source == "soak_compacted", 0).rig;
   double total = 0;
   int64_t restored = 0;
   for (auto _ : state) {
@@ -258,9 +278,10 @@ void BM_Restore(benchmark::State& state, const std::string& source) {
 }
 
 BENCHMARK(BM_Soak)
-    ->ArgName("compaction")
-    ->Arg(1)
-    ->Arg(0)
+    ->ArgNames({"compaction", "segment_KiB"})
+    ->Args({1, 0})
+    ->Args({0, 0})
+    ->Args({1, kSegmentKiB})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
@@ -271,6 +292,9 @@ BENCHMARK_CAPTURE(BM_Restore, soak_compacted, std::string("soak_compacted"))
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Restore, soak_uncompacted, std::string("soak_uncompacted"))
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Restore, soak_segmented, std::string("soak_segmented"))
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -284,7 +308,7 @@ void PrintSummary() {
   }
   const auto fresh = restore_ms.find("fresh");
   if (fresh == restore_ms.end()) return;
-  for (const char* source : {"soak_compacted", "soak_uncompacted"}) {
+  for (const char* source : {"soak_compacted", "soak_uncompacted", "soak_segmented"}) {
     const auto it = restore_ms.find(source);
     if (it == restore_ms.end()) continue;
     const double ratio = it->second / fresh->second;
