@@ -87,6 +87,18 @@ class LogTest : public ::testing::Test {
     return (dir_ / (std::string(partition) + ".log")).string();
   }
 
+  // Compacts `partition` with engine fail point `point` armed to fire once; expects the compaction
+  // to fail with the injected IOError naming the point. `*result` is the compaction's.
+  void CompactFailingAt(std::string_view point, std::string_view partition,
+                        LogCompactionResult* result) {
+    const std::string name(point);
+    ASSERT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
+    const Status s = log_->Compact(partition, {}, result);
+    fiu_disable(name.c_str());
+    EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+    EXPECT_NE(s.message().find(name), std::string::npos) << s;
+  }
+
   // The partition's segment files in the log directory, sorted, and their sizes.
   std::vector<std::pair<std::string, uintmax_t>> Segments(std::string_view partition) {
     std::vector<std::pair<std::string, uintmax_t>> out;
@@ -787,13 +799,8 @@ TEST_F(LogTest, ACompactionThatFailsAtAnyStepLosesNothing) {
     for (auto k : {"a", "b", "a", "b", "c"}) AppendOk("kv-changelog-0", k, k);
     ASSERT_OK(log_->Sync());
     const Strings before = Keys("kv-changelog-0", kCommitted);
-    const std::string name(point);
-    ASSERT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
     LogCompactionResult result;
-    const Status s = log_->Compact("kv-changelog-0", {}, &result);
-    fiu_disable(name.c_str());
-    EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
-    EXPECT_NE(s.message().find(name), std::string::npos) << s;
+    CompactFailingAt(point, "kv-changelog-0", &result);
     EXPECT_EQ(result.compacted, point == kFailLogCompactBeforeDirSync);
     const Strings after = {"2:a=a", "3:b=b", "4:c=c"};
     const Strings& now = result.compacted ? after : before;
@@ -868,6 +875,26 @@ TEST_F(LogTest, SegmentsRollAtTheirSizeAndReopenReadsThemAll) {
   const Status s = Open();
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("segment_bytes"), std::string::npos) << s;
+}
+
+// Rolling fsyncs the segment it closes (Sync fsyncs only the active one): if that fsync fails, the
+// write fails and the partition refuses writes until the log is reopened (F1).
+TEST_F(LogTest, RollingFsyncsTheSegmentItCloses) {
+  segment_bytes_ = 100;
+  testing::FaultyFileEnv env("kv-changelog-0.log");  // The first segment only.
+  ASSERT_OK(Open(&env));
+  AppendOk("kv-changelog-0", "k0", "v");
+  AppendOk("kv-changelog-0", "k1", "v");
+  env.fail_sync = true;
+  int64_t offset = -1;
+  const Status s = log_->Append("kv-changelog-0", "k2", "v", &offset);
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_EQ(log_->CheckWritable().code(), Status::Code::kFailedPrecondition);
+  env.fail_sync = false;
+  ASSERT_OK(Open(&env));
+  EXPECT_EQ(AppendOk("kv-changelog-0", "k2", "v"), 2);
+  EXPECT_EQ(Segments("kv-changelog-0").size(), 2u);
+  log_.reset();  // Before `env`.
 }
 
 // A closed segment was fsynced whole before the next began: damage anywhere in it, its last
@@ -955,13 +982,8 @@ TEST_F(LogTest, ACompactionOfSegmentsThatFailsAtAnyStepLosesNothing) {
       ASSERT_EQ(Segments("kv-changelog-0").size(), 5u);
       const Strings before = OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted);
       const Strings after = {"7:ka=v", "8:kb=v"};  // 8:kb, in the active segment, stays.
-      const std::string name(point);
-      ASSERT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
       LogCompactionResult result;
-      const Status s = log_->Compact("kv-changelog-0", {}, &result);
-      fiu_disable(name.c_str());
-      EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
-      EXPECT_NE(s.message().find(name), std::string::npos) << s;
+      CompactFailingAt(point, "kv-changelog-0", &result);
       const bool swapped = point == kFailLogCompactBeforeDelete;
       const bool done = point == kFailLogCompactBeforeDirSync;
       EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted), done ? after : before);
