@@ -70,16 +70,26 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
               (state.compaction ||                // ... nor compacts, unless the case does.
                (p.name != kFailLogCompactBeforeSync && p.name != kFailLogCompactBeforeRename &&
                 p.name != kFailLogCompactBeforeDirSync && p.name != kFailLogCompactBeforeDelete))) {
-            points.insert(points.end(), 2, std::string(p.name));  // The named steps: twice.
+            // The named steps: twice; a compaction's, which a commit reaches only when it
+            // compacts a changelog with something to remove (the multi-segment step only when
+            // it has several closed segments), four times.
+            const bool compaction_step = p.name.starts_with("statecheck/log/compact/");
+            points.insert(points.end(), compaction_step ? 4 : 2, std::string(p.name));
           }
         }
         points.insert(points.end(), 2, kFullDisk);
+        // A commit that compacts renames and deletes the log's files: a few a partition (its
+        // compacted file, the segments it replaces), aimed at directly (n small, below).
+        if (state.compaction) {
+          points.insert(points.end(), {"statecheck/fs/rename/log", "statecheck/fs/delete/log"});
+        }
         op.point = *rc::gen::elementOf(points);
         // A commit makes up to about a dozen fsyncs (log partitions, the commit decision, each
         // store's flush); a larger n lets the commit succeed. A full disk leaves room for none to
         // all of a commit's writes: half the time within its log records (the first few hundred
         // bytes), else anywhere up to its stores' table files and MANIFEST edits (a few KiB).
         op.n = op.point == kFullDisk ? *UniformInRange<int64_t>(0, *rc::gen::element(600, 4000))
+               : op.point.ends_with("/log") ? *UniformInRange<int64_t>(1, 4)
                : op.point.rfind("statecheck/fs/", 0) == 0 || op.point == "fsync"
                    ? *UniformInRange<int64_t>(1, 16)
                    : 1;

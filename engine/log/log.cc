@@ -739,6 +739,11 @@ Status LogImpl::ReplaceClosedSegments(LogPartition* p, const std::string& temp,
                                       const std::string& step) {
   // Keeps: F3 — segments are deleted only once the file replacing them is durable as the swap
   const std::string swap = SwapPath(dir_, p->name, p->base);
+  const bool delete_first = STATECHECK_PLANTED(LogCompactionDeletesSegmentsFirst);
+  if (delete_first) {  // Planted: the segments go before the swap file is in place.
+    for (const LogSegment& segment : p->closed)
+      env_->DeleteFile(segment.path).PermitUncheckedError();
+  }
   rocksdb::Status s = env_->RenameFile(temp, swap);
   if (!s.ok()) return Status::IOError(step + "renaming " + temp + ": " + s.ToString());
   // From here on the swap file may be durable, and recovery completes the compaction with it; a
@@ -759,6 +764,7 @@ Status LogImpl::ReplaceClosedSegments(LogPartition* p, const std::string& temp,
     return f;
   }
   for (const LogSegment& segment : p->closed) {
+    if (delete_first) break;
     s = env_->DeleteFile(segment.path);
     if (!s.ok()) return interrupted("deleting " + segment.path + ": " + s.ToString());
   }
