@@ -1,6 +1,7 @@
 // Opening a RocksDB store (RocksDBStoreImpl, engine/store/rocksdb_store_impl.h): the options it
 // is opened with and the checks of a config setter's changes, a read-only open, the recovery of
 // its metadata (format, offsets, position, open-status marker) and the import of legacy offsets.
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <utility>
@@ -25,6 +26,46 @@ Status DecodeInt(const std::string& s, const std::string& what, int64_t* out) {
   *out = v;
   return Status::Ok();
 }
+
+namespace {
+
+// RocksDB 7.8 reads a record header of length 0 and type 0 in its MANIFEST as preallocation
+// padding and drops the rest of that 32 KiB block without a word (log::Reader): zeroed bytes
+// there lose the edits after them, and the open succeeds on an older version. So before an open,
+// the framing of the MANIFEST that CURRENT names is checked here: such a header with any
+// non-zero byte after it is Corruption naming the file and byte offset. Anything else wrong is
+// RocksDB's to report (checksums, lengths, a missing file).
+Status CheckManifestFraming(rocksdb::Env* env, const std::string& dir) {
+  std::string current;
+  if (!rocksdb::ReadFileToString(env, dir + "/CURRENT", &current).ok() || current.empty() ||
+      current.back() != '\n') {
+    return Status::Ok();
+  }
+  current.pop_back();
+  const std::string path = dir + "/" + current;
+  std::string manifest;
+  if (!rocksdb::ReadFileToString(env, path, &manifest).ok()) return Status::Ok();
+  constexpr size_t kBlock = 32768, kHeader = 7;  // RocksDB's log format (db/log_format.h).
+  for (size_t block = 0; block < manifest.size(); block += kBlock) {
+    const size_t end = std::min(block + kBlock, manifest.size());
+    for (size_t pos = block; end - pos >= kHeader;) {
+      const auto byte = [&](size_t i) { return static_cast<uint8_t>(manifest[pos + i]); };
+      const size_t length = byte(4) | (byte(5) << 8);
+      if (length == 0 && byte(6) == 0) {
+        if (manifest.find_first_not_of('\0', pos) == std::string::npos) return Status::Ok();
+        // Keeps: F6 — a zeroed MANIFEST record is Corruption, not padding that hides later edits
+        return Status::Corruption(path + " at byte offset " + std::to_string(pos) +
+                                  ": a zeroed record header with records after it (RocksDB "
+                                  "would skip them and open an older version of the store)");
+      }
+      pos += kHeader + length;
+      if (pos > end) break;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   rocksdb::Options db_options;
@@ -54,6 +95,7 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options)},
       {kMetaFamily, rocksdb::ColumnFamilyOptions(db_options)}};
+  STATECHECK_RETURN_IF_ERROR(CheckManifestFraming(db_options.env, options.directory));
   auto db = std::make_shared<Db>();
   s = rocksdb::DB::Open(db_options, options.directory, families, &db->handles, &db->db);
   if (!s.ok()) return FromRocksDB(s);
@@ -108,6 +150,7 @@ Status RocksDBStoreImpl::OpenReadOnly(const rocksdb::Options& db_options,
   if (std::find(names.begin(), names.end(), kMetaFamily) != names.end()) {
     families.emplace_back(kMetaFamily, rocksdb::ColumnFamilyOptions(db_options));
   }
+  STATECHECK_RETURN_IF_ERROR(CheckManifestFraming(env, directory));
   auto db = std::make_shared<Db>();
   s = rocksdb::DB::OpenForReadOnly(db_options, directory, families, &db->handles, &db->db);
   if (!s.ok()) return FromRocksDB(s);

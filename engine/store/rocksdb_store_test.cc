@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -135,6 +137,58 @@ TEST_P(RocksDBStoreTest, OffsetsAndDataSurviveReopen) {
   EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 3}}));
   ASSERT_TRUE(store->Commit({}).ok());  // An empty map clears every offset.
   EXPECT_EQ(store->CommittedOffset("cl-0"), std::nullopt);
+}
+
+// F6: zeroed bytes that make a MANIFEST record header read as length 0, type 0 — which RocksDB
+// 7.8 skips as padding, dropping the edits after it and opening an older version — fail the
+// open with Corruption naming the file and byte offset, read-only opens too; put back, the store
+// opens with everything it committed.
+TEST_P(RocksDBStoreTest, AZeroedManifestRecordIsCorruptionNotAnOlderStore) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    ASSERT_TRUE(store->Put("k", "v").ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 10}}).ok());
+    store->Close();
+  }
+  std::string current;
+  {
+    std::ifstream f(dir_ / "CURRENT");
+    std::getline(f, current);
+  }
+  const std::filesystem::path manifest = dir_ / current;
+  std::string bytes;
+  {
+    std::ifstream f(manifest, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  // The second record's header: after the first (7 bytes of header, then its length).
+  const size_t second = 7 + (static_cast<uint8_t>(bytes[4]) | static_cast<uint8_t>(bytes[5]) << 8);
+  ASSERT_LT(second + 7, bytes.size());
+  const std::string saved = bytes.substr(second + 4, 3);
+  auto write = [&](const std::string& three) {
+    std::fstream f(manifest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(second + 4));
+    f.write(three.data(), 3);
+  };
+  write(std::string(3, '\0'));
+  for (const bool read_only : {false, true}) {
+    RocksDBStoreOptions o;
+    o.name = "kv";
+    o.directory = dir_.string();
+    o.use_wal = GetParam();
+    o.read_only = read_only;
+    o.logger = NullLogger();
+    std::unique_ptr<RocksDBStore> store;
+    const Status s = OpenRocksDBStore(o, &store);
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << s;
+    EXPECT_NE(s.message().find(manifest.string() + " at byte offset " + std::to_string(second)),
+              std::string::npos)
+        << s;
+  }
+  write(saved);
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(GetOf(*store, "k"), "v");
+  EXPECT_EQ(store->CommittedOffset("cl-0"), 10);
 }
 
 TEST_P(RocksDBStoreTest, UncleanShutdownLeavesTheMarker) {
