@@ -516,6 +516,12 @@ class LogImpl : public Log {
   // recovery completes the compaction.
   Status ReplaceClosedSegments(LogPartition* p, const std::string& temp, const std::string& step)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The steps after a compaction's swap file is durable, in Compact and in recovery alike:
+  // deletes the `replaced` segments, fsyncs the directory, renames `swap` to partition `name`'s
+  // first segment (the caller fsyncs the directory after).
+  rocksdb::Status SwapIn(const std::string& name, const std::string& swap,
+                         const std::vector<std::string>& replaced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads and scans one partition's segments; completes an interrupted compaction first and
   // truncates a torn tail.
   Status Load(const std::string& name, LogPartitionFiles files) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -763,17 +769,24 @@ Status LogImpl::ReplaceClosedSegments(LogPartition* p, const std::string& temp,
     broken("before deleting the segments: " + f.message());
     return f;
   }
-  for (const LogSegment& segment : p->closed) {
-    if (delete_first) break;
-    s = env_->DeleteFile(segment.path);
-    if (!s.ok()) return interrupted("deleting " + segment.path + ": " + s.ToString());
+  std::vector<std::string> replaced;
+  if (!delete_first) {
+    for (const LogSegment& segment : p->closed) replaced.push_back(segment.path);
   }
-  s = dir_handle_->Fsync();
-  if (!s.ok())
-    return interrupted("fsyncing the directory after deleting the segments: " + s.ToString());
-  s = env_->RenameFile(swap, SegmentPath(dir_, p->name, 0));
-  if (!s.ok()) return interrupted("renaming " + swap + ": " + s.ToString());
+  s = SwapIn(p->name, swap, replaced);
+  if (!s.ok()) return interrupted("swapping in " + swap + ": " + s.ToString());
   return Status::Ok();
+}
+
+rocksdb::Status LogImpl::SwapIn(const std::string& name, const std::string& swap,
+                                const std::vector<std::string>& replaced) {
+  rocksdb::Status s;
+  for (const std::string& path : replaced) {
+    if (s.ok()) s = env_->DeleteFile(path);
+  }
+  if (s.ok()) s = dir_handle_->Fsync();
+  if (s.ok()) s = env_->RenameFile(swap, SegmentPath(dir_, name, 0));
+  return s;
 }
 
 Status LogImpl::AbortTransaction(int64_t txn_id) {
@@ -841,12 +854,7 @@ Status LogImpl::CompleteSwap(const std::string& name, const LogPartitionFiles& f
   for (const int64_t base : files.segments) {
     if (base < *files.swap_end) replaced.push_back(SegmentPath(dir_, name, base));
   }
-  rocksdb::Status s;
-  for (const std::string& path : replaced) {
-    if (s.ok()) s = env_->DeleteFile(path);
-  }
-  if (s.ok()) s = dir_handle_->Fsync();
-  if (s.ok()) s = env_->RenameFile(swap, SegmentPath(dir_, name, 0));
+  rocksdb::Status s = SwapIn(name, swap, replaced);
   if (s.ok()) s = dir_handle_->Fsync();
   if (!s.ok()) {
     return Status::IOError("cannot complete the interrupted compaction of partition \"" + name +
