@@ -325,6 +325,13 @@ std::optional<uint64_t> FaultFileSystem::SpaceLeft() const { return state_->Spac
 
 uint64_t FaultFileSystem::FullDiskRefusals() const { return state_->FullDiskRefusals(); }
 
+void FaultFileSystem::SkipRocksDBOptionsFiles(bool skip) {
+  skip_options_files_.store(skip, std::memory_order_relaxed);
+}
+bool FaultFileSystem::SkipsRocksDBOptionsFiles() const {
+  return skip_options_files_.load(std::memory_order_relaxed);
+}
+
 bool FaultFileSystem::IsActive() const { return state_->IsActive(); }
 
 Status FaultFileSystem::SimulatePowerLoss(const PowerLossOptions& options) {
@@ -427,6 +434,11 @@ IOStatus OpenForWrite(FaultFsState* state, const std::shared_ptr<FaultFsState>& 
 IOStatus FaultFileSystem::NewWritableFile(const std::string& fname, const FileOptions& file_opts,
                                           std::unique_ptr<rocksdb::FSWritableFile>* result,
                                           IODebugContext* dbg) {
+  if (skip_options_files_.load(std::memory_order_relaxed) && KindOf(fname) == FileKind::kOptions) {
+    return IOStatus::IOError(fname +
+                             ": not created: this fault file system skips RocksDB's "
+                             "OPTIONS files (FaultFileSystem::SkipRocksDBOptionsFiles)");
+  }
   return OpenForWrite<rocksdb::FSWritableFile, FaultWritableFile>(
       state_.get(), state_, KindOf(fname), fname, /*truncates=*/true,
       [&](auto* h) { return target()->NewWritableFile(fname, file_opts, h, dbg); }, result);

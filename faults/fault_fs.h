@@ -212,6 +212,16 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   // Writes refused for want of space since the file system was made.
   uint64_t FullDiskRefusals() const;
 
+  // A harness-only saving (default false): with `skip` true, creating a RocksDB OPTIONS file
+  // (kind kOptions, its temp file) fails with an IOError that is not an injected fault, before
+  // its fail point. RocksDB 7.8 writes that file at every writable open and re-parses it to
+  // verify it, about 40% of a task-family case; with fail_if_options_file_error false (its
+  // default, which the engine keeps) an open that cannot write it logs a warning and goes on. The
+  // file records the options for tools (ldb, LoadLatestOptions); nothing in the engine or a rule
+  // reads it. The fault sweep keeps the files, so faults at them are still checked.
+  void SkipRocksDBOptionsFiles(bool skip);
+  bool SkipsRocksDBOptionsFiles() const;
+
   // Loses power: throws away everything not durable (see the file comment), then treats
   // everything left as durable and kills every handle opened so far. REQUIRES: the file system
   // is inactive (FailedPrecondition otherwise); call SetActive(true) afterwards. Best done
@@ -290,6 +300,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
  private:
   std::shared_ptr<internal::FaultFsState> state_;
   std::atomic<uint64_t> damages_{0};
+  std::atomic<bool> skip_options_files_{false};
 };
 
 // A FaultFileSystem and an Env over it (rocksdb::NewCompositeEnv), for RocksDB's

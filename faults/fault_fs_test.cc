@@ -590,6 +590,69 @@ TEST_P(FaultFsTest, InjectedFaultsSurfaceThroughRocksDBAndTheLogAsInjected) {
   EXPECT_EQ(offset, 0);  // The failed append left nothing behind.
 }
 
+TEST_P(FaultFsTest, SkippedOptionsFilesLeaveRocksDBOpeningWithoutThem) {
+  auto options_files = [&](const std::string& db) {
+    std::vector<std::string> children;
+    EXPECT_TRUE(fs_->GetChildren(db, io_, &children, nullptr).ok());
+    int n = 0;
+    for (const std::string& child : children) n += child.starts_with("OPTIONS") ? 1 : 0;
+    return n;
+  };
+  auto open_put_reopen = [&](const std::string& db) {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;  // A second open that creates a family.
+    options.env = fault_.env.get();
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options)},
+        {"meta", rocksdb::ColumnFamilyOptions(options)}};
+    for (int open = 0; open < 2; ++open) {
+      std::vector<rocksdb::ColumnFamilyHandle*> handles;
+      rocksdb::DB* raw = nullptr;
+      const rocksdb::Status s = rocksdb::DB::Open(options, db, families, &handles, &raw);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::string value;
+      if (open == 0) {
+        ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], "k", "v").ok());
+        ASSERT_TRUE(raw->Flush(rocksdb::FlushOptions(), handles[1]).ok());
+      } else {
+        ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], "k", &value).ok());
+        EXPECT_EQ(value, "v");
+      }
+      for (auto* h : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(h).ok());
+      delete raw;
+    }
+  };
+  // A fault armed at every OPTIONS file creation: the skip refuses it before it is reached.
+  ASSERT_OK(
+      FailPoints::Enable("statecheck/fs/open/options", {FaultSpec::Mode::kEveryNth, 1, 0}, 1));
+  auto reached = [] {
+    for (const auto& [name, counts] : FsFailPointCounts()) {
+      if (name == "statecheck/fs/open/options") return counts.reached;
+    }
+    return uint64_t{0};
+  };
+  EXPECT_FALSE(fs_->SkipsRocksDBOptionsFiles());
+  fs_->SkipRocksDBOptionsFiles(true);
+  const uint64_t before = reached();
+  open_put_reopen(root_ + "/skipped");
+  EXPECT_EQ(options_files(root_ + "/skipped"), 0);
+  EXPECT_EQ(reached(), before);
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  const IOStatus refused =
+      fs_->NewWritableFile(dir_ + "/OPTIONS-000007.dbtmp", rocksdb::FileOptions(), &file, nullptr);
+  EXPECT_TRUE(refused.IsIOError()) << refused.ToString();
+  EXPECT_FALSE(IsInjectedFault(refused)) << refused.ToString();
+  EXPECT_NE(refused.ToString().find("SkipRocksDBOptionsFiles"), std::string::npos);
+
+  // Kept (the default): the files are written, through their fail point.
+  fs_->SkipRocksDBOptionsFiles(false);
+  ASSERT_OK(FailPoints::Disable("statecheck/fs/open/options"));
+  open_put_reopen(root_ + "/kept");
+  EXPECT_GE(options_files(root_ + "/kept"), 1);
+  EXPECT_GT(reached(), before);
+}
+
 // --- RocksDB over the fault file system ----------------------------------------------------
 
 struct DbCase {

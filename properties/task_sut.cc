@@ -62,6 +62,9 @@ TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& r
     // In memory: a process crash loses nothing there either, and no fsync waits for a disk.
     fault_env_ = faults::NewFaultEnv(faults::BaseFileSystem::kInMemory);
     fault_env_.fs->RegisterLogDirectory(dir_ + "/log");
+    // Harness-only: the engine and RocksDB's defaults are as users run them; the file system
+    // refuses the OPTIONS file, which RocksDB 7.8 then goes without (fault_fs.h).
+    fault_env_.fs->SkipRocksDBOptionsFiles(!setup.rocksdb_options_files);
     options_.env = fault_env_.env.get();
   }
   if (config.power_loss) {

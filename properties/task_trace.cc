@@ -111,16 +111,17 @@ Json SetupJson(const TaskSetup& setup) {
               {"uncommitted_max_bytes", setup.uncommitted_max_bytes},
               {"changelog_compaction", setup.changelog_compaction},
               {"log_batch_bytes", setup.log_batch_bytes},
-              {"log_segment_bytes", setup.log_segment_bytes}};
+              {"log_segment_bytes", setup.log_segment_bytes},
+              {"rocksdb_options_files", setup.rocksdb_options_files}};
 }
 
 Status SetupFromJson(const Json& j, TaskSetup* setup) {
   if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
-  STATECHECK_RETURN_IF_ERROR(
-      CheckKeys(j,
-                {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes",
-                 "changelog_compaction", "log_batch_bytes", "log_segment_bytes"},
-                "setup"));
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(
+      j,
+      {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes",
+       "changelog_compaction", "log_batch_bytes", "log_segment_bytes", "rocksdb_options_files"},
+      "setup"));
   // Optional: traces from before them never compacted, and wrote each record as it came.
   if (j.contains("changelog_compaction") && !j["changelog_compaction"].is_boolean()) {
     return Status::InvalidArgument("setup: field \"changelog_compaction\" is true or false");
@@ -136,6 +137,9 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
         "setup: field \"log_segment_bytes\" is an integer >= 1 (the bytes at which a log "
         "segment rolls)");
   }
+  if (j.contains("rocksdb_options_files") && !j["rocksdb_options_files"].is_boolean()) {
+    return Status::InvalidArgument("setup: field \"rocksdb_options_files\" is true or false");
+  }
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
     if (!j.contains(field) || !IsInt64(j[field])) {
@@ -148,6 +152,7 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   setup->changelog_compaction = j.value("changelog_compaction", false);
   setup->log_batch_bytes = j.value("log_batch_bytes", int64_t{0});
   setup->log_segment_bytes = j.value("log_segment_bytes", LogOptions{}.segment_bytes);
+  setup->rocksdb_options_files = j.value("rocksdb_options_files", true);
   return Status::Ok();
 }
 

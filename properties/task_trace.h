@@ -103,13 +103,18 @@ struct TaskSetup {
   // LogOptions::segment_bytes of the case's log (its default when absent: one segment a
   // partition in any case a trace holds).
   int64_t log_segment_bytes = LogOptions{}.segment_bytes;
+  // Whether RocksDB writes its OPTIONS file at each open of a store, as every trace from before
+  // the field did; false: the fault file system skips it (FaultFileSystem::SkipRocksDBOptionsFiles,
+  // a harness-only saving that no rule observes).
+  bool rocksdb_options_files = true;
   std::string ToString() const {
     return "commit_interval_records=" + std::to_string(commit_interval_records) +
            " commit_interval_ms=" + std::to_string(commit_interval_ms) +
            " statestore.uncommitted.max.bytes=" + std::to_string(uncommitted_max_bytes) +
            " changelog_compaction=" + (changelog_compaction ? "true" : "false") +
            " log_batch_bytes=" + std::to_string(log_batch_bytes) +
-           " log_segment_bytes=" + std::to_string(log_segment_bytes);
+           " log_segment_bytes=" + std::to_string(log_segment_bytes) +
+           " rocksdb_options_files=" + (rocksdb_options_files ? "true" : "false");
   }
 };
 
@@ -120,7 +125,8 @@ Status SetupFromJson(const Json& j, TaskSetup* setup);
 // A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
 // "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes and, optional,
 // changelog_compaction (false when absent), log_batch_bytes (0 when absent) and
-// log_segment_bytes (LogOptions' default when absent)}, and carried
+// log_segment_bytes (LogOptions' default when absent) and rocksdb_options_files (true when
+// absent)}, and carried
 // along: property, seed, reproduce, failure}, then one operation per line as the property
 // prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
 // "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.

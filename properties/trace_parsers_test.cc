@@ -193,6 +193,23 @@ TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
       ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_seed\":1}\n", &task).ok());
 }
 
+// rocksdb_options_files is optional: true (RocksDB writes its OPTIONS files) in every trace from
+// before it, so that their fault schedules replay as recorded; anything but a boolean is an error.
+TEST(TraceParsers, TaskSetupRocksDBOptionsFilesIsOptionalAndBoolean) {
+  Json j = {
+      {"commit_interval_records", 0}, {"commit_interval_ms", -1}, {"uncommitted_max_bytes", 1}};
+  TaskSetup setup;
+  setup.rocksdb_options_files = false;
+  ASSERT_TRUE(SetupFromJson(j, &setup).ok());
+  EXPECT_TRUE(setup.rocksdb_options_files);
+  j["rocksdb_options_files"] = false;
+  ASSERT_TRUE(SetupFromJson(j, &setup).ok());
+  EXPECT_FALSE(setup.rocksdb_options_files);
+  EXPECT_EQ(SetupJson(setup)["rocksdb_options_files"], false);
+  j["rocksdb_options_files"] = 0;
+  ExpectError(SetupFromJson(j, &setup), "setup: field \"rocksdb_options_files\" is true or false");
+}
+
 // The CLI told a trace's kind from its first line, so a leading blank line made a task trace
 // read as a window-store trace.
 TEST(TraceParsers, TheKindIsTheFirstNonBlankLines) {
