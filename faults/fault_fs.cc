@@ -435,9 +435,7 @@ IOStatus FaultFileSystem::NewWritableFile(const std::string& fname, const FileOp
                                           std::unique_ptr<rocksdb::FSWritableFile>* result,
                                           IODebugContext* dbg) {
   if (skip_options_files_.load(std::memory_order_relaxed) && KindOf(fname) == FileKind::kOptions) {
-    return IOStatus::IOError(fname +
-                             ": not created: this fault file system skips RocksDB's "
-                             "OPTIONS files (FaultFileSystem::SkipRocksDBOptionsFiles)");
+    return RocksDBOptionsFileSkipped(fname);
   }
   return OpenForWrite<rocksdb::FSWritableFile, FaultWritableFile>(
       state_.get(), state_, KindOf(fname), fname, /*truncates=*/true,

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "faults/fault_fs.h"
@@ -67,6 +68,19 @@ bool IsInjectedFault(const rocksdb::Status& status) {
 }
 bool IsInjectedFault(const Status& status) {
   return !status.ok() && IsInjectedFault(status.message());
+}
+
+bool IsRocksDBOptionsFile(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return std::string_view(path)
+      .substr(slash == std::string::npos ? 0 : slash + 1)
+      .starts_with("OPTIONS-");
+}
+
+rocksdb::IOStatus RocksDBOptionsFileSkipped(const std::string& path) {
+  return rocksdb::IOStatus::IOError(path +
+                                    ": not created: this harness file system skips RocksDB's "
+                                    "OPTIONS files (FaultFileSystem::SkipRocksDBOptionsFiles)");
 }
 
 const std::string& FsFailPointName(FsOp op, FileKind kind) {

@@ -641,6 +641,10 @@ TEST_P(FaultFsTest, SkippedOptionsFilesLeaveRocksDBOpeningWithoutThem) {
   std::unique_ptr<rocksdb::FSWritableFile> file;
   const IOStatus refused =
       fs_->NewWritableFile(dir_ + "/OPTIONS-000007.dbtmp", rocksdb::FileOptions(), &file, nullptr);
+  EXPECT_TRUE(IsRocksDBOptionsFile(dir_ + "/OPTIONS-000007.dbtmp"));
+  EXPECT_TRUE(IsRocksDBOptionsFile("OPTIONS-000012"));
+  EXPECT_FALSE(IsRocksDBOptionsFile(dir_ + "/MANIFEST-000012"));
+  EXPECT_FALSE(IsRocksDBOptionsFile("/OPTIONS-dir/000012.sst"));
   EXPECT_TRUE(refused.IsIOError()) << refused.ToString();
   EXPECT_FALSE(IsInjectedFault(refused)) << refused.ToString();
   EXPECT_NE(refused.ToString().find("SkipRocksDBOptionsFiles"), std::string::npos);
