@@ -601,7 +601,8 @@ TEST_P(FaultFsTest, SkippedOptionsFilesLeaveRocksDBOpeningWithoutThem) {
   auto open_put_reopen = [&](const std::string& db) {
     rocksdb::Options options;
     options.create_if_missing = true;
-    options.create_missing_column_families = true;  // A second open that creates a family.
+    // The first open also creates a family, which writes an OPTIONS file of its own.
+    options.create_missing_column_families = true;
     options.env = fault_.env.get();
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options)},
