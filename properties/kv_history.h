@@ -178,7 +178,7 @@ KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolati
 using KvConcurrencyStoreFactory = std::function<Status(
     const std::string& directory, IsolationLevel isolation, std::unique_ptr<KeyValueStore>*)>;
 
-// The engine's RocksDB store (no WAL).
+// The engine's RocksDB store (no WAL), on KvScratchEnv() (kv_store_property.h).
 KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
 
 // The concurrency check as a campaign property (family kv_concurrency): max(1, max_success /

@@ -59,6 +59,8 @@ class NoPreallocationFileSystem final : public rocksdb::FileSystemWrapper {
   }
 };
 
+}  // namespace
+
 // Lives as long as the process: stores may be open until its end.
 rocksdb::Env* KvScratchEnv() {
   static rocksdb::Env* const env =
@@ -67,8 +69,6 @@ rocksdb::Env* KvScratchEnv() {
           .release();
   return env;
 }
-
-}  // namespace
 
 std::string KvScratchDirectory(const std::string& tag) {
   static std::atomic<uint64_t> counter{0};

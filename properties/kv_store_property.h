@@ -9,6 +9,8 @@
 #ifndef STATECHECK_PROPERTIES_KV_STORE_PROPERTY_H_
 #define STATECHECK_PROPERTIES_KV_STORE_PROPERTY_H_
 
+#include <rocksdb/env.h>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -48,6 +50,10 @@ KvStoreFactory EngineKvStoreFactory();
 // losses: on a RAM file system a case costs no fsync, which on a loaded disk is ten times the
 // rest of the case, and a short campaign gets ten times the cases.
 std::string KvScratchDirectory(const std::string& tag);
+// The file system those directories are opened on (the process's default one, without RocksDB's
+// file preallocation or OPTIONS files; kv_store_engine.cc says why). Lives as long as the
+// process.
+rocksdb::Env* KvScratchEnv();
 
 // The property for one configuration; stores live in a fresh scratch directory per case.
 //

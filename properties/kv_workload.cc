@@ -15,6 +15,7 @@
 
 #include "properties/harness_rocksdb.h"
 #include "properties/kv_history.h"
+#include "properties/kv_store_property.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -228,6 +229,7 @@ KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
     o.directory = directory;
     o.isolation = isolation;
     o.logger = NullLogger();
+    o.env = KvScratchEnv();  // Its scratch directory's, as the kv_store family's stores.
     o.config_setter = HarnessRocksDBConfig();
     std::unique_ptr<RocksDBStore> s;
     STATECHECK_RETURN_IF_ERROR(OpenRocksDBStore(o, &s));
