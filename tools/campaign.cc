@@ -374,8 +374,14 @@ void Campaign::RecordFailure(const BatchJob& job, const BatchRun& run, reports::
   if (options_.progress) {
     *options_.progress << (options_.progress_is_tty ? "\r\033[K" : "") << "FAIL " << spec.id
                        << " (batch " << job.number << ", seed " << job.params.seed << ")\n"
-                       << r->message << "\n  shrunk to " << out.counterexample.size()
-                       << " steps; trace: " << out.trace_path << "\n";
+                       << r->message << "\n";
+    if (!out.trace_path.empty()) {
+      *options_.progress << "  shrunk to " << out.counterexample.size()
+                         << " steps; trace: " << out.trace_path << "\n";
+    } else if (!r->replay_commands.empty()) {
+      // No trace (a worker that died, a hang): the batch alone repeats it.
+      *options_.progress << "  repeat it: " << r->replay_commands.front() << "\n";
+    }
   }
 }
 

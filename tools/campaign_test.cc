@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 namespace statecheck::tools {
@@ -148,9 +149,14 @@ TEST_F(CampaignTest, AWorkerKilledMidBatchIsAFindingAndTheRunGoesOn) {
   const std::string victim = "window_store/MatchesModel/ret10_size3";
   o.test_kill_worker_property = victim;
   o.test_kill_worker_batch = 1;
+  std::ostringstream progress;
+  o.progress = &progress;
   CampaignResult r;
   ASSERT_TRUE(RunCampaign(o, &r).ok());
   EXPECT_EQ(r.findings, 1);
+  // As it happens, the failure says how to repeat the batch; it has no trace to name.
+  EXPECT_NE(progress.str().find("  repeat it: "), std::string::npos) << progress.str();
+  EXPECT_EQ(progress.str().find("shrunk to"), std::string::npos) << progress.str();
   EXPECT_TRUE(r.Failed());
   EXPECT_EQ(r.report.configuration.workers_started, 3);  // Two, and the dead one's successor.
   uint64_t seed = 0;
