@@ -424,7 +424,7 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   // blocks it points to; and the properties block is parsed before its checksum is verified (the
   // verification waits for an ingested file's global sequence number). Debian's build, assertions
   // on, then aborts on the misread block instead of returning Corruption (`statecheck run
-  // --family task --seed 20261212` met the properties block twice in 10 minutes: `num_buckets_ >
+  // --family task --seed 20261212` met the properties block 3 times in 10 minutes: `num_buckets_ >
   // 0` in DataBlockHashIndex::Initialize). Nothing the engine could catch short of parsing tables
   // itself (docs/spec.md, F6).
   auto table_tail = [&](const std::string& file) -> std::optional<uint64_t> {
