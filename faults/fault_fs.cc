@@ -434,11 +434,12 @@ IOStatus OpenForWrite(FaultFsState* state, const std::shared_ptr<FaultFsState>& 
 IOStatus FaultFileSystem::NewWritableFile(const std::string& fname, const FileOptions& file_opts,
                                           std::unique_ptr<rocksdb::FSWritableFile>* result,
                                           IODebugContext* dbg) {
-  if (skip_options_files_.load(std::memory_order_relaxed) && KindOf(fname) == FileKind::kOptions) {
+  const FileKind kind = KindOf(fname);
+  if (kind == FileKind::kOptions && skip_options_files_.load(std::memory_order_relaxed)) {
     return RocksDBOptionsFileSkipped(fname);
   }
   return OpenForWrite<rocksdb::FSWritableFile, FaultWritableFile>(
-      state_.get(), state_, KindOf(fname), fname, /*truncates=*/true,
+      state_.get(), state_, kind, fname, /*truncates=*/true,
       [&](auto* h) { return target()->NewWritableFile(fname, file_opts, h, dbg); }, result);
 }
 

@@ -86,8 +86,9 @@ bool IsInjectedFault(const rocksdb::Status& status);
 // Whether an engine status's message carries an injected fault.
 bool IsInjectedFault(const Status& status);
 
-// A RocksDB OPTIONS file or its temp file ("OPTIONS-000007", "OPTIONS-000007.dbtmp").
-bool IsRocksDBOptionsFile(const std::string& path);
+// A RocksDB OPTIONS file or its temp file ("OPTIONS-000007", "OPTIONS-000007.dbtmp"): the
+// rule FaultFileSystem::KindOf names kOptions by.
+bool IsRocksDBOptionsFile(std::string_view path);
 // The error with which a harness file system refuses to create such a file: an IOError naming
 // `path`, not an injected fault. RocksDB 7.8 then opens without the file (see
 // FaultFileSystem::SkipRocksDBOptionsFiles).

@@ -70,11 +70,8 @@ bool IsInjectedFault(const Status& status) {
   return !status.ok() && IsInjectedFault(status.message());
 }
 
-bool IsRocksDBOptionsFile(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return std::string_view(path)
-      .substr(slash == std::string::npos ? 0 : slash + 1)
-      .starts_with("OPTIONS-");
+bool IsRocksDBOptionsFile(std::string_view path) {
+  return internal::Basename(path).starts_with("OPTIONS-");
 }
 
 rocksdb::IOStatus RocksDBOptionsFileSkipped(const std::string& path) {

@@ -185,7 +185,7 @@ class FaultFsState {
         (EndsWith(name, ".dbtmp") && AllDigits(name.substr(0, name.size() - 6)))) {
       return FileKind::kCurrent;
     }
-    if (StartsWith(name, "OPTIONS-")) return FileKind::kOptions;
+    if (IsRocksDBOptionsFile(name)) return FileKind::kOptions;
     return FileKind::kOther;
   }
 

@@ -595,7 +595,7 @@ TEST_P(FaultFsTest, SkippedOptionsFilesLeaveRocksDBOpeningWithoutThem) {
     std::vector<std::string> children;
     EXPECT_TRUE(fs_->GetChildren(db, io_, &children, nullptr).ok());
     int n = 0;
-    for (const std::string& child : children) n += child.starts_with("OPTIONS") ? 1 : 0;
+    for (const std::string& child : children) n += IsRocksDBOptionsFile(child) ? 1 : 0;
     return n;
   };
   auto open_put_reopen = [&](const std::string& db) {
