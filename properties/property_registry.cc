@@ -94,6 +94,7 @@ std::vector<PropertySpec> AllProperties() {
                        : "KvConcurrency.ReadUncommittedHistoryIsClean",
                    [level](const PropertyParams& p) { return CheckKvConcurrency(level, p); }});
     out.back().config = "one writer and three reader threads, " + name;
+    out.back().threads = true;
   }
   return out;
 }

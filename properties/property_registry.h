@@ -22,6 +22,10 @@ struct PropertySpec {
   int batch_divisor = 1;
   // Its row of the option matrix, in words: the configuration it runs ("" for none).
   std::string config = "";
+  // Its cases run threads of their own that must run in parallel (kv_concurrency's writer and
+  // readers): a pinned campaign worker (tools::WorkerPool::Pinned) runs its batches on every
+  // CPU, not on the worker's own.
+  bool threads = false;
 };
 
 // All properties, in a fixed order (shards and reports rely on it), checking the engine.

@@ -526,7 +526,8 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
                                                    "/" + std::to_string(options.shard_count)
                                              : "")
                  << ", " << options.jobs << (options.jobs == 1 ? " worker" : " workers")
-                 << ", report in " << dir << "\n";
+                 << (WorkerPool::Pinned(options.jobs) ? ", one per CPU" : "") << ", report in "
+                 << dir << "\n";
   }
   Campaign campaign(options, std::move(specs), seed, result);
   STATECHECK_RETURN_IF_ERROR(campaign.Run());

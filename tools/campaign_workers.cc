@@ -1,6 +1,7 @@
 #include "tools/campaign_workers.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -8,7 +9,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -171,22 +174,68 @@ void Heartbeat() {
   WriteFrame(heartbeat_fd, Json{{"alive", true}});
 }
 
-// A worker's life: run each batch it is sent until its requests end.
-[[noreturn]] void WorkerMain(const std::vector<properties::PropertySpec>& specs, int fd) {
+// ---- Where a worker runs (WorkerPool::Pinned).
+
+cpu_set_t OneCpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return set;
+}
+
+// Sets every thread of this process to run on `set`: the calling one, then the others (RocksDB's
+// background threads). A thread created later inherits its creator's set.
+void RunEveryThreadOn(const cpu_set_t& set) {
+  (void)::sched_setaffinity(0, sizeof set, &set);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    // A thread that ended meanwhile has nothing to set: the error is moot.
+    const pid_t tid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
+    if (tid > 0) (void)::sched_setaffinity(tid, sizeof set, &set);
+  }
+}
+
+// A worker's life: run each batch it is sent until its requests end. `cpu` >= 0: it is pinned
+// there, except for the batches of a property whose cases need every CPU (PropertySpec::threads).
+[[noreturn]] void WorkerMain(const std::vector<properties::PropertySpec>& specs, int fd, int cpu) {
   heartbeat_fd = fd;
   properties::SetCaseEndHook(&Heartbeat);
+  cpu_set_t every;
+  CPU_ZERO(&every);
+  if (cpu >= 0) (void)::sched_getaffinity(0, sizeof every, &every);
+  const cpu_set_t own = cpu >= 0 ? OneCpu(cpu) : every;
+  bool on_own = false;
   for (;;) {
     Json request;
     if (!ReadFrame(fd, &request)) ::_exit(0);  // The campaign is done (or gone).
     const BatchJob job = JobFromJson(request);
     if (job.kill_worker) ::raise(SIGKILL);
     while (job.hang_worker) ::pause();
+    if (const bool own_cpu = !specs.at(job.spec).threads; cpu >= 0 && own_cpu != on_own) {
+      RunEveryThreadOn(own_cpu ? own : every);
+      on_own = own_cpu;
+    }
     const BatchRun run = RunBatchHere(specs.at(job.spec), job.params);
     if (!WriteFrame(fd, RunJson(run))) ::_exit(1);
   }
 }
 
 }  // namespace
+
+std::vector<int> WorkerPool::AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+bool WorkerPool::Pinned(int workers) {
+  return workers > 1 && static_cast<size_t>(workers) <= AllowedCpus().size();
+}
 
 BatchRun RunBatchHere(const properties::PropertySpec& spec,
                       const properties::PropertyParams& params) {
@@ -217,6 +266,7 @@ WorkerPool::WorkerPool(const std::vector<properties::PropertySpec>* specs, int w
     : specs_(specs),
       workers_(static_cast<size_t>(std::max(1, workers))),
       hang_seconds_(hang_seconds) {
+  if (Pinned(size())) cpus_ = AllowedCpus();
   for (Worker& w : workers_) Fork(&w);
 }
 
@@ -243,7 +293,8 @@ void WorkerPool::Fork(Worker* w) {
     for (const Worker& other : workers_) {
       if (&other != w && other.requests >= 0) ::close(other.requests);
     }
-    WorkerMain(*specs_, fds[1]);
+    const size_t index = static_cast<size_t>(w - workers_.data());
+    WorkerMain(*specs_, fds[1], index < cpus_.size() ? cpus_[index] : -1);
   }
   ::close(fds[1]);
   w->pid = pid;
