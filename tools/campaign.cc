@@ -526,8 +526,10 @@ Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
                                                    "/" + std::to_string(options.shard_count)
                                              : "")
                  << ", " << options.jobs << (options.jobs == 1 ? " worker" : " workers")
-                 << (WorkerPool::Pinned(options.jobs) ? ", one per CPU" : "") << ", report in "
-                 << dir << "\n";
+                 << (!WorkerPool::Pinned(options.jobs) ? ""
+                     : options.jobs == 1               ? " on a core of its own"
+                                                       : " on a core each")
+                 << ", report in " << dir << "\n";
   }
   Campaign campaign(options, std::move(specs), seed, result);
   STATECHECK_RETURN_IF_ERROR(campaign.Run());

@@ -234,7 +234,7 @@ std::vector<int> WorkerPool::AllowedCpus() {
 }
 
 bool WorkerPool::Pinned(int workers) {
-  return workers > 1 && static_cast<size_t>(workers) <= AllowedCpus().size();
+  return workers >= 1 && static_cast<size_t>(workers) <= AllowedCpus().size();
 }
 
 BatchRun RunBatchHere(const properties::PropertySpec& spec,

@@ -1,4 +1,4 @@
-// The worker pool's placement (WorkerPool::Pinned): with as many workers as CPUs, each runs its
+// The worker pool's placement (WorkerPool::Pinned): with no more workers than CPUs, each runs its
 // batches on a CPU of its own, every thread of it included, except a property's whose cases
 // run threads of their own in parallel (PropertySpec::threads), which get every CPU.
 #include "tools/campaign_workers.h"
@@ -67,7 +67,7 @@ TEST(WorkerPool, AsManyWorkersAsCpusRunOnACpuEachButThreadedPropertiesGetThemAll
   const int cpus = static_cast<int>(WorkerPool::AllowedCpus().size());
   if (cpus < 2) GTEST_SKIP() << "this process may run on " << cpus << " CPU: nothing to pin";
   EXPECT_TRUE(WorkerPool::Pinned(cpus));
-  EXPECT_FALSE(WorkerPool::Pinned(1));         // One worker leaves the other CPUs to its threads.
+  EXPECT_TRUE(WorkerPool::Pinned(1));
   EXPECT_FALSE(WorkerPool::Pinned(cpus + 1));  // More workers than CPUs: the scheduler places.
 
   std::vector<properties::PropertySpec> specs(2);
@@ -92,14 +92,18 @@ TEST(WorkerPool, AsManyWorkersAsCpusRunOnACpuEachButThreadedPropertiesGetThemAll
   for (int w = 1; w < cpus; ++w) EXPECT_EQ(RunOn(pool, w, 1).outcome.operations, 1) << w;
 }
 
-TEST(WorkerPool, FewerWorkersThanCpusAreNotPinned) {
+TEST(WorkerPool, OneWorkerIsPinnedButMoreWorkersThanCpusAreNot) {
   const int cpus = static_cast<int>(WorkerPool::AllowedCpus().size());
   if (cpus < 2) GTEST_SKIP() << "this process may run on " << cpus << " CPU";
   std::vector<properties::PropertySpec> specs(1);
   specs[0].id = "single";
   specs[0].run = ReportCpus;
-  WorkerPool pool(&specs, 1);
-  EXPECT_EQ(RunOn(pool, 0, 0).outcome.operations, cpus);
+  {
+    WorkerPool one(&specs, 1);
+    EXPECT_EQ(RunOn(one, 0, 0).outcome.operations, 1);
+  }
+  WorkerPool more(&specs, cpus + 1);
+  for (int w = 0; w < cpus + 1; ++w) EXPECT_EQ(RunOn(more, w, 0).outcome.operations, cpus) << w;
 }
 
 }  // namespace

@@ -83,7 +83,8 @@ Subcommand AddRun(CLI::App& app, const std::string& command) {
                   "Re-run exactly one failure, from the reproduce string it printed");
   run->add_option("--jobs", o.jobs,
                   "Worker processes that run the batches (default: the machine's cores, " +
-                      std::to_string(tools::CampaignOptions::DefaultJobs()) + ")")
+                      std::to_string(tools::CampaignOptions::DefaultJobs()) +
+                      "). Up to that many, each worker runs on a core of its own")
       ->check(CLI::PositiveNumber);
   run->add_option("--hang-seconds", o.hang_seconds,
                   "A batch in which no case ends for this many seconds is a hang: its worker is "
