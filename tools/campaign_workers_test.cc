@@ -22,22 +22,24 @@ int CpusOf(pid_t tid) {
   return ::sched_getaffinity(tid, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
 }
 
-// A thread that lives as long as its worker process: RocksDB's background threads do.
+// A thread that lives as long as its worker process: RocksDB's background threads do. The mutex
+// and condition variable outlive the call: the thread still notifies after the caller may have
+// seen its tid and returned.
 pid_t background_tid = 0;
+std::mutex background_mu;
+std::condition_variable background_started;
 void StartBackgroundThreadOnce() {
   if (background_tid != 0) return;
-  std::mutex mu;
-  std::condition_variable started;
-  std::thread([&] {
+  std::thread([] {
     {
-      const std::lock_guard<std::mutex> lock(mu);
+      const std::lock_guard<std::mutex> lock(background_mu);
       background_tid = ::gettid();
     }
-    started.notify_one();
+    background_started.notify_one();
     for (;;) ::pause();
   }).detach();
-  std::unique_lock<std::mutex> lock(mu);
-  started.wait(lock, [] { return background_tid != 0; });
+  std::unique_lock<std::mutex> lock(background_mu);
+  background_started.wait(lock, [] { return background_tid != 0; });
 }
 
 // Its outcome's operations: the CPUs of the batch's thread; cases: those of the background
