@@ -444,7 +444,9 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
   }
   if (interrupted_upgrade && step_.upgrade_failed) {
     const std::string& p = step_.upgrade_point;
-    if (p == kFailTaskUpgradeBeforeDelete) {
+    if (p == kFailTaskUpgradeBeforeImport) {
+      Reached("U2.crash_before_import");
+    } else if (p == kFailTaskUpgradeBeforeDelete) {
       Reached("U2.crash_before_delete");
     } else if (p.rfind("statecheck/fs/read/", 0) == 0) {
       Reached("U2.crash_reading_files");

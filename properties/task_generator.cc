@@ -64,6 +64,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
                                            "statecheck/fs/truncate/*"};
         for (const EngineFailPoint& p : EngineFailPoints()) {
           if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete &&
+              p.name != kFailTaskUpgradeBeforeImport &&
               p.name != kFailStoreIterate &&  // A commit never iterates ...
               p.name != kFailStoreOpenMarker &&
               p.name != kFailStoreCloseMarker &&  // ... nor opens or closes a store ...
@@ -152,11 +153,14 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
       case TaskOpType::kFaultyUpgrade:
-        // Where an upgrade can fail: between its imports and the deletion of the files, any
-        // operation on the legacy files, or the n-th fsync (the imports' flushes).
+        // Where an upgrade can fail: a store opened in the current format before its import,
+        // between the imports and the deletion of the files, any operation on the legacy
+        // files, or the n-th fsync (the imports' flushes).
         // Each step an upgrade can crash at as often as the others (U2): reading the files,
-        // importing them (fsyncs, the stores' files), before deleting them, deleting them.
+        // a store opened but not yet imported, importing them (fsyncs, the stores' files),
+        // before deleting them, deleting them.
         op.point = *rc::gen::elementOf(std::vector<std::string>{
+            std::string(kFailTaskUpgradeBeforeImport), std::string(kFailTaskUpgradeBeforeImport),
             std::string(kFailTaskUpgradeBeforeDelete), std::string(kFailTaskUpgradeBeforeDelete),
             "fsync", "statecheck/fs/open/*", "statecheck/fs/append/*",
             "statecheck/fs/delete/checkpoint", "statecheck/fs/delete/checkpoint",
@@ -164,7 +168,9 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
             "statecheck/fs/read/checkpoint", "statecheck/fs/read/checkpoint"});
         // The legacy files are three (.checkpoint and two .position files): their points fail at
         // one of their first three reaches, or they would seldom fail at all.
-        op.n = op.point == kFailTaskUpgradeBeforeDelete ? 1
+        // The before-import point is reached once per store (two import: kv and counts).
+        op.n = op.point == kFailTaskUpgradeBeforeDelete   ? 1
+               : op.point == kFailTaskUpgradeBeforeImport ? *UniformInRange<int64_t>(1, 2)
                : op.point.find("/checkpoint") != std::string::npos
                    ? *UniformInRange<int64_t>(1, 3)
                    : *UniformInRange<int64_t>(1, 12);

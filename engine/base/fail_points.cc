@@ -67,6 +67,10 @@ constexpr EngineFailPoint kPoints[] = {
      "written"},
     {kFailTaskRestoreBatch,
      "a restore fails after applying a batch of changelog records, before committing it"},
+    {kFailTaskUpgradeBeforeImport,
+     "an upgrade from the legacy format fails after a store opened in the current format, "
+     "before it imports its offsets from the .checkpoint and .position files (the store keeps "
+     "its legacy mark)"},
     {kFailTaskUpgradeBeforeDelete,
      "an upgrade from the legacy format fails after every store imported its offsets, before "
      "the .checkpoint and .position files are deleted"},

@@ -128,6 +128,7 @@ Status TaskImpl::OpenAndRestore(TaskStore* ts, StoreRestore* restore) {
     case internal::StoreOpenAction::kImport: {
       ChangelogOffsets offsets;
       if (legacy_offset) offsets[ts->changelog] = *legacy_offset;
+      STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailTaskUpgradeBeforeImport));
       // Keeps: U1 — an upgrade imports .checkpoint and .position into the store in one commit
       STATECHECK_RETURN_IF_ERROR(
           ts->store->ImportLegacy(offsets, legacy_files_.PositionOf(ts->name)));

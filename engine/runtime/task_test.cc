@@ -293,7 +293,7 @@ TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   Input("a", "2");
   ProcessAll();
   task_->Abandon();
-  OpenTheLog();  // A process crash keeps the written (unsynced) changelog records.
+  OpenTheLog();        // A process crash keeps the written (unsynced) changelog records.
   o.log = log_.get();  // The reopened log.
   ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
@@ -688,6 +688,46 @@ TEST_F(TaskTest, AnUpgradeInterruptedBeforeTheFilesAreDeletedFinishesWithoutImpo
     EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
     EXPECT_EQ(r.records_restored, 0) << r.store;
   }
+}
+
+// U2: the first store opened in the current format, then the upgrade failed before it imported:
+// the store still holds the legacy format (its mark goes only with the import), so the next
+// start imports it from the files, which are still there.
+TEST_F(TaskTest, AnUpgradeInterruptedBeforeAStoreImportsLeavesItLegacyForTheNextStart) {
+  ASSERT_OK(Open(Options(kLegacyAlos)));
+  Input("a", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Close());
+  const std::string checkpoint = StateFile(".checkpoint");
+  fiu_init(0);
+  const std::string point(kFailTaskUpgradeBeforeImport);
+  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
+  const Status s = Open(Options(kAlos));
+  fiu_disable(point.c_str());
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_NE(s.message().find(point), std::string::npos) << s;
+  EXPECT_EQ(StateFile(".checkpoint"), checkpoint);
+  for (const char* name : {"kv", "counts"}) {
+    RocksDBStoreOptions so;
+    so.name = name;
+    so.directory = (dir_ / "state" / name).string();
+    so.logger = logger_;
+    so.read_only = true;
+    std::unique_ptr<RocksDBStore> store;
+    ASSERT_OK(OpenRocksDBStore(so, &store));
+    EXPECT_EQ(store->found_format(), StateFormat::kLegacy) << name;
+    EXPECT_EQ(store->CommittedOffset("app-" + std::string(name) + "-changelog-0_0"), std::nullopt)
+        << name;
+    store->Close();
+  }
+  ASSERT_OK(Open(Options(kAlos)));
+  EXPECT_EQ(StateFile(".checkpoint"), "(none)");
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped) << r.store;
+    EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
+    EXPECT_EQ(r.records_restored, 0) << r.store;
+  }
+  EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
 }
 
 TEST_F(TaskTest, DowngradeWipesTheStoresAndRestoresThemFromTheChangelog) {

@@ -51,6 +51,10 @@ inline constexpr std::string_view kFailStoreCloseMarker = "statecheck/store/clos
 inline constexpr std::string_view kFailTaskAfterLog = "statecheck/task/commit/after_log";
 inline constexpr std::string_view kFailTaskBeforeOffsets = "statecheck/task/commit/before_offsets";
 inline constexpr std::string_view kFailTaskRestoreBatch = "statecheck/task/restore/batch";
+// An upgrade's steps: a store opened in the current format over legacy content, before it
+// imports the legacy files' offsets; every store imported, before the files are deleted.
+inline constexpr std::string_view kFailTaskUpgradeBeforeImport =
+    "statecheck/task/upgrade/before_import";
 inline constexpr std::string_view kFailTaskUpgradeBeforeDelete =
     "statecheck/task/upgrade/before_delete";
 
