@@ -233,14 +233,17 @@ class FaultFsState {
   // Up to `limit` bytes of `path` from the base, from its start.
   IOStatus ReadBase(const std::string& path, uint64_t limit, std::string* data) {
     data->clear();
+    if (limit == 0) return IOStatus::OK();  // Nothing durable (a file created since its sync).
     std::unique_ptr<rocksdb::FSSequentialFile> file;
     IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
-    std::string scratch(1 << 16, '\0');
+    // Not zeroed: Read overwrites what it returns (zeroing 64 KiB at every delete and rename
+    // was 0.65% of a task case's samples).
+    const size_t scratch_size = static_cast<size_t>(std::min<uint64_t>(limit, 1 << 16));
+    const auto scratch = std::make_unique_for_overwrite<char[]>(scratch_size);
     while (s.ok() && data->size() < limit) {
       Slice chunk;
-      const size_t n =
-          static_cast<size_t>(std::min<uint64_t>(scratch.size(), limit - data->size()));
-      s = file->Read(n, IOOptions(), &chunk, scratch.data(), nullptr);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(scratch_size, limit - data->size()));
+      s = file->Read(n, IOOptions(), &chunk, scratch.get(), nullptr);
       if (!s.ok() || chunk.empty()) break;
       data->append(chunk.data(), chunk.size());
     }
