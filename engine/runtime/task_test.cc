@@ -144,6 +144,46 @@ class TaskTest : public ::testing::Test {
     std::ofstream(dir_ / "state" / name) << text;
   }
 
+  // SPEC U2: a legacy at-least-once task processes one record and closes; then a start in the
+  // current format, which the engine fail point `point` fails once. That start's status;
+  // `checkpoint` gets the .checkpoint the legacy close wrote.
+  Status UpgradeFailingAt(std::string_view point, std::string* checkpoint) {
+    EXPECT_OK(Open(Options(kLegacyAlos)));
+    Input("a", "1");
+    ProcessAll();
+    EXPECT_OK(task_->Close());
+    *checkpoint = StateFile(".checkpoint");
+    fiu_init(0);
+    const std::string name(point);
+    EXPECT_EQ(fiu_enable(name.c_str(), 1, nullptr, FIU_ONETIME), 0);
+    const Status s = Open(Options(kAlos));
+    fiu_disable(name.c_str());
+    return s;
+  }
+  // The store `name` of the state directory, opened directly (not through a task).
+  std::unique_ptr<RocksDBStore> StoreInStateDirectory(const std::string& name, bool read_only) {
+    RocksDBStoreOptions so;
+    so.name = name;
+    so.directory = (dir_ / "state" / name).string();
+    so.logger = logger_;
+    so.read_only = read_only;
+    std::unique_ptr<RocksDBStore> store;
+    EXPECT_OK(OpenRocksDBStore(so, &store));
+    return store;
+  }
+  // After an interrupted upgrade, the next start in the current format finishes it: the
+  // .checkpoint is gone, no store is wiped, and each holds the offset imported once (0), with
+  // nothing to restore.
+  void ExpectTheNextStartFinishesTheUpgrade() {
+    ASSERT_OK(Open(Options(kAlos)));
+    EXPECT_EQ(StateFile(".checkpoint"), "(none)");
+    for (const StoreRestore& r : task_->restores()) {
+      EXPECT_FALSE(r.wiped) << r.store;
+      EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
+      EXPECT_EQ(r.records_restored, 0) << r.store;
+    }
+  }
+
   int64_t End(std::string_view partition) {
     int64_t end = -1;
     EXPECT_TRUE(log_->EndOffset(partition, &end).ok());
@@ -656,77 +696,39 @@ TEST_F(TaskTest, UpgradeImportsTheLegacyFilesIntoTheStoresThenDeletesThem) {
 }
 
 TEST_F(TaskTest, AnUpgradeInterruptedBeforeTheFilesAreDeletedFinishesWithoutImportingTwice) {
-  ASSERT_OK(Open(Options(kLegacyAlos)));
-  Input("a", "1");
-  ProcessAll();
-  ASSERT_OK(task_->Close());
-  const std::string checkpoint = StateFile(".checkpoint");
-  fiu_init(0);
-  const std::string point(kFailTaskUpgradeBeforeDelete);
-  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
-  const Status s = Open(Options(kAlos));
-  fiu_disable(point.c_str());
+  std::string checkpoint;
+  const Status s = UpgradeFailingAt(kFailTaskUpgradeBeforeDelete, &checkpoint);
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
   EXPECT_EQ(StateFile(".checkpoint"), checkpoint);  // U2: still there ...
   {
     // ... and the stores are current already, with the imported offsets.
-    RocksDBStoreOptions so;
-    so.name = "kv";
-    so.directory = (dir_ / "state" / "kv").string();
-    so.logger = logger_;
-    std::unique_ptr<RocksDBStore> store;
-    ASSERT_OK(OpenRocksDBStore(so, &store));
+    std::unique_ptr<RocksDBStore> store = StoreInStateDirectory("kv", /*read_only=*/false);
+    ASSERT_NE(store, nullptr);
     EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
     EXPECT_EQ(store->CommittedOffset("app-kv-changelog-0_0"), 0);
     store->Close();
   }
   // Two commits later on the changelog, a second import would move the offset back.
-  ASSERT_OK(Open(Options(kAlos)));
-  EXPECT_EQ(StateFile(".checkpoint"), "(none)");
-  for (const StoreRestore& r : task_->restores()) {
-    EXPECT_FALSE(r.wiped) << r.store;
-    EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
-    EXPECT_EQ(r.records_restored, 0) << r.store;
-  }
+  ExpectTheNextStartFinishesTheUpgrade();
 }
 
 // U2: the first store opened in the current format, then the upgrade failed before it imported:
 // the store still holds the legacy format (its mark goes only with the import), so the next
 // start imports it from the files, which are still there.
 TEST_F(TaskTest, AnUpgradeInterruptedBeforeAStoreImportsLeavesItLegacyForTheNextStart) {
-  ASSERT_OK(Open(Options(kLegacyAlos)));
-  Input("a", "1");
-  ProcessAll();
-  ASSERT_OK(task_->Close());
-  const std::string checkpoint = StateFile(".checkpoint");
-  fiu_init(0);
-  const std::string point(kFailTaskUpgradeBeforeImport);
-  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
-  const Status s = Open(Options(kAlos));
-  fiu_disable(point.c_str());
+  std::string checkpoint;
+  const Status s = UpgradeFailingAt(kFailTaskUpgradeBeforeImport, &checkpoint);
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
-  EXPECT_NE(s.message().find(point), std::string::npos) << s;
+  EXPECT_NE(s.message().find(kFailTaskUpgradeBeforeImport), std::string::npos) << s;
   EXPECT_EQ(StateFile(".checkpoint"), checkpoint);
-  for (const char* name : {"kv", "counts"}) {
-    RocksDBStoreOptions so;
-    so.name = name;
-    so.directory = (dir_ / "state" / name).string();
-    so.logger = logger_;
-    so.read_only = true;
-    std::unique_ptr<RocksDBStore> store;
-    ASSERT_OK(OpenRocksDBStore(so, &store));
+  for (const std::string name : {"kv", "counts"}) {
+    std::unique_ptr<RocksDBStore> store = StoreInStateDirectory(name, /*read_only=*/true);
+    ASSERT_NE(store, nullptr) << name;
     EXPECT_EQ(store->found_format(), StateFormat::kLegacy) << name;
-    EXPECT_EQ(store->CommittedOffset("app-" + std::string(name) + "-changelog-0_0"), std::nullopt)
-        << name;
+    EXPECT_EQ(store->CommittedOffset("app-" + name + "-changelog-0_0"), std::nullopt) << name;
     store->Close();
   }
-  ASSERT_OK(Open(Options(kAlos)));
-  EXPECT_EQ(StateFile(".checkpoint"), "(none)");
-  for (const StoreRestore& r : task_->restores()) {
-    EXPECT_FALSE(r.wiped) << r.store;
-    EXPECT_EQ(r.stored_offset, std::optional<int64_t>(0)) << r.store;
-    EXPECT_EQ(r.records_restored, 0) << r.store;
-  }
+  ExpectTheNextStartFinishesTheUpgrade();
   EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "1"}}));
 }
 
