@@ -14,7 +14,6 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
@@ -108,9 +107,7 @@ using internal::Compact;
 
 }  // namespace
 
-int CampaignOptions::DefaultJobs() {
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
+int CampaignOptions::DefaultJobs() { return WorkerPool::UsableCpus(); }
 
 bool CampaignResult::Failed() const {
   return findings > 0 || reports::VerdictsFail(verdicts, report.configuration.require_evidence);

@@ -87,7 +87,8 @@ struct CampaignOptions {
   uint64_t test_kill_worker_batch = 0;
   bool test_hang_worker = false;
 
-  // The machine's cores (at least 1).
+  // The CPUs this process can keep busy (WorkerPool::UsableCpus: its affinity mask, capped by a
+  // cgroup v2 CPU quota; at least 1).
   static int DefaultJobs();
 };
 

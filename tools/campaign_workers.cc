@@ -7,13 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
@@ -231,6 +234,44 @@ std::vector<int> WorkerPool::AllowedCpus() {
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }
   return cpus;
+}
+
+int WorkerPool::UsableCpus() {
+  int cpus = std::max<int>(1, static_cast<int>(AllowedCpus().size()));
+  std::ifstream self("/proc/self/cgroup");
+  for (std::string line; std::getline(self, line);) {
+    if (line.rfind("0::", 0) != 0) continue;  // cgroup v2's line; v1 has no cpu.max.
+    if (const std::optional<int> quota = CgroupCpuQuota("/sys/fs/cgroup", line.substr(3))) {
+      cpus = std::min(cpus, *quota);
+    }
+  }
+  return cpus;
+}
+
+std::optional<int> CpusOfCpuMax(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string quota;
+  int64_t period = 0;
+  if (!(in >> quota >> period) || quota == "max" || period <= 0) return std::nullopt;
+  char* end = nullptr;
+  const long long q = std::strtoll(quota.c_str(), &end, 10);
+  if (*end != '\0' || q <= 0) return std::nullopt;
+  return static_cast<int>(std::max<int64_t>(1, (q + period - 1) / period));
+}
+
+std::optional<int> CgroupCpuQuota(const std::string& mount, const std::string& cgroup) {
+  std::optional<int> tightest;
+  for (std::filesystem::path p = std::filesystem::path(cgroup).lexically_normal();;
+       p = p.parent_path()) {
+    std::ifstream file(std::filesystem::path(mount) / p.relative_path() / "cpu.max");
+    std::stringstream text;
+    text << file.rdbuf();
+    if (const std::optional<int> cpus = CpusOfCpuMax(text.str())) {
+      tightest = std::min(tightest.value_or(*cpus), *cpus);
+    }
+    if (!p.has_relative_path()) break;  // The root: nothing above it.
+  }
+  return tightest;
 }
 
 bool WorkerPool::Pinned(int workers) {

@@ -22,7 +22,9 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +63,13 @@ struct BatchRun {
   double hung_seconds = 0;
 };
 
+// The CPUs a cgroup v2 cpu.max file's text allows, rounded up ("150000 100000": 2), or nullopt
+// for no quota ("max 100000") or text that is not a quota.
+std::optional<int> CpusOfCpuMax(std::string_view text);
+// The tightest cpu.max quota on the path from the cgroup `cgroup` (as /proc/self/cgroup's "0::"
+// line names it) up to the hierarchy's root, which is mounted at `mount`; nullopt if none.
+std::optional<int> CgroupCpuQuota(const std::string& mount, const std::string& cgroup);
+
 // Runs `spec` with `params` in this process and measures what it did.
 BatchRun RunBatchHere(const properties::PropertySpec& spec,
                       const properties::PropertyParams& params);
@@ -83,6 +92,11 @@ class WorkerPool {
 
   // The CPUs this process may run on (its affinity mask), in order.
   static std::vector<int> AllowedCpus();
+  // How many CPUs this process can keep busy, at least 1: those of its affinity mask (taskset, a
+  // container's cpuset), or fewer where a cgroup v2 CPU quota allows less (cpu.max of its cgroup
+  // or of an ancestor, rounded up: docker --cpus=1.5 gives 2). The campaign's default --jobs.
+  // std::thread::hardware_concurrency() counts every CPU online in the machine instead.
+  static int UsableCpus();
   // Whether a pool of `workers` pins them: with no more than the CPUs this process may run on,
   // worker i (and its replacement) runs on the i-th of them, every thread of it included. A
   // case then waits on RocksDB's background threads (a flush at a commit) on its own CPU, not

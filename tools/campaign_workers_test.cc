@@ -1,6 +1,7 @@
 // The worker pool's placement (WorkerPool::Pinned): with no more workers than CPUs, each runs its
 // batches on a CPU of its own, every thread of it included, except a property's whose cases
-// run threads of their own in parallel (PropertySpec::threads), which get every CPU.
+// run threads of their own in parallel (PropertySpec::threads), which get every CPU. And how
+// many CPUs the campaign's default --jobs counts (WorkerPool::UsableCpus).
 #include "tools/campaign_workers.h"
 
 #include <gtest/gtest.h>
@@ -8,9 +9,15 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "tools/campaign.h"
 
 namespace statecheck::tools {
 namespace {
@@ -106,6 +113,55 @@ TEST(WorkerPool, OneWorkerIsPinnedButMoreWorkersThanCpusAreNot) {
   }
   WorkerPool more(&specs, cpus + 1);
   for (int w = 0; w < cpus + 1; ++w) EXPECT_EQ(RunOn(more, w, 0).outcome.operations, cpus) << w;
+}
+
+// The default --jobs: the CPUs the process may use, not the machine's. Under `taskset -c 0` (or a
+// one-CPU cpuset) a campaign on a 2-core machine ran 2 workers unpinned on one CPU.
+TEST(WorkerPool, UsableCpusFollowTheAffinityMask) {
+  cpu_set_t saved;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof saved, &saved), 0);
+  const int allowed = static_cast<int>(WorkerPool::AllowedCpus().size());
+  EXPECT_GE(WorkerPool::UsableCpus(), 1);
+  EXPECT_LE(WorkerPool::UsableCpus(), allowed);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(WorkerPool::AllowedCpus().front(), &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  const int usable = WorkerPool::UsableCpus();
+  const int jobs = CampaignOptions::DefaultJobs();
+  ASSERT_EQ(::sched_setaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(usable, 1);
+  EXPECT_EQ(jobs, 1);
+}
+
+TEST(CgroupCpuQuota, CpuMaxIsReadAsCpusRoundedUp) {
+  EXPECT_EQ(CpusOfCpuMax("max 100000\n"), std::nullopt);
+  EXPECT_EQ(CpusOfCpuMax("100000 100000\n"), 1);
+  EXPECT_EQ(CpusOfCpuMax("150000 100000\n"), 2);  // docker --cpus=1.5
+  EXPECT_EQ(CpusOfCpuMax("20000 100000"), 1);     // A fifth of a CPU still runs one worker.
+  EXPECT_EQ(CpusOfCpuMax(""), std::nullopt);
+  EXPECT_EQ(CpusOfCpuMax("12x 100000"), std::nullopt);
+  EXPECT_EQ(CpusOfCpuMax("100000 0"), std::nullopt);
+}
+
+TEST(CgroupCpuQuota, TheTightestQuotaOnThePathToTheRootCounts) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / ("cgroup_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "a" / "b" / "c");
+  auto write = [&](const std::filesystem::path& dir, const std::string& text) {
+    std::ofstream(root / dir / "cpu.max") << text;
+  };
+  EXPECT_EQ(CgroupCpuQuota(root.string(), "/a/b/c"), std::nullopt);  // No cpu.max anywhere.
+  write("a/b/c", "max 100000\n");
+  write("a/b", "400000 100000\n");
+  write("a", "250000 100000\n");
+  EXPECT_EQ(CgroupCpuQuota(root.string(), "/a/b/c"), 3);
+  EXPECT_EQ(CgroupCpuQuota(root.string(), "/a/b"), 3);
+  write("", "100000 100000\n");  // A container's own cgroup, mounted as the root.
+  EXPECT_EQ(CgroupCpuQuota(root.string(), "/a/b/c"), 1);
+  EXPECT_EQ(CgroupCpuQuota(root.string(), "/"), 1);
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ Subcommand AddCrash(CLI::App& app) {
   crash->add_option("--dir", c.dir, "Where the runs live (default: a temp directory)");
   crash
       ->add_option("--jobs", c.jobs,
-                   "Configurations run at once, each in a worker process (default: the "
-                   "machine's cores)")
+                   "Configurations run at once, each in a worker process (default: the CPUs "
+                   "this process may use: its CPU affinity, capped by a cgroup v2 CPU quota)")
       ->check(CLI::PositiveNumber);
   crash->add_flag("--keep", c.keep, "Keep the directories after a passing run");
   crash->add_flag("--tolerate-io-errors", c.tolerate_io_errors,

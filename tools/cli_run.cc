@@ -82,9 +82,11 @@ Subcommand AddRun(CLI::App& app, const std::string& command) {
   run->add_option("--reproduce", o.reproduce,
                   "Re-run exactly one failure, from the reproduce string it printed");
   run->add_option("--jobs", o.jobs,
-                  "Worker processes that run the batches (default: the machine's cores, " +
+                  "Worker processes that run the batches (default: the CPUs this process may "
+                  "use, " +
                       std::to_string(tools::CampaignOptions::DefaultJobs()) +
-                      "). Up to that many, each worker runs on a core of its own")
+                      ": its CPU affinity, capped by a cgroup v2 CPU quota). Up to as many as its "
+                      "affinity allows, each worker runs on a CPU of its own")
       ->check(CLI::PositiveNumber);
   run->add_option("--hang-seconds", o.hang_seconds,
                   "A batch in which no case ends for this many seconds is a hang: its worker is "
