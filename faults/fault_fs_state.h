@@ -233,7 +233,7 @@ class FaultFsState {
   // Up to `limit` bytes of `path` from the base, from its start.
   IOStatus ReadBase(const std::string& path, uint64_t limit, std::string* data) {
     data->clear();
-    if (limit == 0) return IOStatus::OK();  // Nothing durable (a file created since its sync).
+    if (limit == 0) return IOStatus::OK();  // Nothing durable to read.
     std::unique_ptr<rocksdb::FSSequentialFile> file;
     IOStatus s = base_->NewSequentialFile(path, FileOptions(), &file, nullptr);
     // Not zeroed: Read overwrites what it returns (zeroing 64 KiB at every delete and rename

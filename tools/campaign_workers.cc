@@ -264,9 +264,9 @@ std::optional<int> CgroupCpuQuota(const std::string& mount, const std::string& c
   for (std::filesystem::path p = std::filesystem::path(cgroup).lexically_normal();;
        p = p.parent_path()) {
     std::ifstream file(std::filesystem::path(mount) / p.relative_path() / "cpu.max");
-    std::stringstream text;
-    text << file.rdbuf();
-    if (const std::optional<int> cpus = CpusOfCpuMax(text.str())) {
+    std::string text;  // cpu.max is one line; a missing file leaves it empty.
+    std::getline(file, text);
+    if (const std::optional<int> cpus = CpusOfCpuMax(text)) {
       tightest = std::min(tightest.value_or(*cpus), *cpus);
     }
     if (!p.has_relative_path()) break;  // The root: nothing above it.

@@ -94,7 +94,8 @@ class WorkerPool {
   static std::vector<int> AllowedCpus();
   // How many CPUs this process can keep busy, at least 1: those of its affinity mask (taskset, a
   // container's cpuset), or fewer where a cgroup v2 CPU quota allows less (cpu.max of its cgroup
-  // or of an ancestor, rounded up: docker --cpus=1.5 gives 2). The campaign's default --jobs.
+  // or of an ancestor, rounded up: "150000 100000", a quota of 1.5 CPUs, gives 2). The campaign's
+  // default --jobs.
   // std::thread::hardware_concurrency() counts every CPU online in the machine instead.
   static int UsableCpus();
   // Whether a pool of `workers` pins them: with no more than the CPUs this process may run on,
