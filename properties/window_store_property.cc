@@ -77,9 +77,19 @@ rc::Gen<std::string> GenKey() {
                                   std::vector<char>{'a', 'b', '\0', '\xff'})))}});
 }
 
+// Two values of a few hundred bytes: a few overwrites or deletes of them in one window start
+// leave enough garbage for the store to compact that start's values (the in-memory store's
+// arena), which short values alone never reach.
 rc::Gen<std::optional<std::string>> GenValue() {
-  static const auto* pool = new std::vector<std::string>{
-      "v0", "v1", "v2", "v3", "", "a value longer than the small-string buffer"};
+  static const auto* pool =
+      new std::vector<std::string>{"v0",
+                                   "v1",
+                                   "v2",
+                                   "v3",
+                                   "",
+                                   "a value longer than the small-string buffer",
+                                   std::string(200, 'x') + "1",
+                                   std::string(300, 'y') + "2"};
   return rc::gen::weightedOneOf<std::optional<std::string>>(
       {{2, rc::gen::just(std::optional<std::string>())},
        {9, rc::gen::map(rc::gen::elementOf(*pool),
