@@ -836,6 +836,55 @@ namespace {
 // C2 with changelog compaction after every commit: each changelog keeps the latest record of
 // each key at its offset (a tombstone below the store's stored offset + 1 goes too), and a
 // wiped store restores the same contents and position from fewer records.
+// A store whose stored offset is at or past its changelog's end holds records the changelog no
+// longer has (Kafka: the offset is out of range, as after the changelog topic was recreated):
+// it is wiped and restored from the beginning. At the end exactly is the edge: the store's last
+// record would be at the offset the changelog writes next.
+TEST_F(TaskTest, AStoreAtOrPastItsChangelogsEndIsWipedAndRestoredFromTheBeginning) {
+  for (const int64_t short_by : {0, 1}) {
+    SCOPED_TRACE("the changelog ends " + std::to_string(short_by) +
+                 " record(s) before the stored offset");
+    fs::remove_all(dir_);
+    OpenTheLog();
+    ASSERT_OK(Open(Options(kAlos)));
+    Input("a", "1");
+    Input("b", "2");
+    Input("c", "3");
+    ASSERT_EQ(ProcessAll(), 3);
+    ASSERT_OK(task_->Close());
+    ASSERT_OK(Open(Options(kAlos)));
+    std::map<std::string, int64_t> stored;  // Changelog -> its store's stored offset.
+    for (const StoreRestore& r : task_->restores()) {
+      ASSERT_TRUE(r.stored_offset) << r.store;
+      stored[r.changelog] = *r.stored_offset;
+    }
+    ASSERT_OK(task_->Close());
+    task_.reset();
+    // The same state directory over a new log, whose changelogs end `short_by` records before
+    // the stored offsets.
+    log_.reset();
+    fs::remove_all(dir_ / "log");
+    OpenTheLog();
+    for (const auto& [changelog, offset] : stored) {
+      for (int64_t i = 0; i < offset - short_by; ++i) {
+        int64_t at = 0;
+        ASSERT_OK(log_->Append(changelog, "z", "9", &at));
+      }
+    }
+    ASSERT_OK(log_->Sync());
+    ASSERT_OK(Open(Options(kAlos)));
+    for (const StoreRestore& r : task_->restores()) {
+      EXPECT_TRUE(r.wiped) << r.store;
+      EXPECT_EQ(r.start_offset, 0) << r.store;
+      EXPECT_EQ(r.records_restored, stored[r.changelog] - short_by) << r.store;
+    }
+    EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"z", "9"}}));
+    EXPECT_NE(logger_->All().find("wiping the store and restoring it from the beginning"),
+              std::string::npos)
+        << logger_->All();
+  }
+}
+
 TEST_F(TaskTest, ACompactedChangelogRestoresTheSameStoresFromItsLiveRecords) {
   TaskOptions o = Options(kEosRu);
   o.changelog_compaction_min_bytes = 0;
