@@ -101,7 +101,9 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   if (!s.ok()) return FromRocksDB(s);
   db_ = std::move(db);
   STATECHECK_RETURN_IF_ERROR(LoadMetadata());
-  rocksdb::WriteBatch batch;
+  // What the open writes in the metadata family: the format mark and the open-status marker
+  // (nullopt deletes it).
+  std::vector<std::pair<const char*, std::optional<std::string_view>>> marks;
   if (legacy_) {
     // Keeps: U3 — legacy over a current store: refuse all but Close, Abandon; the owner wipes it
     if (found_format_ == StateFormat::kCurrent) {
@@ -114,22 +116,34 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
     }
     ResetPositions(options.legacy_position);
     // The legacy mark, and no open-status marker (an interrupted upgrade may have left one).
-    batch.Put(db_->meta(), kFormatKey, kLegacyFormatVersion);
-    batch.Delete(db_->meta(), kStatusKey);
+    marks = {{kFormatKey, kLegacyFormatVersion}, {kStatusKey, std::nullopt}};
   } else {
     // The open-status marker, durable before the first write (T7). A legacy store keeps its
     // legacy mark until its first commit (U1).
     // Keeps: T7 — the open-status marker is set, durably, before the first write
     if (!STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
-      batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);
+      marks.emplace_back(kStatusKey, kStoreStatusOpen);
     }
     // Keeps: U2 — no current-format mark over a legacy store at open: it goes with the offsets
     if (found_format_ != StateFormat::kLegacy || STATECHECK_PLANTED(UpgradeMarkBeforeImport)) {
-      batch.Put(db_->meta(), kFormatKey, kFormatVersion);
+      marks.emplace_back(kFormatKey, kFormatVersion);
     }
   }
-  STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailStoreOpenMarker));
-  STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
+  // A start after a crash finds the marker and the mark it would write already on disk, where
+  // the open that wrote them made them durable: writing them again would cost a flush (a table
+  // file, a MANIFEST write and their syncs) and change nothing.
+  const bool on_disk = std::all_of(marks.begin(), marks.end(), [&](const auto& mark) {
+    const auto found = found_marks_.find(mark.first);
+    return found == found_marks_.end() ? !mark.second : mark.second == found->second;
+  });
+  if (!on_disk) {
+    rocksdb::WriteBatch batch;
+    for (const auto& [key, value] : marks) {
+      value ? batch.Put(db_->meta(), key, *value) : batch.Delete(db_->meta(), key);
+    }
+    STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailStoreOpenMarker));
+    STATECHECK_RETURN_IF_ERROR(WriteDurably(&batch));
+  }
   open_ = true;
   return Status::Ok();
 }
@@ -230,7 +244,9 @@ Status RocksDBStoreImpl::LoadMetadata() {
         committed[key.substr(sizeof(kPositionPrefix) - 1)] = number;
       } else if (key == kStatusKey) {
         marker = true;
+        found_marks_[key] = value;
       } else if (key == kFormatKey) {
+        found_marks_[key] = value;
         if (value == kFormatVersion) {
           found_format_ = StateFormat::kCurrent;
         } else if (value == kLegacyFormatVersion) {

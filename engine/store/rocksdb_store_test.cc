@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "statecheck/hooks/fail_points.h"
@@ -357,6 +358,47 @@ TEST_P(RocksDBStoreTest, ACurrentStoreOpenedLegacyRefusesEverythingUntilWiped) {
   store = Open(IsolationLevel::kReadCommitted);
   EXPECT_EQ(store->found_format(), StateFormat::kCurrent);
   EXPECT_EQ(store->CommittedOffset("changelog"), 0);
+}
+
+// A start after a crash finds its open-status marker and its format mark on disk already: the
+// open writes nothing (without the WAL it would flush a table file), the store still says it was
+// not closed cleanly, and a second crash leaves the marker set. After a clean close the open
+// writes the marker again.
+TEST_P(RocksDBStoreTest, AnOpenThatFindsItsMarkerAlreadySetWritesNothing) {
+  const bool use_wal = GetParam();  // With the WAL, RocksDB's recovery flushes on its own.
+  auto tables = [&] {
+    std::set<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      if (e.path().extension() == ".sst") out.insert(e.path().filename().string());
+    }
+    return out;
+  };
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    ASSERT_TRUE(store->Put("a", "1").ok());
+    ASSERT_TRUE(store->Commit({{"cl", 4}}).ok());
+    store->Abandon();  // A crash: the marker stays set.
+  }
+  for (int crash = 0; crash < 2; ++crash) {
+    const std::set<std::string> before = tables();
+    auto store = Open(IsolationLevel::kReadCommitted);
+    EXPECT_FALSE(store->was_closed_cleanly()) << crash;
+    if (!use_wal) {
+      EXPECT_EQ(tables(), before) << crash;
+    }
+    EXPECT_EQ(GetOf(*store, "a"), "1");
+    EXPECT_EQ(store->CommittedOffset("cl"), 4);
+    store->Abandon();
+  }
+  Open(IsolationLevel::kReadCommitted)->Close();  // Clears the marker.
+  const std::set<std::string> before = tables();
+  auto store = Open(IsolationLevel::kReadCommitted);
+  EXPECT_TRUE(store->was_closed_cleanly());
+  if (!use_wal) {
+    EXPECT_NE(tables(), before);  // The marker, flushed.
+  }
+  store->Abandon();
+  EXPECT_FALSE(Open(IsolationLevel::kReadCommitted)->was_closed_cleanly());
 }
 
 // A read-only open sees the store as a crash left it (its commits, its open-status marker set)

@@ -41,7 +41,8 @@ inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/comm
 // The engine's own calls into RocksDB: a store commit's batch write, a direct write (a
 // READ_UNCOMMITTED store's Put, Delete, PutAll), a read of a key, a step of a store iterator (a
 // range or scan read, the writer's or a query view's), the open's write that sets the
-// open-status marker and a clean close's write that clears it.
+// open-status marker (an open that finds it set already writes nothing) and a clean close's
+// write that clears it.
 inline constexpr std::string_view kFailStoreCommitWrite = "statecheck/store/commit/write";
 inline constexpr std::string_view kFailStoreWrite = "statecheck/store/write";
 inline constexpr std::string_view kFailStoreGet = "statecheck/store/get";
