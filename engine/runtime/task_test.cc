@@ -825,17 +825,6 @@ TEST_F(TaskTest, AnInterruptedWipeIsFinishedAtTheNextStart) {
       << logger_->All();
 }
 
-}  // namespace
-}  // namespace statecheck
-
-namespace statecheck {
-namespace {
-
-// A processor with one in-memory window store "win" (and the key-value stores `kv`): an input
-// record (k, v, ts) puts k = v at window start ts (v null deletes) and forwards (k, v).
-// C2 with changelog compaction after every commit: each changelog keeps the latest record of
-// each key at its offset (a tombstone below the store's stored offset + 1 goes too), and a
-// wiped store restores the same contents and position from fewer records.
 // A store whose stored offset is at or past its changelog's end holds records the changelog no
 // longer has (Kafka: the offset is out of range, as after the changelog topic was recreated):
 // it is wiped and restored from the beginning. At the end exactly is the edge: the store's last
@@ -885,6 +874,17 @@ TEST_F(TaskTest, AStoreAtOrPastItsChangelogsEndIsWipedAndRestoredFromTheBeginnin
   }
 }
 
+}  // namespace
+}  // namespace statecheck
+
+namespace statecheck {
+namespace {
+
+// A processor with one in-memory window store "win" (and the key-value stores `kv`): an input
+// record (k, v, ts) puts k = v at window start ts (v null deletes) and forwards (k, v).
+// C2 with changelog compaction after every commit: each changelog keeps the latest record of
+// each key at its offset (a tombstone below the store's stored offset + 1 goes too), and a
+// wiped store restores the same contents and position from fewer records.
 TEST_F(TaskTest, ACompactedChangelogRestoresTheSameStoresFromItsLiveRecords) {
   TaskOptions o = Options(kEosRu);
   o.changelog_compaction_min_bytes = 0;
