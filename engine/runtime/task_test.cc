@@ -871,6 +871,7 @@ TEST_F(TaskTest, AStoreAtOrPastItsChangelogsEndIsWipedAndRestoredFromTheBeginnin
     EXPECT_NE(logger_->All().find("wiping the store and restoring it from the beginning"),
               std::string::npos)
         << logger_->All();
+    task_.reset();  // Its stores' background threads must be gone before the next remove_all.
   }
 }
 
