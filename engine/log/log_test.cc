@@ -640,6 +640,24 @@ TEST_F(LogTest, CompactionKeepsTheLatestRecordOfEachKeyAtItsOffset) {
   EXPECT_EQ(summary.partitions[0].valid_bytes, fs::file_size(FileOf("kv-changelog-0")));
 }
 
+// `tombstones_removable_below` is exclusive: a tombstone at that offset is the first record a
+// restore from the caller's stored offset + 1 reads, so it stays; one below it goes.
+TEST_F(LogTest, CompactionRemovesOnlyTombstonesBelowTheCallersOffset) {
+  ASSERT_OK(Open());
+  for (auto [k, v] : std::vector<std::pair<const char*, const char*>>{
+           {"a", "1"}, {"a", nullptr}, {"b", nullptr}, {"c", "3"}, {"d", "4"}}) {
+    AppendOk("kv-changelog-0", k, v ? std::optional<std::string_view>(v) : std::nullopt);
+  }
+  ASSERT_OK(log_->Sync());
+  LogCompaction policy;
+  policy.tombstones_removable_below = 2;
+  LogCompactionResult result;
+  ASSERT_OK(log_->Compact("kv-changelog-0", policy, &result));
+  EXPECT_TRUE(result.compacted);
+  EXPECT_EQ(OffsetsAndKeys(log_.get(), "kv-changelog-0", kCommitted),
+            (Strings{"2:b=<null>", "3:c=3", "4:d=4"}));
+}
+
 // Below the cut, markers and aborted records go and committed records are kept outside any
 // transaction; an open transaction and what follows its begin marker stay as they are, and
 // commit after the compaction.
