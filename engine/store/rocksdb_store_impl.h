@@ -269,7 +269,12 @@ class RocksDBStoreImpl final : public RocksDBStore,
     uncommitted_position_ = p;
   }
 
-  Status LoadMetadata();
+  // The metadata family's marks: the open-status marker's and the format mark's values, as the
+  // open found them (an absent key is not here).
+  using Marks = std::map<std::string, std::string, std::less<>>;
+  // Reads the metadata family into the offsets, positions and found format; `marks` (if given)
+  // gets the marks.
+  Status LoadMetadata(Marks* marks = nullptr);
 
   friend class QueryViewImpl;
 
@@ -287,9 +292,6 @@ class RocksDBStoreImpl final : public RocksDBStore,
   std::string broken_;
   bool was_closed_cleanly_ = true;
   std::optional<StateFormat> found_format_;  // What LoadMetadata found on disk.
-  // The open-status marker's and the format mark's values as LoadMetadata found them (a key
-  // that is absent is not here).
-  std::map<std::string, std::string, std::less<>> found_marks_;
   bool imported_ = false;  // A legacy store opened current has committed: it is current now.
   Buffer buffer_;          // Writer thread only.
   int64_t buffered_bytes_ = 0;

@@ -100,7 +100,8 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   s = rocksdb::DB::Open(db_options, options.directory, families, &db->handles, &db->db);
   if (!s.ok()) return FromRocksDB(s);
   db_ = std::move(db);
-  STATECHECK_RETURN_IF_ERROR(LoadMetadata());
+  Marks found;
+  STATECHECK_RETURN_IF_ERROR(LoadMetadata(&found));
   // What the open writes in the metadata family: the format mark and the open-status marker
   // (nullopt deletes it).
   std::vector<std::pair<const char*, std::optional<std::string_view>>> marks;
@@ -133,8 +134,8 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   // the open that wrote them made them durable: writing them again would cost a flush (a table
   // file, a MANIFEST write and their syncs) and change nothing.
   const bool on_disk = std::all_of(marks.begin(), marks.end(), [&](const auto& mark) {
-    const auto found = found_marks_.find(mark.first);
-    return found == found_marks_.end() ? !mark.second : mark.second == found->second;
+    const auto it = found.find(mark.first);
+    return it == found.end() ? !mark.second : mark.second == it->second;
   });
   if (!on_disk) {
     rocksdb::WriteBatch batch;
@@ -226,7 +227,7 @@ Status RocksDBStoreImpl::ImportLegacy(const ChangelogOffsets& offsets, const Pos
   return Commit(offsets);
 }
 
-Status RocksDBStoreImpl::LoadMetadata() {
+Status RocksDBStoreImpl::LoadMetadata(Marks* marks) {
   bool marker = false;
   Position committed;
   // Every open but a read-only one of a store without its metadata family has the family.
@@ -244,9 +245,9 @@ Status RocksDBStoreImpl::LoadMetadata() {
         committed[key.substr(sizeof(kPositionPrefix) - 1)] = number;
       } else if (key == kStatusKey) {
         marker = true;
-        found_marks_[key] = value;
+        if (marks) (*marks)[key] = value;
       } else if (key == kFormatKey) {
-        found_marks_[key] = value;
+        if (marks) (*marks)[key] = value;
         if (value == kFormatVersion) {
           found_format_ = StateFormat::kCurrent;
         } else if (value == kLegacyFormatVersion) {
