@@ -20,6 +20,10 @@
 #ifndef STATECHECK_PROPERTIES_HARNESS_ROCKSDB_H_
 #define STATECHECK_PROPERTIES_HARNESS_ROCKSDB_H_
 
+#include <rocksdb/env.h>
+
+#include <string>
+
 #include "statecheck/rocksdb_store.h"
 
 namespace statecheck::properties {
@@ -27,6 +31,16 @@ namespace statecheck::properties {
 // The setter above; set it as RocksDBStoreOptions::config_setter or
 // TaskOptions::store_config_setter of every store the harness opens.
 const RocksDBConfigSetter& HarnessRocksDBConfig();
+
+// A fresh path (not created) for one case's key-value store: under $STATECHECK_SCRATCH_DIR if
+// set, else under /dev/shm when it is a writable directory, else under the system's temp
+// directory. The key-value families check the stores' logic, crashes being process crashes
+// (Abandon), not power losses: on a RAM file system a case costs no fsync, which on a loaded disk
+// is ten times the rest of the case, and a short campaign gets ten times the cases.
+std::string KvScratchDirectory(const std::string& tag);
+// The file system those directories are opened on: the process's default one, without RocksDB's
+// file preallocation or OPTIONS files (harness_rocksdb.cc says why). Lives as long as the process.
+rocksdb::Env* KvScratchEnv();
 
 }  // namespace statecheck::properties
 

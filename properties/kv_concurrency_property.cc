@@ -9,9 +9,9 @@
 
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
+#include "properties/harness_rocksdb.h"
 #include "properties/kv_history.h"
 #include "properties/kv_history_internal.h"
-#include "properties/kv_store_property.h"
 
 namespace statecheck::properties {
 namespace {

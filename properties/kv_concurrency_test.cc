@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "properties/kit/outcome.h"
 #include "properties/kv_history.h"
-#include "properties/window_store_property.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 

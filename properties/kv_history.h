@@ -7,7 +7,7 @@
 // chance; what the writer writes, what the readers ask and the writer's commit/rollback choices
 // all come from the seed.
 //
-// How it differs from the model-based properties (kv_store_property.h): nothing is compared
+// How it differs from the model-based properties (kv_store/property.h): nothing is compared
 // step by step. An operation took effect at some instant between its invocation and its
 // response, so the checker accepts every result that some such instant explains, and reports
 // the results no instant can explain.
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "model/finding.h"
-#include "properties/window_store_property.h"
+#include "properties/kit/outcome.h"
 #include "statecheck/key_value_store.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
@@ -178,7 +178,7 @@ KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolati
 using KvConcurrencyStoreFactory = std::function<Status(
     const std::string& directory, IsolationLevel isolation, std::unique_ptr<KeyValueStore>*)>;
 
-// The engine's RocksDB store (no WAL), on KvScratchEnv() (kv_store_property.h).
+// The engine's RocksDB store (no WAL), on KvScratchEnv() (harness_rocksdb.h).
 KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
 
 // The concurrency check as a campaign property (family kv_concurrency): max(1, max_success /

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include "properties/kit/json_lines.h"
 #include "properties/kv_history.h"
 #include "properties/kv_history_internal.h"
-#include "properties/window_store_ops.h"
 
 namespace statecheck::properties {
 namespace internal {

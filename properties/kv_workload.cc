@@ -15,7 +15,6 @@
 
 #include "properties/harness_rocksdb.h"
 #include "properties/kv_history.h"
-#include "properties/kv_store_property.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 

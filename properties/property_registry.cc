@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <unordered_map>
+#include <utility>
 
 #include "properties/kv_history.h"
-#include "properties/kv_store_property.h"
+#include "properties/kv_store/property.h"
 #include "properties/task_property.h"
+#include "properties/window_store_property.h"
 #include "properties/windowed_aggregation_property.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -18,16 +20,11 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 }  // namespace rc::detail
 
 namespace statecheck::properties {
-namespace {
+namespace {}  // namespace
 
-// "k=v, k=v" of a configuration map, or "defaults".
-std::string Describe(const std::map<std::string, std::string>& props) {
-  std::string out;
-  for (const auto& [k, v] : props) out += (out.empty() ? "" : ", ") + k + "=" + v;
-  return out.empty() ? "defaults" : out;
+std::vector<TraceKindSpec> AllTraceKinds() {
+  return {kv_store::TraceKind(kv_store::EngineFactory())};
 }
-
-}  // namespace
 
 std::vector<PropertySpec> AllProperties() {
   std::vector<PropertySpec> out;
@@ -45,21 +42,13 @@ std::vector<PropertySpec> AllProperties() {
         ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
         ", retain_duplicates=" + (config.options.retain_duplicates ? "true" : "false");
   }
-  for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
-    out.push_back({"kv_store/MatchesModel/" + config.label, "kv_store",
-                   "KvStoreProperty.MatchesModel", [config](const PropertyParams& p) {
-                     return CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
-                   }});
-    out.back().config = Describe(config.streams_config) + (config.use_wal ? ", WAL" : "") +
-                        (config.write_buffer_size > 0
-                             ? ", write_buffer_size=" + std::to_string(config.write_buffer_size)
-                             : "");
-  }
+  for (PropertySpec& spec : kv_store::Properties()) out.push_back(std::move(spec));
   for (const TaskConfig& config : TaskOptionMatrix()) {
     out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
                    [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },
                    /*batch_divisor=*/8});
-    out.back().config = Describe(config.streams_config) + (config.use_wal ? ", WAL" : "") +
+    out.back().config = DescribeStreamsConfig(config.streams_config) +
+                        (config.use_wal ? ", WAL" : "") +
                         (config.power_loss ? ", crashes lose power" : ", process crashes") +
                         (config.format_switches ? ", switching state.format" : "");
   }

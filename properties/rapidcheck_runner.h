@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "properties/window_store_property.h"
+#include "properties/kit/outcome.h"
 
 namespace statecheck::properties {
 

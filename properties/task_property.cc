@@ -19,10 +19,10 @@
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
+#include "properties/kit/json_lines.h"
 #include "properties/rapidcheck_runner.h"
 #include "properties/task_generator.h"
 #include "properties/task_sut.h"
-#include "properties/window_store_ops.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
@@ -244,6 +244,8 @@ Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
   TaskSut sut(dir, chosen, resolved, setup, &operations);
   if (CheckResult why = sut.Start()) {
     out->diverged = true;
+    out->line = 1;
+    out->op = "start";
     out->rule = why->rule;
     out->message = why->ToString();
     return Status::Ok();

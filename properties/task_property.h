@@ -62,9 +62,9 @@
 #include <vector>
 
 #include "model/task_model.h"
+#include "properties/kit/outcome.h"
+#include "properties/kit/trace_header.h"
 #include "properties/task_trace.h"
-#include "properties/window_store_property.h"
-#include "properties/window_store_trace.h"
 #include "statecheck/status.h"
 #include "statecheck/task.h"
 

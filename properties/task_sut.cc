@@ -18,7 +18,7 @@
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
-#include "properties/window_store_ops.h"
+#include "properties/kit/json_lines.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"

@@ -3,8 +3,8 @@
 #include <iterator>
 #include <limits>
 
-#include "properties/json_lines.h"
-#include "properties/window_store_ops.h"
+#include "properties/kit/json_lines.h"
+#include "properties/kit/trace_header.h"
 #include "statecheck/hooks/fail_points.h"
 
 namespace statecheck::properties {
@@ -279,18 +279,13 @@ Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrac
   bool header = false;
   STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
     if (!header) {
-      if (!j.is_object() || !j.contains("kind") || j["kind"] != "task" || !j.contains("config") ||
-          !j["config"].is_string() || j["config"].get_ref<const std::string&>().empty() ||
-          !j.contains("setup")) {
-        return LineError(line, "not a task trace header (kind \"task\", config, setup)");
+      kit::TraceHeader h;
+      STATECHECK_RETURN_IF_ERROR(kit::ParseTraceHeader(line, j, "task", true, {}, &h));
+      if (!h.config.is_string() || h.config.get_ref<const std::string&>().empty()) {
+        return LineError(line, "the task header's \"config\" must be a configuration's label");
       }
       TaskSetup setup;
-      Status s = CheckKeys(j,
-                           {"statecheck_trace", "kind", "config", "setup", "note", "property",
-                            "seed", "reproduce", "failure"},
-                           "the header");
-      if (s.ok()) s = SetupFromJson(j["setup"], &setup);
-      if (!s.ok()) return LineError(line, s.message());
+      if (Status s = SetupFromJson(h.setup, &setup); !s.ok()) return LineError(line, s.message());
       trace.config = j["config"].get<std::string>();
       trace.setup = j["setup"];
       trace.info = std::move(j);

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
 #include "properties/task_trace.h"
+#include "properties/window_store_property.h"
 #include "properties/window_store_trace.h"
 #include "properties/windowed_aggregation_property.h"
 #include "properties/windowed_trace.h"
@@ -34,9 +37,48 @@ void ExpectError(const Status& s, const std::string& message) {
 // type_error out of ReadTaskTrace, as did a header that was not an object.
 TEST(TraceParsers, TaskHeaderOfTheWrongTypeIsAnError) {
   TaskTrace trace;
-  ExpectError(ParseTask("{\"kind\":7,\"config\":\"eos_rc\",\"setup\":{}}\n", &trace),
-              "line 1: not a task trace header");
-  ExpectError(ParseTask("[1]\n", &trace), "line 1: not a task trace header");
+  ExpectError(
+      ParseTask("{\"statecheck_trace\":1,\"kind\":7,\"config\":\"eos_rc\",\"setup\":{}}\n", &trace),
+      "line 1: header \"kind\" must be \"task\", not 7");
+  ExpectError(ParseTask("[1]\n", &trace), "line 1: the first line must be the trace's header");
+}
+
+// One header grammar for every kind (kit/trace_header.h): each reader refuses a trace of another
+// format version, or without one, with the same words. (The task reader once read a header with
+// no version at all, and the windowed one compared with a literal 1.)
+TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
+  const std::vector<std::pair<std::string, std::string>> headers = {
+      {"task", R"("config":"eos_rc","setup":{"commit_interval_records":0,)"
+               R"("commit_interval_ms":-1,"uncommitted_max_bytes":1})"},
+      {"windowed", R"("config":{"window":{"kind":"time","size_ms":5,"advance_ms":5,)"
+                   R"("grace_ms":0},"emit":"ON_WINDOW_CLOSE"})"},
+      {"window_store", R"("config":{"name":"s","retention_ms":10,"window_size_ms":3,)"
+                       R"("retain_duplicates":false})"},
+  };
+  for (const auto& [kind, rest] : headers) {
+    auto parse = [&kind](const std::string& text) {
+      if (kind == "task") {
+        TaskTrace t;
+        return ParseTask(text, &t);
+      }
+      if (kind == "windowed") {
+        WindowedTrace t;
+        return ParseWindowedTrace(text, "w", &t);
+      }
+      Trace t;
+      return ParseTrace(text, &t);
+    };
+    const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
+    EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
+    ExpectError(parse("{\"statecheck_trace\":2," + body),
+                "line 1: unsupported trace version 2 (this statecheck reads version 1)");
+    ExpectError(parse("{" + body),
+                "line 1: the first line must be the trace's header, "
+                "{\"statecheck_trace\": 1, \"kind\": \"" +
+                    kind + "\"");
+    ExpectError(parse("{\"statecheck_trace\":1.5," + body),
+                "line 1: \"statecheck_trace\" is the trace format's version, a number");
+  }
 }
 
 // Regression (task_trace_fuzz): a faulty step's "error" that was not a string threw; an unknown
@@ -58,7 +100,9 @@ TEST(TraceParsers, TaskFaultErrorAndTearSeedAreChecked) {
 TEST(TraceParsers, TaskSetupIsCheckedAndAnErrorLeavesTheTraceUntouched) {
   TaskTrace trace;
   trace.config = "mine";
-  ExpectError(ParseTask("{\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{}}\n", &trace),
+  ExpectError(ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\","
+                        "\"setup\":{}}\n",
+                        &trace),
               "line 1: setup: missing integer field \"commit_interval_records\"");
   ExpectError(ParseTask(std::string(kTaskHeader) +
                             "{\"op\":\"process\",\"max_records\":" + "9223372036854775808}\n",
@@ -73,9 +117,10 @@ TEST(TraceParsers, TaskSetupIsCheckedAndAnErrorLeavesTheTraceUntouched) {
 // and a header "statecheck_trace" that was not a number, threw nlohmann's type_error.
 TEST(TraceParsers, WindowedFieldsOfTheWrongTypeAreErrors) {
   WindowedTrace trace;
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":\"1\",\"kind\":\"windowed\",\"config\":{}}",
-                                 "w", &trace),
-              "line 1: not a windowed trace header");
+  ExpectError(
+      ParseWindowedTrace("{\"statecheck_trace\":\"1\",\"kind\":\"windowed\",\"config\":{}}", "w",
+                         &trace),
+      "line 1: \"statecheck_trace\" is the trace format's version, a number (1), not \"1\"");
   ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
                                  "\"window\":{\"kind\":[\"time\"]}}}",
                                  "w", &trace),
@@ -178,16 +223,18 @@ TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
   TaskTrace task;
   ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
               "line 2: unknown key \"tear_sed\" in a crash step");
-  ExpectError(ParseTask("{\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
-                        "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
-                        "\"uncommitted_max_bytes\":1,\"commit_interval\":5}}\n",
-                        &task),
-              "line 1: unknown key \"commit_interval\" in setup");
-  ExpectError(ParseTask("{\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
-                        "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
-                        "\"uncommitted_max_bytes\":1},\"seeds\":5}\n",
-                        &task),
-              "line 1: unknown key \"seeds\" in the header");
+  ExpectError(
+      ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
+                "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
+                "\"uncommitted_max_bytes\":1,\"commit_interval\":5}}\n",
+                &task),
+      "line 1: unknown key \"commit_interval\" in setup");
+  ExpectError(
+      ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
+                "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
+                "\"uncommitted_max_bytes\":1},\"seeds\":5}\n",
+                &task),
+      "line 1: unknown key \"seeds\" in the header");
   // Optional fields written out are still fields of the op.
   EXPECT_TRUE(
       ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_seed\":1}\n", &task).ok());

@@ -1,10 +1,10 @@
 #include "properties/trace_replay.h"
 
-#include <cctype>
 #include <fstream>
 #include <sstream>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
+#include "properties/property_registry.h"
 #include "properties/task_property.h"
 #include "properties/window_store_property.h"
 #include "properties/windowed_aggregation_property.h"
@@ -13,16 +13,6 @@ namespace statecheck::properties {
 namespace {
 
 constexpr const char* kFormatHint = "\n(the trace format is described in docs/traces.md)";
-
-// The rule a check's message starts with ("E5: step 5: ..."), or "".
-std::string CitedRule(const std::string& message) {
-  size_t i = 0;
-  while (i < message.size() && std::isupper(static_cast<unsigned char>(message[i])) != 0) ++i;
-  const size_t letters = i;
-  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i])) != 0) ++i;
-  const bool rule = letters > 0 && i > letters && message.compare(i, 2, ": ") == 0;
-  return rule ? message.substr(0, i) : "";
-}
 
 // A task or windowed trace: read with `read`, run by `replay` on the engine and the model.
 template <class Trace, class Outcome>
@@ -55,8 +45,7 @@ Status ReplayOnBoth(const std::string& path, ReplayTarget target,
   out->line = o.line;
   out->op = o.op;
   out->message = o.message;
-  if constexpr (requires { o.rule; }) out->rule = o.rule;
-  if (out->rule.empty()) out->rule = CitedRule(o.message);
+  out->rule = o.rule;
   out->verdict = "DIVERGED at step " + std::to_string(o.step) + " (line " + std::to_string(o.line) +
                  ")\n  op: " + o.op + "\n  " + o.message + "\n";
   return Status::Ok();
@@ -103,6 +92,12 @@ Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay
   out->kind = TraceKind(text.str());
   if (out->kind.empty()) out->kind = "window_store";  // Its reader names what is wrong.
   out->family = out->kind;
+  for (const TraceKindSpec& spec : AllTraceKinds()) {
+    if (spec.kind != out->kind) continue;
+    out->family = spec.family;
+    const Status s = spec.replay(text.str(), path, target, out);
+    return s.ok() ? s : Status::InvalidArgument(s.message() + kFormatHint);
+  }
   if (out->kind == "task") {
     return ReplayOnBoth<TaskTrace, TaskReplayOutcome>(
         path, target, &ReadTaskTrace,

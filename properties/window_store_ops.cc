@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
 
 namespace statecheck::properties {
 namespace {
@@ -94,58 +94,6 @@ bool ReadTakesTimeRange(ReadKind kind) {
 bool OpUsesIterator(OpType type) {
   return type == OpType::kHasNext || type == OpType::kNext || type == OpType::kPeekNextKey ||
          type == OpType::kCloseIterator;
-}
-
-std::string EscapeBytes(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size());
-  for (unsigned char c : bytes) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-Status UnescapeBytes(std::string_view text, std::string* bytes) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = text[i];
-    if (c >= 0x80) {
-      return Status::InvalidArgument("non-ASCII character at offset " + std::to_string(i) +
-                                     ": write bytes above 0x7f as \\xNN");
-    }
-    if (c != '\\') {
-      out += static_cast<char>(c);
-      continue;
-    }
-    if (i + 1 < text.size() && text[i + 1] == '\\') {
-      out += '\\';
-      ++i;
-    } else if (i + 3 < text.size() + 0 && text[i + 1] == 'x' && hex(text[i + 2]) >= 0 &&
-               hex(text[i + 3]) >= 0) {
-      out += static_cast<char>(hex(text[i + 2]) * 16 + hex(text[i + 3]));
-      i += 3;
-    } else {
-      return Status::InvalidArgument("bad escape at offset " + std::to_string(i) +
-                                     ": use \\\\ for a backslash and \\xNN for a byte");
-    }
-  }
-  *bytes = std::move(out);
-  return Status::Ok();
 }
 
 Json OpToJson(const Op& op) {

@@ -18,14 +18,13 @@
 #include <string_view>
 #include <vector>
 
+#include "properties/kit/json_lines.h"
 #include "properties/recording_logger.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
 
 namespace statecheck::properties {
-
-using Json = nlohmann::ordered_json;
 
 // The range reads of W7, by their Kafka names.
 enum class ReadKind {
@@ -89,12 +88,6 @@ bool ReadTakesKeyRange(ReadKind kind);
 bool ReadTakesTimeRange(ReadKind kind);
 // Whether an op names an iterator that must already be open.
 bool OpUsesIterator(OpType type);
-
-// Byte strings in JSON: printable ASCII stands for itself, a backslash is written "\\" and any
-// other byte "\xNN" (two lowercase hex digits) — so a trace stays valid UTF-8 and readable.
-std::string EscapeBytes(std::string_view bytes);
-// The inverse; InvalidArgument naming the problem for a bad escape or a non-ASCII character.
-Status UnescapeBytes(std::string_view text, std::string* bytes);
 
 // The op as one JSON object ({"op": "put", ...}), without an expected result.
 Json OpToJson(const Op& op);

@@ -141,7 +141,8 @@ TEST(WindowStoreTrace, ParseErrorsNameTheLine) {
   auto error = [&](const std::string& text) { return ParseTrace(text, &t).message(); };
   EXPECT_EQ(error(""), "line 1: the trace is empty: no header");
   EXPECT_EQ(error("{\"op\":\"metrics\"}"),
-            "line 1: the first line must be the header, with \"statecheck_trace\": 1");
+            "line 1: the first line must be the trace's header, {\"statecheck_trace\": 1, "
+            "\"kind\": \"window_store\", \"config\": ...}");
   EXPECT_EQ(error(std::string(kHeader) + "\n{not json"), "line 2: not valid JSON");
   EXPECT_EQ(error(std::string(kHeader) + "\n\n{\"op\":\"next\",\"iterator\":1}"),
             "line 3: iterator 1 was never opened");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "properties/evidence.h"
+#include "properties/kit/outcome.h"
 #include "properties/window_store_ops.h"
 #include "properties/window_store_trace.h"
 
@@ -35,32 +36,6 @@ struct WindowStoreConfig {
 // retainDuplicates on/off; retention 0, small (10), large (1,000,000); window size 0, small
 // (3), equal to retention — every valid combination (14).
 std::vector<WindowStoreConfig> WindowStoreOptionMatrix();
-
-struct PropertyParams {
-  uint64_t seed = 0;
-  int max_success = 100;  // Cases (operation sequences) to run.
-  int max_size = 60;      // Upper bound on a sequence's length.
-  bool shrink = true;
-  // Re-runs exactly the case a failure printed (rapidcheck's reproduce string).
-  std::optional<std::string> reproduce;
-  // Where a failing case's shrunk trace is written ("" = not written).
-  std::string trace_dir;
-};
-
-struct PropertyOutcome {
-  std::string property;  // "window_store/MatchesModel/<label>"
-  bool passed = false;
-  int cases = 0;           // Sequences run to the end (shrinking attempts excluded).
-  int64_t operations = 0;  // Every op executed, shrinking included.
-  std::string message;     // Why it failed; empty on success.
-  // The rule the failing check enforces (its Finding's); "" when the failure came from no check
-  // (an unexpected exception, a crash): the report then says it is unattributed.
-  std::string rule;
-  Evidence evidence;  // The situations its cases reached and checked (evidence.h).
-  std::string trace_path;
-  std::string reproduce;
-  std::vector<std::string> counterexample;  // The shrunk sequence, one op per line.
-};
 
 // The state-machine property for one configuration, against `sut`.
 PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,

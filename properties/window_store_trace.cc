@@ -5,21 +5,14 @@
 #include <sstream>
 #include <utility>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
+#include "properties/kit/trace_header.h"
 
 namespace statecheck::properties {
 namespace {
 
 // `s` as an error of line `line`: "line N: <message>".
 Status AtLine(int line, const Status& s) { return s.ok() ? s : LineError(line, s.message()); }
-
-// Two result strings that are the same bytes: equal, or both escaped byte strings (EscapeBytes)
-// that unescape to the same bytes, so that an expectation's "\xFF" matches the output's "\xff".
-bool SameBytes(const std::string& expected, const std::string& actual) {
-  if (expected == actual) return true;
-  std::string a, b;
-  return UnescapeBytes(expected, &a).ok() && UnescapeBytes(actual, &b).ok() && a == b;
-}
 
 Json ConstructionResult(const Status& s) {
   Json j{{"status", std::string(CodeName(s.code()))}};
@@ -36,28 +29,10 @@ Status ParseTrace(std::string_view text, Trace* out) {
   STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line_no, Json j) {
     if (!j.is_object()) return LineError(line_no, "each line must be a JSON object");
     if (!have_header) {
-      auto version = j.find("statecheck_trace");
-      if (version == j.end()) {
-        return LineError(line_no, "the first line must be the header, with \"statecheck_trace\": " +
-                                      std::to_string(kTraceFormatVersion));
-      }
-      if (*version != kTraceFormatVersion) {
-        return LineError(line_no, "unsupported trace version " + version->dump() +
-                                      " (this statecheck reads version " +
-                                      std::to_string(kTraceFormatVersion) + ")");
-      }
-      auto kind = j.find("kind");
-      if (kind == j.end() || *kind != "window_store") {
-        return LineError(line_no, "header \"kind\" must be \"window_store\"");
-      }
+      kit::TraceHeader h;
       STATECHECK_RETURN_IF_ERROR(
-          AtLine(line_no, CheckKeys(j,
-                                    {"statecheck_trace", "kind", "config", "construction", "note",
-                                     "property", "seed", "reproduce", "failure"},
-                                    "the header")));
-      auto config = j.find("config");
-      if (config == j.end()) return LineError(line_no, "header needs a \"config\" object");
-      Status s = OptionsFromJson(*config, &trace.config);
+          kit::ParseTraceHeader(line_no, j, "window_store", false, {"construction"}, &h));
+      Status s = OptionsFromJson(h.config, &trace.config);
       if (!s.ok()) return LineError(line_no, s.message());
       if (auto c = j.find("construction"); c != j.end()) {
         if (!c->is_object() || !c->contains("status") || !(*c)["status"].is_string()) {
@@ -67,11 +42,7 @@ Status ParseTrace(std::string_view text, Trace* out) {
             AtLine(line_no, CheckKeys(*c, {"status", "message"}, "\"construction\"")));
         trace.construction = *c;
       }
-      for (auto& [k, v] : j.items()) {
-        if (k != "statecheck_trace" && k != "kind" && k != "config" && k != "construction") {
-          trace.info[k] = v;
-        }
-      }
+      trace.info = std::move(h.info);
       have_header = true;
       return Status::Ok();
     }
@@ -151,25 +122,6 @@ Json StepResult(OpRunner& runner, const Op& op) {
   Json j = runner.Apply(op);
   j["after"] = runner.Metrics();
   return j;
-}
-
-bool MatchesExpectation(const Json& expected, const Json& actual) {
-  if (expected.is_string() && actual.is_string()) {
-    return SameBytes(expected.get<std::string>(), actual.get<std::string>());
-  }
-  if (expected.is_array() && actual.is_array()) {
-    if (expected.size() != actual.size()) return false;
-    for (size_t i = 0; i < expected.size(); ++i) {
-      if (!MatchesExpectation(expected[i], actual[i])) return false;
-    }
-    return true;
-  }
-  if (!expected.is_object() || !actual.is_object()) return expected == actual;
-  for (auto& [k, v] : expected.items()) {
-    auto it = actual.find(k);
-    if (it == actual.end() || !MatchesExpectation(v, *it)) return false;
-  }
-  return true;
 }
 
 ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowStoreFactory& engine,

@@ -13,12 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "properties/kit/outcome.h"
 #include "properties/window_store_ops.h"
 #include "statecheck/status.h"
 
 namespace statecheck::properties {
-
-inline constexpr int kTraceFormatVersion = 1;
 
 struct TraceStep {
   Op op;
@@ -48,12 +47,6 @@ Status WriteTraceFile(const std::string& path, const Trace& trace);
 
 // A step's full result: OpRunner::Apply's, plus "after": the counters and stream time.
 Json StepResult(OpRunner& runner, const Op& op);
-// Whether `actual` has every field of `expected` with an equal value (arrays element by element,
-// strings as the bytes they escape: "\xFF" matches "\xff").
-bool MatchesExpectation(const Json& expected, const Json& actual);
-
-enum class ReplayTarget { kEngine, kModel, kBoth };
-
 struct ReplayOutcome {
   // Not OK when the trace cannot be replayed to check anything (its config builds no store and
   // the header does not expect that): bad input, not a divergence.

@@ -480,9 +480,17 @@ Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* ou
   int64_t operations = 0;
   const std::string dir = ScratchDirectory("windowed-replay");
   WindowedSut sut(dir, trace.config, &operations);
-  if (const Status s = sut.Start(); !s.ok()) {
+  if (const Status s = sut.Start(); s.code() == Status::Code::kInvalidArgument) {
     // Before any step: the configuration cannot run (bad input, not a divergence).
     return Status::InvalidArgument("line 1: the trace's config cannot run: " + s.ToString());
+  } else if (!s.ok()) {
+    const Finding why(sut.OutputRule(), "starting the task: " + s.ToString());
+    out->diverged = true;
+    out->line = 1;
+    out->op = "start";
+    out->rule = why.rule;
+    out->message = why.ToString();
+    return Status::Ok();
   }
   for (const auto& [line, json] : trace.steps) {
     WOp op;
@@ -493,6 +501,7 @@ Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* ou
       out->step = out->steps_run + 1;
       out->line = line;
       out->op = WOpToString(op);
+      out->rule = why->rule;
       out->message = why->ToString();
       return Status::Ok();
     }

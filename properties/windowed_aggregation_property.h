@@ -30,8 +30,8 @@
 #include <utility>
 #include <vector>
 
-#include "properties/window_store_ops.h"
-#include "properties/window_store_property.h"
+#include "properties/kit/json_lines.h"
+#include "properties/kit/outcome.h"
 #include "properties/windowed_trace.h"
 #include "statecheck/task.h"
 
@@ -92,11 +92,14 @@ struct WindowedReplayOutcome {
   int step = 0;  // 1-based, of the failing step (0: opening the task failed).
   int line = 0;
   std::string op;
-  std::string message;  // What the checks said.
+  std::string rule;     // The rule of the failing check's finding.
+  std::string message;  // What the checks said ("<rule>: ...").
 };
 
 // Runs the trace's operations on the engine and the model, checking as the property does and
-// checking each step's "expect".
+// checking each step's "expect". InvalidArgument when the configuration cannot run (bad input);
+// a start that fails otherwise is a divergence at step 0, credited as the property credits it
+// (the kit's convention, kit/family.h).
 Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* out);
 
 }  // namespace statecheck::properties

@@ -343,7 +343,7 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
       R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
       R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"{\"kind\":\"task\"}\n", "line 1: not a windowed trace header"},
+      {"{\"kind\":\"task\"}\n", "line 1: the first line must be the trace's header"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"tumbling"}}})"
        "\n",
        R"(line 1: config: window "kind" must be "time", "sliding", "session" or "unlimited")"},
@@ -432,6 +432,26 @@ TEST(WindowedTrace, EpochAndExtremeTimestampsReplay) {
       EXPECT_EQ(out.steps_run, 3) << label << " " << emit;
     }
   }
+}
+
+// A diverging replay carries its finding's rule itself (trace_replay.cc once scraped it back out
+// of the message text, which a message starting otherwise would have lost).
+TEST(WindowedTrace, ADivergenceCarriesTheRuleOfItsFinding) {
+  WindowedTrace trace;
+  ASSERT_TRUE(ParseWindowedTrace(
+                  R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
+                  R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})"
+                  "\n"
+                  R"({"op":"append","records":[["a",1]]})"
+                  "\n"
+                  R"({"op":"process","max_records":1,"expect":{"emitted":[],"dropped_records":1}})",
+                  "t", &trace)
+                  .ok());
+  WindowedReplayOutcome out;
+  ASSERT_TRUE(ReplayWindowedTrace(trace, &out).ok());
+  ASSERT_TRUE(out.diverged);
+  EXPECT_FALSE(out.rule.empty()) << out.message;
+  EXPECT_TRUE(out.message.starts_with(out.rule + ": ")) << out.message;
 }
 
 }  // namespace

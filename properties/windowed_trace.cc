@@ -2,7 +2,8 @@
 
 #include <limits>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
+#include "properties/kit/trace_header.h"
 
 namespace statecheck::properties {
 namespace {
@@ -327,18 +328,11 @@ Status ParseWindowedTrace(std::string_view text, const std::string& source, Wind
   bool header = false;
   STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
     if (!header) {
-      if (!j.is_object() || !j.contains("kind") || j["kind"] != "windowed" ||
-          !j.contains("statecheck_trace") || j["statecheck_trace"] != 1 || !j.contains("config")) {
-        return LineError(line,
-                         "not a windowed trace header ({\"statecheck_trace\": 1, \"kind\": "
-                         "\"windowed\", \"config\": {...}})");
+      kit::TraceHeader h;
+      STATECHECK_RETURN_IF_ERROR(kit::ParseTraceHeader(line, j, "windowed", false, {}, &h));
+      if (Status s = ConfigFromJson(h.config, &trace.config); !s.ok()) {
+        return LineError(line, s.message());
       }
-      Status s = CheckKeys(j,
-                           {"statecheck_trace", "kind", "config", "note", "property", "seed",
-                            "reproduce", "failure"},
-                           "the header");
-      if (s.ok()) s = ConfigFromJson(j["config"], &trace.config);
-      if (!s.ok()) return LineError(line, s.message());
       trace.info = std::move(j);
       header = true;
       return Status::Ok();

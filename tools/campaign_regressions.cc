@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
 #include "properties/property_registry.h"
 #include "properties/trace_replay.h"
 #include "tools/campaign_internal.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "properties/gtest_emitter.h"
-#include "properties/json_lines.h"
+#include "properties/kit/json_lines.h"
 #include "properties/trace_replay.h"
 #include "properties/window_store_trace.h"
 #include "statecheck/status.h"

@@ -1,6 +1,6 @@
-// The key-value store property's attribution (kv_store_attribution.h): the rule a step's
+// The key-value store property's attribution (attribution.h): the rule a step's
 // difference breaks, from what differs.
-#include "properties/kv_store_attribution.h"
+#include "properties/kv_store/attribution.h"
 
 #include <initializer_list>
 #include <string>
@@ -19,7 +19,7 @@ Json Part(const Json& j, const char* key) { return j.contains(key) ? j[key] : Js
 
 }  // namespace
 
-Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected,
+Finding Attribute(const Op& op, IsolationLevel isolation, const Json& expected,
                   const Json& actual) {
   const bool rc = isolation == IsolationLevel::kReadCommitted;
   const char* visibility = rc ? "T4" : "T3";
@@ -31,7 +31,7 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
   if (result_e != result_a) {
     // Checks: T5 — the writer's reads and conditional writes see its buffer over committed
     if (IsWrite(op.type) || IsWriterRead(op.type)) {
-      return finding("T5", "the writer's " + std::string(kKvOpNames[static_cast<int>(op.type)]) +
+      return finding("T5", "the writer's " + std::string(kOpNames[static_cast<int>(op.type)]) +
                                " differs (read-your-writes)");
     }
     if (IsIqRead(op.type)) {
@@ -44,13 +44,13 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
       return finding("T8", "the IQ read's reported position differs");
     }
     switch (op.type) {
-      case KvOpType::kCommit:
+      case OpType::kCommit:
         return finding("T7", "the commit's status differs");
-      case KvOpType::kRollback:
+      case OpType::kRollback:
         return finding("T9", "the rollback's status differs");
-      case KvOpType::kReopen:
+      case OpType::kReopen:
         return finding("T7", "the restart after a clean close differs (status or open marker)");
-      case KvOpType::kCrash:
+      case OpType::kCrash:
         // Checks: T7 — the open-status marker: set while open, cleared on clean close
         if (Part(result_e, "clean") != Part(result_a, "clean")) {
           return finding("T7",
@@ -67,20 +67,20 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
         Part(probe_e, "writer") != Part(probe_a, "writer") ||
         Without(Part(probe_e, "iq"), {"position"}) != Without(Part(probe_a, "iq"), {"position"});
     switch (op.type) {
-      case KvOpType::kCommit:
+      case OpType::kCommit:
         if (!data) return finding("T8", "after the commit, an IQ read's position differs");
         if (Without(Part(probe_e, "iq"), {"position"}) !=
             Without(Part(probe_a, "iq"), {"position"})) {
           return finding(visibility, "after the commit, what an IQ reader sees differs");
         }
         return finding("T5", "after the commit, what the writer reads differs");
-      case KvOpType::kRollback:
+      case OpType::kRollback:
         // Checks: T9 — a rollback leaves exactly the last committed state
         return finding("T9", "after the rollback, the state differs from the last committed one");
-      case KvOpType::kReopen:
+      case OpType::kReopen:
         if (!data) return finding("T8", "after the restart, an IQ read's position differs");
         return finding("T7", "after a clean close and reopen, the store's data differs");
-      case KvOpType::kCrash:
+      case OpType::kCrash:
         if (!data) return finding("T8", "after the crash, an IQ read's position differs");
         // Checks: T9 — after a crash the store is its last committed state, not wiped
         return finding("T9", "after a crash, the store is not its last committed state");
@@ -88,7 +88,7 @@ Finding Attribute(const KvOp& op, IsolationLevel isolation, const Json& expected
         break;
     }
   }
-  const bool rollback = op.type == KvOpType::kRollback;
+  const bool rollback = op.type == OpType::kRollback;
   // Checks: T6 — approximateNumUncommittedBytes against the model's (0 unbuffered)
   if (Part(after_e, "uncommitted_bytes") != Part(after_a, "uncommitted_bytes")) {
     return rollback ? finding("T9", "after the rollback, the uncommitted bytes differ")

@@ -1,11 +1,11 @@
-// The key-value store property's situations (kv_store_attribution.h): which ones a step is in,
+// The key-value store property's situations (attribution.h): which ones a step is in,
 // from the model's state before it, and what the case did once a step held.
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "properties/kv_store_attribution.h"
+#include "properties/kv_store/attribution.h"
 
 namespace statecheck::properties::kv_store {
 
@@ -42,20 +42,20 @@ std::optional<std::string> WriterValue(const Snapshot& s, const std::string& key
 }
 
 // Whether a range read `op` selects `key`.
-bool Selects(const KvOp& op, const std::string& key) {
+bool Selects(const Op& op, const std::string& key) {
   switch (op.type) {
-    case KvOpType::kRange:
-    case KvOpType::kReverseRange:
-    case KvOpType::kIqRange:
+    case OpType::kRange:
+    case OpType::kReverseRange:
+    case OpType::kIqRange:
       return (!op.from || key >= *op.from) && (!op.to || key <= *op.to);
-    case KvOpType::kPrefixScan:
+    case OpType::kPrefixScan:
       return key.starts_with(op.key);
-    case KvOpType::kAll:
-    case KvOpType::kReverseAll:
-    case KvOpType::kIqReverseAll:
+    case OpType::kAll:
+    case OpType::kReverseAll:
+    case OpType::kIqReverseAll:
       return true;
-    case KvOpType::kGet:
-    case KvOpType::kIqGet:
+    case OpType::kGet:
+    case OpType::kIqGet:
       return key == op.key;
     default:
       return false;
@@ -64,17 +64,17 @@ bool Selects(const KvOp& op, const std::string& key) {
 
 // The keys op writes and the values it writes (nullopt: a delete), given the writer's view
 // before it; a PutIfAbsent that finds a value writes nothing.
-std::vector<std::pair<std::string, std::optional<std::string>>> WritesOf(const KvOp& op,
+std::vector<std::pair<std::string, std::optional<std::string>>> WritesOf(const Op& op,
                                                                          const Snapshot& b) {
   switch (op.type) {
-    case KvOpType::kPut:
+    case OpType::kPut:
       return {{op.key, op.value}};
-    case KvOpType::kDelete:
+    case OpType::kDelete:
       return {{op.key, std::nullopt}};
-    case KvOpType::kPutIfAbsent:
+    case OpType::kPutIfAbsent:
       if (WriterValue(b, op.key)) return {};
       return {{op.key, op.value}};
-    case KvOpType::kPutAll:
+    case OpType::kPutAll:
       return op.kvs;
     default:
       return {};
@@ -82,17 +82,17 @@ std::vector<std::pair<std::string, std::optional<std::string>>> WritesOf(const K
 }
 
 // The situations of a commit, a rollback or a restart (T6–T9) `op` is in, appended to `out`.
-void AddStateChangeSituations(const KvOp& op, const Snapshot& b, bool rc, const CaseHistory& h,
+void AddStateChangeSituations(const Op& op, const Snapshot& b, bool rc, const CaseHistory& h,
                               std::vector<std::string>* out) {
   auto add = [&](bool cond, const char* name) {
     if (cond) out->emplace_back(name);
   };
   const bool positions_differ = b.uncommitted_position != b.committed_position;
-  if (op.type == KvOpType::kCommit) {
+  if (op.type == OpType::kCommit) {
     add(!b.pending.empty(), "T6.commit_clears_bytes");
     add(positions_differ, "T8.commit_converges");
   }
-  if (op.type == KvOpType::kRollback && rc) {
+  if (op.type == OpType::kRollback && rc) {
     add(!b.pending.empty(), "T9.rollback_buffered_writes");
     bool deleted_committed = false;
     for (const auto& [key, value] : b.pending) {
@@ -102,7 +102,7 @@ void AddStateChangeSituations(const KvOp& op, const Snapshot& b, bool rc, const 
     add(positions_differ, "T9.rollback_restores_position");
   }
   if (IsRestart(op.type)) {
-    const bool crash = op.type == KvOpType::kCrash;
+    const bool crash = op.type == OpType::kCrash;
     add(!b.offsets.empty(), "T7.offsets_survive_restart");
     add(!h.cleared_by_empty_map.empty(), "T7.empty_map_clears_offsets");
     add(!h.cleared_by_null.empty(), "T7.null_clears_partition");
@@ -118,7 +118,7 @@ void AddStateChangeSituations(const KvOp& op, const Snapshot& b, bool rc, const 
 }  // namespace
 
 // The situations of T1, T3–T9 that `op` is in; they count once the step's comparison held.
-std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, IsolationLevel isolation,
+std::vector<std::string> SituationsOf(const Op& op, const Snapshot& b, IsolationLevel isolation,
                                       const std::string& t1_situation, const CaseHistory& h) {
   std::vector<std::string> out;
   auto add = [&](bool cond, const char* name) {
@@ -148,29 +148,29 @@ std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, Isolati
     // T1: the row's effective level decides what this read sees of uncommitted writes.
     add(rc ? !b.pending.empty() : !h.written_since_commit.empty(), t1_situation.c_str());
     if (rc) {
-      add(op.type == KvOpType::kIqGet && buffered_value, "T4.iq_get_with_buffered_write");
+      add(op.type == OpType::kIqGet && buffered_value, "T4.iq_get_with_buffered_write");
       add(buffered_delete_of_committed, "T4.iq_hides_buffered_delete");
-      add(op.type != KvOpType::kIqGet && buffered_value, "T4.iq_range_with_buffer");
+      add(op.type != OpType::kIqGet && buffered_value, "T4.iq_range_with_buffer");
       add(positions_differ, "T8.iq_reports_committed_position");
     } else {
-      add(op.type == KvOpType::kIqGet && direct_value, "T3.iq_get_uncommitted_put");
-      add(op.type == KvOpType::kIqGet && direct_delete, "T3.iq_get_uncommitted_delete");
-      add(op.type != KvOpType::kIqGet && direct_value, "T3.iq_range_uncommitted");
+      add(op.type == OpType::kIqGet && direct_value, "T3.iq_get_uncommitted_put");
+      add(op.type == OpType::kIqGet && direct_delete, "T3.iq_get_uncommitted_delete");
+      add(op.type != OpType::kIqGet && direct_value, "T3.iq_range_uncommitted");
     }
   }
   if (rc && IsWriterRead(op.type)) {
-    add(op.type == KvOpType::kGet && buffered_value && b.committed.contains(op.key),
+    add(op.type == OpType::kGet && buffered_value && b.committed.contains(op.key),
         "T5.get_buffered_put_over_committed");
-    add(op.type == KvOpType::kGet && buffered_delete_of_committed,
+    add(op.type == OpType::kGet && buffered_delete_of_committed,
         "T5.get_buffered_delete_hides_committed");
     const bool mixed = (buffered_value || buffered_delete_of_committed) && committed_unbuffered;
-    const bool reverse = op.type == KvOpType::kReverseRange || op.type == KvOpType::kReverseAll;
-    add(op.type != KvOpType::kGet && mixed && !reverse, "T5.range_merges_buffer");
+    const bool reverse = op.type == OpType::kReverseRange || op.type == OpType::kReverseAll;
+    add(op.type != OpType::kGet && mixed && !reverse, "T5.range_merges_buffer");
     add(mixed && reverse, "T5.reverse_merges_buffer");
   }
   if (IsWrite(op.type)) {
     const auto writes = WritesOf(op, b);
-    add(rc && (op.type == KvOpType::kPutIfAbsent || op.type == KvOpType::kDelete) &&
+    add(rc && (op.type == OpType::kPutIfAbsent || op.type == OpType::kDelete) &&
             b.pending.contains(op.key),
         "T5.conditional_write_sees_buffer");
     bool overwrite = false, deletes = false;
@@ -182,7 +182,7 @@ std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, Isolati
     add(rc && overwrite, "T6.buffered_overwrite");
     add(rc && deletes, "T6.buffered_delete_counts_key");
     add(!rc && !writes.empty(), "T6.read_uncommitted_zero");
-    add(rc && op.context && (!writes.empty() || op.type == KvOpType::kPutAll),
+    add(rc && op.context && (!writes.empty() || op.type == OpType::kPutAll),
         "T8.positions_diverge");
   }
   AddStateChangeSituations(op, b, rc, h, &out);
@@ -190,13 +190,13 @@ std::vector<std::string> SituationsOf(const KvOp& op, const Snapshot& b, Isolati
 }
 
 // What the case did, once a step held.
-void Track(const KvOp& op, const Snapshot& b, IsolationLevel isolation, CaseHistory* h) {
+void Track(const Op& op, const Snapshot& b, IsolationLevel isolation, CaseHistory* h) {
   if (IsWrite(op.type)) {
     for (const auto& [key, value] : WritesOf(op, b)) {
       // A delete counts when it hides a value (what an IQ read could then miss).
       if (value || WriterValue(b, key)) h->written_since_commit[key] = value;
     }
-  } else if (op.type == KvOpType::kCommit) {
+  } else if (op.type == OpType::kCommit) {
     h->written_since_commit.clear();
     h->committed_since_open = true;
     if (op.offsets.empty()) {
@@ -210,7 +210,7 @@ void Track(const KvOp& op, const Snapshot& b, IsolationLevel isolation, CaseHist
         h->cleared_by_null.insert(partition);
       }
     }
-  } else if (op.type == KvOpType::kRollback) {
+  } else if (op.type == OpType::kRollback) {
     // Under READ_UNCOMMITTED a rollback is refused and changes nothing.
     if (isolation == IsolationLevel::kReadCommitted) h->written_since_commit.clear();
   } else if (IsRestart(op.type)) {

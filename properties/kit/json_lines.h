@@ -1,8 +1,8 @@
 // JSON Lines, as every trace file is written (docs/traces.md): one JSON value per line, its
-// object keys kept in the file's order. Shared by the three trace parsers (window_store_trace.h,
-// task_trace.h, windowed_trace.h).
-#ifndef STATECHECK_PROPERTIES_JSON_LINES_H_
-#define STATECHECK_PROPERTIES_JSON_LINES_H_
+// object keys kept in the file's order; byte strings escaped into JSON text; a recorded
+// expectation matched against a result. Shared by every family's traces (the kit, family.h).
+#ifndef STATECHECK_PROPERTIES_KIT_JSON_LINES_H_
+#define STATECHECK_PROPERTIES_KIT_JSON_LINES_H_
 
 #include <functional>
 #include <initializer_list>
@@ -14,6 +14,19 @@
 #include "statecheck/status.h"
 
 namespace statecheck::properties {
+
+using Json = nlohmann::ordered_json;
+
+// Byte strings in JSON: printable ASCII stands for itself, a backslash is written "\\" and any
+// other byte "\xNN" (two lowercase hex digits) — so a trace stays valid UTF-8 and readable.
+std::string EscapeBytes(std::string_view bytes);
+// The inverse; InvalidArgument naming the problem for a bad escape or a non-ASCII character.
+Status UnescapeBytes(std::string_view text, std::string* bytes);
+
+// Whether `actual` has every field of `expected` with an equal value (arrays element by element,
+// strings as the bytes they escape: "\xFF" matches "\xff"). Expectations are partial: a
+// hand-written trace may check one field of a step's result.
+bool MatchesExpectation(const Json& expected, const Json& actual);
 
 // InvalidArgument "line <line>: <what>".
 Status LineError(int line, const std::string& what);
@@ -38,4 +51,4 @@ std::string TraceKind(std::string_view text);
 
 }  // namespace statecheck::properties
 
-#endif  // STATECHECK_PROPERTIES_JSON_LINES_H_
+#endif  // STATECHECK_PROPERTIES_KIT_JSON_LINES_H_

@@ -1,28 +1,31 @@
 // The transactional key-value store property over the T1 matrix and RocksDB variants; the
 // evidence a short run of the T families' properties gathers; and stores with one planted bug
 // each, whose failure must be credited to the rule the bug breaks.
-#include "properties/kv_store_property.h"
+#include "properties/kv_store/property.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "properties/kit/trace.h"
 #include "properties/kv_history.h"
+#include "properties/rapidcheck_runner.h"
 #include "reports/rule_catalogue.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_store {
 
-void PrintTo(const KvStoreConfig& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
 
 namespace {
 
-class KvStoreProperty : public ::testing::TestWithParam<KvStoreConfig> {};
+class KvStoreProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(KvStoreProperty, MatchesModel) {
   PropertyParams p;
@@ -33,7 +36,7 @@ TEST_P(KvStoreProperty, MatchesModel) {
   if (const char* cases = std::getenv("STATECHECK_KV_PROPERTY_CASES")) {
     p.max_success = std::atoi(cases);
   }
-  const PropertyOutcome out = CheckKvStoreMatchesModel(EngineKvStoreFactory(), GetParam(), p);
+  const PropertyOutcome out = Check(EngineFactory(), GetParam(), p);
   EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
                           << p.seed << "):\n"
                           << out.message << "\nreproduce: statecheck run --reproduce '"
@@ -41,12 +44,12 @@ TEST_P(KvStoreProperty, MatchesModel) {
   EXPECT_EQ(out.cases, p.max_success);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, KvStoreProperty, ::testing::ValuesIn(KvStoreOptionMatrix()),
+INSTANTIATE_TEST_SUITE_P(Matrix, KvStoreProperty, ::testing::ValuesIn(OptionMatrix()),
                          [](const auto& info) { return info.param.label; });
 
-const KvStoreConfig& ConfigNamed(const std::string& label) {
-  static const std::vector<KvStoreConfig> matrix = KvStoreOptionMatrix();
-  for (const KvStoreConfig& c : matrix) {
+const Config& ConfigNamed(const std::string& label) {
+  static const std::vector<Config> matrix = OptionMatrix();
+  for (const Config& c : matrix) {
     if (c.label == label) return c;
   }
   ADD_FAILURE() << "no configuration " << label;
@@ -65,9 +68,9 @@ TEST(KvStoreEvidence, ShortRunReachesEverySituationOfT1ToT9) {
   p.max_success = 40;  // The campaign's cases per batch (tools/campaign.h).
   p.max_size = 80;     // And its longest sequence.
   Evidence total;
-  for (const KvStoreConfig& config : KvStoreOptionMatrix()) {
+  for (const Config& config : OptionMatrix()) {
     if (!config.label.ends_with("_nowal")) continue;  // The six rows, once each.
-    const PropertyOutcome out = CheckKvStoreMatchesModel(EngineKvStoreFactory(), config, p);
+    const PropertyOutcome out = Check(EngineFactory(), config, p);
     ASSERT_TRUE(out.passed) << out.message;
     total += out.evidence;
   }
@@ -355,38 +358,58 @@ class IqGetMissesDirectWrites final : public ForwardingStore {
 // Opens the engine's store wrapped in Bug. With `lose_on_reopen`, every open of a directory
 // after the first also deletes key "a" (committing the offsets it had): data lost by a restart.
 template <typename Bug>
-KvStoreFactory Planted(bool lose_on_reopen = false) {
+Factory Planted(bool lose_on_reopen = false) {
   auto opened = std::make_shared<std::set<std::string>>();
-  return
-      [opened, lose_on_reopen](const std::string& dir, IsolationLevel isolation,
-                               const KvStoreConfig& config, std::unique_ptr<KeyValueStore>* store) {
-        std::unique_ptr<KeyValueStore> inner;
-        STATECHECK_RETURN_IF_ERROR(EngineKvStoreFactory()(dir, isolation, config, &inner));
-        if (lose_on_reopen && !opened->insert(dir).second) {
-          std::optional<std::string> old;
-          STATECHECK_RETURN_IF_ERROR(inner->Delete("a", &old));
-          ChangelogOffsets offsets;
-          for (const char* p : {"cl-0", "cl-1"}) {
-            if (auto o = inner->CommittedOffset(p)) offsets[p] = *o;
-          }
-          if (offsets.empty()) offsets["cl-0"] = std::nullopt;  // {} would mean "clear all".
-          STATECHECK_RETURN_IF_ERROR(inner->Commit(offsets));
-        }
-        *store = std::make_unique<Bug>(std::move(inner));
-        return Status::Ok();
-      };
+  return [opened, lose_on_reopen](const std::string& dir, IsolationLevel isolation,
+                                  const Config& config, std::unique_ptr<KeyValueStore>* store) {
+    std::unique_ptr<KeyValueStore> inner;
+    STATECHECK_RETURN_IF_ERROR(EngineFactory()(dir, isolation, config, &inner));
+    if (lose_on_reopen && !opened->insert(dir).second) {
+      std::optional<std::string> old;
+      STATECHECK_RETURN_IF_ERROR(inner->Delete("a", &old));
+      ChangelogOffsets offsets;
+      for (const char* p : {"cl-0", "cl-1"}) {
+        if (auto o = inner->CommittedOffset(p)) offsets[p] = *o;
+      }
+      if (offsets.empty()) offsets["cl-0"] = std::nullopt;  // {} would mean "clear all".
+      STATECHECK_RETURN_IF_ERROR(inner->Commit(offsets));
+    }
+    *store = std::make_unique<Bug>(std::move(inner));
+    return Status::Ok();
+  };
 }
 
-void ExpectCredited(const KvStoreFactory& factory, const std::string& label,
-                    const std::string& rule) {
+// The planted bug is caught and credited to `rule`; its saved trace replays to the same rule
+// against the store (alone and beside the model), and passes against the model alone.
+void ExpectCredited(const Factory& factory, const std::string& label, const std::string& rule) {
   PropertyParams p;
   p.seed = 7;
   p.max_success = 200;
   p.max_size = 80;
-  const PropertyOutcome out = CheckKvStoreMatchesModel(factory, ConfigNamed(label), p);
+  // STATECHECK_TRACE_DIR keeps the traces (the regression corpus's kv_store traces came from here).
+  const char* keep = std::getenv("STATECHECK_TRACE_DIR");
+  p.trace_dir = keep != nullptr && *keep != 0 ? keep : ScratchDirectory("kv-traces");
+  const PropertyOutcome out = Check(factory, ConfigNamed(label), p);
   ASSERT_FALSE(out.passed) << label << ": the planted bug was not caught";
   EXPECT_EQ(out.rule, rule) << out.message;
   EXPECT_TRUE(out.message.starts_with(rule + ": ")) << out.message;
+  ASSERT_FALSE(out.trace_path.empty()) << out.message;
+  std::string text;
+  ASSERT_TRUE(kit::ReadTextFile(out.trace_path, &text).ok());
+  const TraceKindSpec kind = TraceKind(factory);
+  for (ReplayTarget target : {ReplayTarget::kEngine, ReplayTarget::kBoth, ReplayTarget::kModel}) {
+    TraceReplay replay;
+    const Status s = kind.replay(text, out.trace_path, target, &replay);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (target == ReplayTarget::kModel) {
+      EXPECT_FALSE(replay.diverged) << "the model diverged from its own trace:\n" << replay.verdict;
+      continue;
+    }
+    EXPECT_TRUE(replay.diverged) << ReplayTargetName(target) << ": the trace did not reproduce\n"
+                                 << text;
+    EXPECT_EQ(replay.rule, rule) << ReplayTargetName(target) << ": " << replay.verdict;
+  }
+  if (keep == nullptr || *keep == 0) std::filesystem::remove_all(p.trace_dir);
 }
 
 TEST(KvStoreAttribution, WriterGetMissingABufferedDeleteIsT5) {
@@ -428,12 +451,11 @@ TEST(KvStoreAttribution, TheForwardingStoreAlonePasses) {
   p.max_success = 40;
   p.max_size = 80;
   for (const char* label : {"eos_unset_nowal", "alos_ru_nowal"}) {
-    const PropertyOutcome out =
-        CheckKvStoreMatchesModel(Planted<ForwardingStore>(), ConfigNamed(label), p);
+    const PropertyOutcome out = Check(Planted<ForwardingStore>(), ConfigNamed(label), p);
     EXPECT_TRUE(out.passed) << label << ": " << out.message;
     EXPECT_EQ(out.rule, "") << label;
   }
 }
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_store
