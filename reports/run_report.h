@@ -150,6 +150,9 @@ struct PlantedBugResult {
   int64_t counterexample_steps = 0;        // The shrunk counterexample's length.
   std::string message;                     // What the check said.
   std::vector<std::string> replay_commands;
+  // The trace the property that caught it saved ("" if it saves none); not in the report, whose
+  // replay_commands name it.
+  std::string trace_path;
   std::string report_dir;  // Its campaign's own report.
   // The rules the failing checks enforce (their findings' rules, PropertyResult::failing_rule):
   // what the bug was caught by. Empty when not caught, or caught by no check (unattributed).

@@ -151,6 +151,7 @@ Status RunWithBug(const planted::PlantedBug& b, const CampaignOptions& o,
       bug->message = p.message;
       bug->counterexample_steps = static_cast<int64_t>(p.counterexample.size());
       bug->replay_commands = p.replay_commands;
+      bug->trace_path = p.trace_path;
     }
     // The rules the failing checks enforce (their findings'), not rule ids read off messages.
     if (!p.passed && !p.failing_rule.empty() &&
