@@ -8,7 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "properties/kv_history.h"
+#include "properties/kv_concurrency/history.h"
+#include "properties/kv_concurrency/history_file.h"
 #include "properties/kv_store/property.h"
 #include "properties/task_property.h"
 #include "properties/window_store_property.h"
@@ -23,7 +24,7 @@ namespace statecheck::properties {
 namespace {}  // namespace
 
 std::vector<TraceKindSpec> AllTraceKinds() {
-  return {kv_store::TraceKind(kv_store::EngineFactory())};
+  return {kv_store::TraceKind(kv_store::EngineFactory()), kv_concurrency::HistoryKind()};
 }
 
 std::vector<PropertySpec> AllProperties() {
@@ -71,9 +72,9 @@ std::vector<PropertySpec> AllProperties() {
     }
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
-  // history judged afterwards (CheckKvConcurrency, kv_history.h). Not a rapidcheck property: a
-  // batch runs max(1, max_success / 20) workloads, each one case and from its own seed; a
-  // failure is reported with the seed that produced its history (thread interleaving is the
+  // history judged afterwards (CheckKvConcurrency, kv_concurrency/history.h). Not a rapidcheck
+  // property: a batch runs max(1, max_success / 20) workloads, each one case and from its own seed;
+  // a failure is reported with the seed that produced its history (thread interleaving is the
   // machine's, so a rerun may not repeat it exactly).
   for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
     const std::string name(IsolationLevelName(level));

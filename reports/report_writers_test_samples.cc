@@ -337,7 +337,8 @@ Sample SelftestSample() {
                     {"STATECHECK_PLANTED_BUG=window_store/drop_rule_off_by_one statecheck replay "
                      "/tmp/t.jsonl"},
                     "out/bugs/window_store-drop_rule_off_by_one",
-                    {"W3"}});
+                    {"W3"},
+                    "/tmp/t.jsonl"});
   t.bugs.push_back({"task/<script>alert(1)</script>",
                     "C3",
                     "Bytes \x01 & <b>\"quotes\"</b> ]]>",
@@ -353,7 +354,8 @@ Sample SelftestSample() {
                     "C3: committed output differs\x02",
                     {},
                     "out/bugs/task",
-                    {}});
+                    {},
+                    ""});
   t.bugs.push_back({"windowed/emit_interval_ignored",
                     "E5",
                     "The emit interval is not kept.",
@@ -369,7 +371,8 @@ Sample SelftestSample() {
                     "",
                     {},
                     "out/bugs/windowed",
-                    {}});
+                    {},
+                    ""});
   return s;
 }
 

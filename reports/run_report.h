@@ -150,13 +150,13 @@ struct PlantedBugResult {
   int64_t counterexample_steps = 0;        // The shrunk counterexample's length.
   std::string message;                     // What the check said.
   std::vector<std::string> replay_commands;
-  // The trace the property that caught it saved ("" if it saves none); not in the report, whose
-  // replay_commands name it.
-  std::string trace_path;
   std::string report_dir;  // Its campaign's own report.
   // The rules the failing checks enforce (their findings' rules, PropertyResult::failing_rule):
   // what the bug was caught by. Empty when not caught, or caught by no check (unattributed).
   std::vector<std::string> cited_rules;
+  // The trace the property that caught it saved ("" if it saves none); not in the report, whose
+  // replay_commands name it.
+  std::string trace_path;
 
   // The rules it is expected to break (`rules`, "W3,W6"), one id each.
   std::vector<std::string> ExpectedRules() const;

@@ -182,8 +182,8 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
   t.budget_seconds = 60;
   t.scope = "rules";
   PlantedBugResult caught{
-      "area/caught", "X1",   "does x", "KAFKA-1",   "engine/a.cc", true,         1.5,   40, 900,
-      "f/two",       {"X1"}, 4,        "X1: wrong", {"replay it"}, "out/bugs/a", {"X1"}};
+      "area/caught", "X1",   "does x", "KAFKA-1",   "engine/a.cc", true,         1.5,    40, 900,
+      "f/two",       {"X1"}, 4,        "X1: wrong", {"replay it"}, "out/bugs/a", {"X1"}, ""};
   PlantedBugResult missed{"area/missed",
                           "X1",
                           "does y",
@@ -199,7 +199,8 @@ TEST(RunReport, SelftestSectionRoundTripsAndIsNotMerged) {
                           "",
                           {},
                           "out/bugs/b",
-                          {}};
+                          {},
+                          ""};
   t.bugs = {caught, missed};
   EXPECT_EQ(t.Caught(), 1);
   EXPECT_EQ(t.Score(), 50);

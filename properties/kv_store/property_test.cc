@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "properties/kit/trace.h"
-#include "properties/kv_history.h"
+#include "properties/property_registry.h"
 #include "properties/rapidcheck_runner.h"
 #include "reports/rule_catalogue.h"
 
@@ -74,12 +74,18 @@ TEST(KvStoreEvidence, ShortRunReachesEverySituationOfT1ToT9) {
     ASSERT_TRUE(out.passed) << out.message;
     total += out.evidence;
   }
-  for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
-    const PropertyOutcome out = CheckKvConcurrency(level, p);
+  // The concurrency family's properties, through the registry (their family's own headers are
+  // its folder's).
+  int concurrency = 0;
+  for (const PropertySpec& spec : AllProperties()) {
+    if (spec.family != "kv_concurrency") continue;
+    const PropertyOutcome out = spec.run(p);
     ASSERT_TRUE(out.passed) << out.message;
     EXPECT_EQ(out.cases, 2);  // 40 / 20 workloads, each one case.
     total += out.evidence;
+    ++concurrency;
   }
+  EXPECT_EQ(concurrency, 2);  // READ_COMMITTED and READ_UNCOMMITTED.
   const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
   for (const char* id : {"T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"}) {
     const reports::Rule* rule = catalogue.Find(id);

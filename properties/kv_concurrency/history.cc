@@ -1,6 +1,6 @@
-// Checking a recorded concurrency history (kv_history.h): the committed states the writer's
+// Checking a recorded concurrency history (history.h): the committed states the writer's
 // events build, each read judged against them, the violations and situations found.
-#include "properties/kv_history.h"
+#include "properties/kv_concurrency/history.h"
 
 #include <algorithm>
 #include <limits>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "properties/evidence.h"
-#include "properties/kv_history_internal.h"
+#include "properties/kv_concurrency/history_internal.h"
 
 namespace statecheck::properties {
 namespace {

@@ -19,7 +19,10 @@
 #include <vector>
 
 #include "properties/kit/outcome.h"
-#include "properties/kv_history.h"
+#include "properties/kit/trace.h"
+#include "properties/kv_concurrency/history.h"
+#include "properties/kv_concurrency/history_file.h"
+#include "properties/rapidcheck_runner.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -333,12 +336,26 @@ void ExpectCredited(const PropertyOutcome& out, const std::string& rule) {
   EXPECT_NE(out.message.find("workload seed "), std::string::npos) << out.message;
 }
 
-TEST(KvConcurrencyAttribution, PlantedDirtyReadIsT4) {
-  ExpectCredited(CheckKvConcurrency(IsolationLevel::kReadCommitted, ConcurrencyParams(),
-                                    Wrapped([](std::unique_ptr<KeyValueStore> inner) {
-                                      return std::make_unique<DirtyReadStore>(std::move(inner));
-                                    })),
-                 "T4");
+// The failing workload's history is saved, and judged again from the file it is T4 again.
+TEST(KvConcurrencyAttribution, PlantedDirtyReadIsT4AndItsSavedHistoryReplaysSo) {
+  PropertyParams p = ConcurrencyParams();
+  p.trace_dir = ScratchDirectory("kv-histories");
+  const PropertyOutcome out = CheckKvConcurrency(
+      IsolationLevel::kReadCommitted, p, Wrapped([](std::unique_ptr<KeyValueStore> inner) {
+        return std::make_unique<DirtyReadStore>(std::move(inner));
+      }));
+  ExpectCredited(out, "T4");
+  ASSERT_FALSE(out.trace_path.empty()) << out.message;
+  std::string text;
+  ASSERT_TRUE(kit::ReadTextFile(out.trace_path, &text).ok());
+  TraceReplay replay;
+  ASSERT_TRUE(kv_concurrency::HistoryKind()
+                  .replay(text, out.trace_path, ReplayTarget::kBoth, &replay)
+                  .ok());
+  EXPECT_TRUE(replay.diverged) << replay.verdict;
+  EXPECT_EQ(replay.rule, "T4") << replay.verdict;
+  EXPECT_EQ(replay.recorded_failure, out.message);
+  std::filesystem::remove_all(p.trace_dir);
 }
 
 TEST(KvConcurrencyAttribution, EngineStorePassesWithEvidence) {
@@ -609,6 +626,121 @@ HistoryBuilder CleanHistory() {
       .Commit(25, 26, 3, At(3))
       .All(2, 27, 28, {{"c", "e3:c"}, {"a", "e1:a"}}, At(3));
   return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// History files (history_file.h): what a concurrency finding is saved as, judged again offline.
+
+// `text` whose header expects a violation of `rule`.
+std::string Expecting(const std::string& text, const std::string& rule) {
+  const size_t eol = text.find('\n');
+  Json header = Json::parse(text.substr(0, eol));
+  header["expect"] = Json{{"rule", rule}};
+  return header.dump() + text.substr(eol);
+}
+
+TraceReplay ReplayHistoryText(const std::string& text, Status* status) {
+  TraceReplay replay;
+  *status = kv_concurrency::HistoryKind().replay(text, "h.jsonl", ReplayTarget::kBoth, &replay);
+  return replay;
+}
+
+TEST(KvConcurrencyHistoryFile, AHistoryRoundTripsAndIsJudgedAgain) {
+  KvHistory h = CleanHistory().history();
+  h.events.back().reverse = true;  // The last read is a ReverseAll, as in the checker's test.
+  h.isolation = IsolationLevel::kReadCommitted;
+  h.readers = 2;
+  h.seed = 99;
+  const std::string text = kv_concurrency::FormatHistory(h, Json{{"note", "n"}});
+  kv_concurrency::HistoryFile file;
+  ASSERT_TRUE(kv_concurrency::ParseHistory(text, "h.jsonl", &file).ok());
+  EXPECT_EQ(kv_concurrency::FormatHistory(file.history, file.info), text);
+  ASSERT_EQ(file.lines.size(), h.events.size());
+  EXPECT_EQ(file.lines.front(), 2);
+  Status s;
+  const TraceReplay replay = ReplayHistoryText(text, &s);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_FALSE(replay.diverged) << replay.verdict;
+
+  KvHistory bytes = h;
+  bytes.events[0].key = std::string("a\0\xff\\", 4);  // Bytes that need escapes.
+  ASSERT_TRUE(
+      kv_concurrency::ParseHistory(kv_concurrency::FormatHistory(bytes, {}), "h.jsonl", &file)
+          .ok());
+  EXPECT_EQ(file.history.events[0].key, bytes.events[0].key);
+}
+
+TEST(KvConcurrencyHistoryFile, AViolationDivergesWithItsRuleUnlessTheHeaderExpectsIt) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
+  KvHistory h = b.history();
+  h.isolation = IsolationLevel::kReadCommitted;
+  h.readers = 1;
+  std::string text = kv_concurrency::FormatHistory(h, {});
+  Status s;
+  TraceReplay replay = ReplayHistoryText(text, &s);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(replay.diverged);
+  EXPECT_EQ(replay.rule, "T4");
+  EXPECT_NE(replay.verdict.find("dirty read: #1 (line 3) reader-1"), std::string::npos)
+      << replay.verdict;
+  const std::string expecting = Expecting(text, "T4");
+  replay = ReplayHistoryText(expecting, &s);
+  ASSERT_TRUE(s.ok()) << s << "\n" << expecting;
+  EXPECT_FALSE(replay.diverged) << replay.verdict;
+  // A clean history that expects a violation diverges: the checker missed it.
+  HistoryBuilder clean;
+  clean.Put(1, 2, 1, "a", "e1:a").Commit(3, 4, 1, At(1)).Get(1, 5, 6, "a", "e1:a", At(1));
+  KvHistory ch = clean.history();
+  ch.readers = 1;
+  text = Expecting(kv_concurrency::FormatHistory(ch, {}), "T4");
+  replay = ReplayHistoryText(text, &s);
+  ASSERT_TRUE(s.ok()) << s << "\n" << text;
+  EXPECT_TRUE(replay.diverged);
+  EXPECT_EQ(replay.rule, "T4");
+  EXPECT_NE(replay.message.find("the checker found every read explained"), std::string::npos);
+}
+
+TEST(KvConcurrencyHistoryFile, AMalformedHistoryIsAnErrorNamingTheLine) {
+  const std::string header =
+      R"({"statecheck_trace":1,"kind":"kv_concurrency","config":{"isolation":"READ_COMMITTED","readers":1}})"
+      "\n";
+  const std::string put =
+      R"({"thread":0,"event":"put","invoke":1,"response":2,"status":"OK","epoch":1,"key":"a","value":"e1:a","position":{"input-0":1}})"
+      "\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {header, "h.jsonl has no events: a history that checks nothing"},
+      {header +
+           R"({"thread":1,"event":"put","invoke":1,"response":2,"status":"OK","epoch":1,"key":"a","value":"v","position":{}})"
+           "\n",
+       "line 2: a put is the writer's (thread 0)"},
+      {header + put +
+           R"({"thread":2,"event":"get","invoke":3,"response":4,"status":"OK","key":"a","value":null,"position":{}})",
+       "line 3: \"thread\" is 0 (the writer) or a reader from 1 to 1, not 2"},
+      {header + put +
+           R"({"thread":1,"event":"get","invoke":0,"response":4,"status":"OK","key":"a","value":null,"position":{}})",
+       "line 3: events are in invocation order"},
+      {header + put +
+           R"({"thread":1,"event":"get","invoke":5,"response":4,"status":"OK","key":"a","value":null,"position":{}})",
+       "line 3: \"response\" comes before \"invoke\""},
+      {header + put +
+           R"({"thread":1,"event":"get","invoke":5,"response":6,"status":"OK","key":"a","value":null,"positon":{}})",
+       "line 3: \"position\" must be an object"},
+      {header + put +
+           R"({"thread":1,"event":"get","invoke":5,"response":6,"status":"OK","key":"a","value":null,"position":{},"extra":1})",
+       "line 3: unknown key \"extra\" in a get event"},
+      {header + put +
+           R"({"thread":0,"event":"commit","invoke":2,"response":6,"status":"OK","epoch":1,"position":{"input-0":1}})",
+       "the checker cannot judge this history: writer events overlap: #0 (line 2) writer Put"},
+      {R"({"statecheck_trace":1,"kind":"kv_concurrency","config":{"isolation":"SERIALIZABLE","readers":1}})",
+       "line 1: config: \"isolation\" must be READ_COMMITTED or READ_UNCOMMITTED"},
+  };
+  for (const auto& [text, message] : cases) {
+    Status s;
+    ReplayHistoryText(text, &s);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find(message), std::string::npos) << s << "\nwanted: " << message;
+  }
 }
 
 TEST(KvConcurrency, CheckerAcceptsCleanHistory) {

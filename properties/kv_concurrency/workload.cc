@@ -1,4 +1,4 @@
-// Recording a concurrency history (kv_history.h): one writer and N interactive-query readers run
+// Recording a concurrency history (history.h): one writer and N interactive-query readers run
 // for real against a store, every call stamped with a logical clock at its invocation and its
 // response; what the writer writes, what the readers ask and the commit/rollback choices all
 // come from the seed.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "properties/harness_rocksdb.h"
-#include "properties/kv_history.h"
+#include "properties/kv_concurrency/history.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 

@@ -1,4 +1,4 @@
-// The text form of a concurrency history (kv_history.h): quoted bytes and records, event
+// The text form of a concurrency history (history.h): quoted bytes and records, event
 // kinds, positions, and one line per event.
 #include <optional>
 #include <string>
@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "properties/kit/json_lines.h"
-#include "properties/kv_history.h"
-#include "properties/kv_history_internal.h"
+#include "properties/kv_concurrency/history.h"
+#include "properties/kv_concurrency/history_internal.h"
 
 namespace statecheck::properties {
 namespace internal {

@@ -1,4 +1,4 @@
-// The concurrency check as a campaign property (kv_history.h): each workload recorded, its
+// The concurrency check as a campaign property (history.h): each workload recorded, its
 // history judged, then the writer's view of the final committed state checked.
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +10,10 @@
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
 #include "properties/harness_rocksdb.h"
-#include "properties/kv_history.h"
-#include "properties/kv_history_internal.h"
+#include "properties/kv_concurrency/history.h"
+#include "properties/kv_concurrency/history_file.h"
+#include "properties/kv_concurrency/history_internal.h"
+#include "properties/rapidcheck_runner.h"
 
 namespace statecheck::properties {
 namespace {
@@ -155,6 +157,11 @@ PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParam
       out.message = (verdict.finding ? verdict.finding->ToString() : verdict.status.ToString()) +
                     "\nworkload seed " + std::to_string(seed) + " (" + std::to_string(w.epochs) +
                     " epochs, " + std::to_string(w.readers) + " readers)\n" + verdict.report;
+      // The history, for `statecheck replay` to judge again (history_file.h).
+      if (!params.trace_dir.empty() && !history.events.empty()) {
+        Json info{{"property", out.property}, {"seed", params.seed}, {"failure", out.message}};
+        SaveTraceText(kv_concurrency::FormatHistory(history, info), params, &out);
+      }
       break;
     }
     // Everything the history reached was judged, and held.

@@ -1,4 +1,4 @@
-// What describing, checking and the property of a concurrency history share (kv_history.h):
+// What describing, checking and the property of a concurrency history share (history.h):
 // the quoted text of bytes and records, and a committed state with its lookup.
 #ifndef STATECHECK_PROPERTIES_KV_HISTORY_INTERNAL_H_
 #define STATECHECK_PROPERTIES_KV_HISTORY_INTERNAL_H_

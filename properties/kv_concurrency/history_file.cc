@@ -1,0 +1,409 @@
+#include "properties/kv_concurrency/history_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+#include "properties/kit/trace_header.h"
+
+namespace statecheck::properties::kv_concurrency {
+namespace {
+
+constexpr std::string_view kKind = "kv_concurrency";
+constexpr const char* kEventNames[] = {"put", "delete", "commit", "rollback", "get", "range"};
+
+Json Bytes(const std::optional<std::string>& s) {
+  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
+}
+
+Json PositionJson(const Position& p) {
+  Json j = Json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+Json EventJson(const KvEvent& ev) {
+  Json j{{"thread", ev.thread},
+         {"event", kEventNames[static_cast<int>(ev.kind)]},
+         {"invoke", ev.invoke},
+         {"response", ev.response},
+         {"status", std::string(CodeName(ev.status.code()))}};
+  if (!ev.status.ok()) j["message"] = ev.status.message();
+  switch (ev.kind) {
+    case KvEventKind::kPut:
+      j["epoch"] = ev.epoch;
+      j["key"] = EscapeBytes(ev.key);
+      j["value"] = Bytes(ev.value);
+      j["position"] = PositionJson(ev.position);
+      break;
+    case KvEventKind::kDelete:
+      j["epoch"] = ev.epoch;
+      j["key"] = EscapeBytes(ev.key);
+      j["position"] = PositionJson(ev.position);
+      break;
+    case KvEventKind::kCommit:
+      j["epoch"] = ev.epoch;
+      j["position"] = PositionJson(ev.position);
+      break;
+    case KvEventKind::kRollback:
+      j["epoch"] = ev.epoch;
+      break;
+    case KvEventKind::kGet:
+      j["key"] = EscapeBytes(ev.key);
+      j["value"] = Bytes(ev.value);
+      j["position"] = PositionJson(ev.position);
+      break;
+    case KvEventKind::kRange: {
+      j["from"] = Bytes(ev.from);
+      j["to"] = Bytes(ev.to);
+      j["reverse"] = ev.reverse;
+      Json records = Json::array();
+      for (const KeyValue& kv : ev.records) {
+        records.push_back(Json::array({EscapeBytes(kv.key), EscapeBytes(kv.value)}));
+      }
+      j["records"] = std::move(records);
+      j["position"] = PositionJson(ev.position);
+      break;
+    }
+  }
+  return j;
+}
+
+// A status of `code` with `message` (Status builds one per code).
+Status StatusOf(Status::Code code, const std::string& message) {
+  switch (code) {
+    case Status::Code::kOk:
+      return Status::Ok();
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(message);
+    case Status::Code::kNotFound:
+      return Status::NotFound(message);
+    case Status::Code::kCorruption:
+      return Status::Corruption(message);
+    case Status::Code::kIOError:
+      return Status::IOError(message);
+    case Status::Code::kAborted:
+      return Status::Aborted(message);
+    case Status::Code::kFailedPrecondition:
+      return Status::FailedPrecondition(message);
+    case Status::Code::kOutOfRange:
+      return Status::OutOfRange(message);
+    case Status::Code::kUnimplemented:
+      return Status::Unimplemented(message);
+  }
+  return Status::Ok();
+}
+
+// The reader of one event line's fields, each error naming the field.
+class Fields {
+ public:
+  explicit Fields(const Json& j) : j_(j) {}
+
+  Status Int(const char* name, int64_t* out) const {
+    auto it = j_.find(name);
+    if (it == j_.end() || !it->is_number_integer() ||
+        (it->is_number_unsigned() &&
+         it->get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()})) {
+      return Status::InvalidArgument(std::string("\"") + name + "\" must be an integer");
+    }
+    *out = it->get<int64_t>();
+    return Status::Ok();
+  }
+  Status Bytes(const char* name, bool nullable, std::optional<std::string>* out) const {
+    auto it = j_.find(name);
+    if (it == j_.end()) return Status::InvalidArgument(std::string("missing \"") + name + "\"");
+    if (it->is_null() && nullable) {
+      out->reset();
+      return Status::Ok();
+    }
+    if (!it->is_string()) {
+      return Status::InvalidArgument(std::string("\"") + name + "\" must be a string" +
+                                     (nullable ? " or null" : ""));
+    }
+    std::string bytes;
+    if (Status s = UnescapeBytes(it->get<std::string>(), &bytes); !s.ok()) {
+      return Status::InvalidArgument(std::string("\"") + name + "\": " + s.message());
+    }
+    *out = std::move(bytes);
+    return Status::Ok();
+  }
+  Status Key(std::string* out) const {
+    std::optional<std::string> key;
+    STATECHECK_RETURN_IF_ERROR(Bytes("key", false, &key));
+    *out = std::move(*key);
+    return Status::Ok();
+  }
+  Status Position(statecheck::Position* out) const {
+    auto it = j_.find("position");
+    if (it == j_.end() || !it->is_object()) {
+      return Status::InvalidArgument("\"position\" must be an object: partition -> offset");
+    }
+    statecheck::Position p;
+    for (const auto& [partition, offset] : it->items()) {
+      if (!offset.is_number_integer()) {
+        return Status::InvalidArgument("\"position\": \"" + partition + "\" must be an integer");
+      }
+      p[partition] = offset.get<int64_t>();
+    }
+    *out = std::move(p);
+    return Status::Ok();
+  }
+
+ private:
+  const Json& j_;
+};
+
+Status ParseEvent(const Json& j, int readers, KvEvent* out) {
+  if (!j.is_object()) return Status::InvalidArgument("each event must be a JSON object");
+  const Fields f(j);
+  KvEvent ev;
+  int64_t thread = 0;
+  STATECHECK_RETURN_IF_ERROR(f.Int("thread", &thread));
+  if (thread < 0 || thread > readers) {
+    return Status::InvalidArgument("\"thread\" is 0 (the writer) or a reader from 1 to " +
+                                   std::to_string(readers) + ", not " + std::to_string(thread));
+  }
+  ev.thread = static_cast<int>(thread);
+  auto name = j.find("event");
+  const auto* found =
+      name != j.end() && name->is_string()
+          ? std::find(std::begin(kEventNames), std::end(kEventNames), name->get<std::string>())
+          : std::end(kEventNames);
+  if (found == std::end(kEventNames)) {
+    return Status::InvalidArgument(
+        "\"event\" is one of put, delete, commit, rollback (the writer's), get, range (a "
+        "reader's)");
+  }
+  ev.kind = static_cast<KvEventKind>(found - std::begin(kEventNames));
+  if (IsWriterEvent(ev.kind) != (ev.thread == 0)) {
+    return Status::InvalidArgument(
+        std::string("a ") + *found + " is " +
+        (IsWriterEvent(ev.kind) ? "the writer's (thread 0)" : "a reader's (thread 1 or more)"));
+  }
+  STATECHECK_RETURN_IF_ERROR(f.Int("invoke", &ev.invoke));
+  STATECHECK_RETURN_IF_ERROR(f.Int("response", &ev.response));
+  if (ev.response < ev.invoke) {
+    return Status::InvalidArgument("\"response\" comes before \"invoke\"");
+  }
+  auto status = j.find("status");
+  Status::Code code = Status::Code::kOk;
+  if (status == j.end() || !status->is_string() ||
+      !CodeFromName(status->get<std::string>(), &code)) {
+    return Status::InvalidArgument("\"status\" must name a status code (OK, IOError, ...)");
+  }
+  std::string message;
+  if (auto m = j.find("message"); m != j.end()) {
+    if (!m->is_string() || code == Status::Code::kOk) {
+      return Status::InvalidArgument("\"message\" is a string, beside a status other than OK");
+    }
+    message = m->get<std::string>();
+  }
+  ev.status = StatusOf(code, message);
+  switch (ev.kind) {
+    case KvEventKind::kPut:
+    case KvEventKind::kDelete:
+    case KvEventKind::kCommit:
+    case KvEventKind::kRollback:
+      STATECHECK_RETURN_IF_ERROR(f.Int("epoch", &ev.epoch));
+      break;
+    default:
+      break;
+  }
+  if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kDelete ||
+      ev.kind == KvEventKind::kGet) {
+    STATECHECK_RETURN_IF_ERROR(f.Key(&ev.key));
+  }
+  if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kGet) {
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("value", true, &ev.value));
+  }
+  if (ev.kind == KvEventKind::kRange) {
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("from", true, &ev.from));
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("to", true, &ev.to));
+    auto reverse = j.find("reverse");
+    if (reverse == j.end() || !reverse->is_boolean()) {
+      return Status::InvalidArgument("\"reverse\" must be true or false");
+    }
+    ev.reverse = reverse->get<bool>();
+    auto records = j.find("records");
+    if (records == j.end() || !records->is_array()) {
+      return Status::InvalidArgument("\"records\" must be an array of [key, value]");
+    }
+    for (const Json& r : *records) {
+      std::string key, value;
+      if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_string() ||
+          !UnescapeBytes(r[0].get<std::string>(), &key).ok() ||
+          !UnescapeBytes(r[1].get<std::string>(), &value).ok()) {
+        return Status::InvalidArgument("each of \"records\" must be [key, value], escaped bytes");
+      }
+      ev.records.push_back({std::move(key), std::move(value)});
+    }
+  }
+  if (ev.kind != KvEventKind::kRollback) STATECHECK_RETURN_IF_ERROR(f.Position(&ev.position));
+  std::vector<std::string> keys = KeysOf(EventJson(ev));
+  keys.push_back("message");
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(j, keys, std::string("a ") + *found + " event"));
+  *out = std::move(ev);
+  return Status::Ok();
+}
+
+// `message` with each event it names ("#12 ...", DescribeKvEvent) followed by its line.
+std::string WithLines(const std::string& message, const std::vector<int>& lines) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    out += message[i];
+    if (message[i] != '#' || i + 1 >= message.size() ||
+        std::isdigit(static_cast<unsigned char>(message[i + 1])) == 0) {
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])) != 0) {
+      ++end;
+    }
+    const size_t index = std::stoul(message.substr(i + 1, end - i - 1));
+    out += message.substr(i + 1, end - i - 1);
+    if (index < lines.size()) out += " (line " + std::to_string(lines[index]) + ")";
+    i = end - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatHistory(const KvHistory& history, const Json& info) {
+  kit::TraceHeader header;
+  header.kind = std::string(kKind);
+  header.config = Json{{"isolation", std::string(IsolationLevelName(history.isolation))},
+                       {"readers", history.readers},
+                       {"seed", history.seed}};
+  header.info = info;
+  std::string out = kit::TraceHeaderJson(header).dump() + "\n";
+  for (const KvEvent& ev : history.events) out += EventJson(ev).dump() + "\n";
+  return out;
+}
+
+Status ParseHistory(std::string_view text, const std::string& source, HistoryFile* out) {
+  HistoryFile file;
+  bool have_header = false;
+  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) -> Status {
+    if (!have_header) {
+      kit::TraceHeader h;
+      STATECHECK_RETURN_IF_ERROR(kit::ParseTraceHeader(line, j, kKind, false, {"expect"}, &h));
+      const Json& c = h.config;
+      Status s = c.is_object() ? CheckKeys(c, {"isolation", "readers", "seed"}, "config")
+                               : Status::InvalidArgument("config must be an object");
+      if (s.ok()) {
+        const Json isolation = c.value("isolation", Json());
+        if (isolation == "READ_COMMITTED") {
+          file.history.isolation = IsolationLevel::kReadCommitted;
+        } else if (isolation == "READ_UNCOMMITTED") {
+          file.history.isolation = IsolationLevel::kReadUncommitted;
+        } else {
+          s = Status::InvalidArgument(
+              "config: \"isolation\" must be READ_COMMITTED or READ_UNCOMMITTED");
+        }
+      }
+      if (s.ok() && (!c.contains("readers") || !c["readers"].is_number_integer() ||
+                     c["readers"].get<int64_t>() < 1 || c["readers"].get<int64_t>() > 1000)) {
+        s = Status::InvalidArgument("config: \"readers\" must be a number from 1 to 1000");
+      }
+      if (s.ok() && c.contains("seed") && !c["seed"].is_number_unsigned()) {
+        s = Status::InvalidArgument("config: \"seed\" must be a number of 0 or more");
+      }
+      if (s.ok() && h.extra.contains("expect")) {
+        const Json& e = h.extra["expect"];
+        if (!e.is_object() || !e.contains("rule") || !e["rule"].is_string() ||
+            e["rule"].get<std::string>().empty() || !CheckKeys(e, {"rule"}, "expect").ok()) {
+          s = Status::InvalidArgument(
+              "\"expect\" must be {\"rule\": \"T4\"}: the rule of the violation the checker must "
+              "find");
+        } else {
+          file.expect_rule = e["rule"].get<std::string>();
+        }
+      }
+      if (!s.ok()) return LineError(line, s.message());
+      file.history.readers = static_cast<int>(c["readers"].get<int64_t>());
+      if (c.contains("seed")) file.history.seed = c["seed"].get<uint64_t>();
+      file.info = std::move(h.info);
+      have_header = true;
+      return Status::Ok();
+    }
+    KvEvent ev;
+    if (Status s = ParseEvent(j, file.history.readers, &ev); !s.ok()) {
+      return LineError(line, s.message());
+    }
+    if (!file.history.events.empty() && ev.invoke < file.history.events.back().invoke) {
+      return LineError(line, "events are in invocation order: this one is invoked at " +
+                                 std::to_string(ev.invoke) + ", before the line above (" +
+                                 std::to_string(file.history.events.back().invoke) + ")");
+    }
+    file.history.events.push_back(std::move(ev));
+    file.lines.push_back(line);
+    return Status::Ok();
+  }));
+  if (!have_header) return Status::InvalidArgument(source + " is empty");
+  if (file.history.events.empty()) {
+    return Status::InvalidArgument(source + " has no events: a history that checks nothing");
+  }
+  *out = std::move(file);
+  return Status::Ok();
+}
+
+TraceKindSpec HistoryKind() {
+  auto replay = [](std::string_view text, const std::string& path, ReplayTarget target,
+                   TraceReplay* out) -> Status {
+    if (target != ReplayTarget::kBoth) {
+      return Status::InvalidArgument(
+          "a kv_concurrency history is judged again by the checker; it runs no store: drop "
+          "--against");
+    }
+    HistoryFile file;
+    STATECHECK_RETURN_IF_ERROR(ParseHistory(text, path, &file));
+    const KvHistory& h = file.history;
+    out->steps = static_cast<int>(h.events.size());
+    out->description =
+        std::to_string(h.events.size()) + " events of one writer and " + std::to_string(h.readers) +
+        " readers under " + std::string(IsolationLevelName(h.isolation)) + ", judged again" +
+        (file.expect_rule.empty() ? "" : " (it must break " + file.expect_rule + ")");
+    if (file.info.contains("failure") && file.info["failure"].is_string()) {
+      out->recorded_failure = file.info["failure"].get<std::string>();
+    }
+    KvHistoryVerdict verdict = JudgeKvHistory(h, h.isolation);
+    // The checker's advice on re-running a workload does not apply to a history read from a file.
+    if (const size_t cut = verdict.report.find("\nreproduce: "); cut != std::string::npos) {
+      verdict.report.resize(cut);
+    }
+    if (verdict.status.code() == Status::Code::kInvalidArgument) {
+      return Status::InvalidArgument(path + ": the checker cannot judge this history: " +
+                                     WithLines(verdict.status.message(), file.lines));
+    }
+    const std::string found = verdict.finding ? verdict.finding->rule : "";
+    if (found == file.expect_rule) {
+      out->steps_run = out->steps;
+      out->verdict = found.empty() ? "OK: the checker finds every read explained\n"
+                                   : "OK: the checker finds the " + found +
+                                         " violation the history expects\n" +
+                                         WithLines(verdict.report, file.lines) + "\n";
+      return Status::Ok();
+    }
+    out->diverged = true;
+    out->step = 0;
+    out->line = 1;
+    out->op = "judge";
+    if (verdict.finding) {
+      out->rule = verdict.finding->rule;
+      out->message = verdict.finding->ToString();
+    } else {
+      out->rule = file.expect_rule;
+      out->message = file.expect_rule + ": the history expects a " + file.expect_rule +
+                     " violation; the checker found every read explained";
+    }
+    out->verdict =
+        "DIVERGED: " + out->message + "\n" + WithLines(verdict.report, file.lines) + "\n";
+    return Status::Ok();
+  };
+  return TraceKindSpec{std::string(kKind), "kv_concurrency", std::move(replay)};
+}
+
+}  // namespace statecheck::properties::kv_concurrency
