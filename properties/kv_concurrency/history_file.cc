@@ -269,6 +269,16 @@ std::string WithLines(const std::string& message, const std::vector<int>& lines)
   return out;
 }
 
+// The index of the first event `message` names ("#12 ..."), if it names one below `events`.
+std::optional<size_t> FirstEventNamed(const std::string& message) {
+  for (size_t i = 0; i + 1 < message.size(); ++i) {
+    if (message[i] == '#' && std::isdigit(static_cast<unsigned char>(message[i + 1])) != 0) {
+      return std::stoul(message.substr(i + 1));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string FormatHistory(const KvHistory& history, const Json& info) {
@@ -388,19 +398,26 @@ TraceKindSpec HistoryKind() {
       return Status::Ok();
     }
     out->diverged = true;
-    out->step = 0;
+    out->step = 0;  // The header's expectation, or the first violating event below.
     out->line = 1;
     out->op = "judge";
     if (verdict.finding) {
       out->rule = verdict.finding->rule;
-      out->message = verdict.finding->ToString();
+      out->message = WithLines(verdict.finding->ToString(), file.lines);
+      const std::optional<size_t> event = FirstEventNamed(verdict.finding->message);
+      if (event && *event < file.lines.size()) {
+        out->step = static_cast<int>(*event) + 1;
+        out->line = file.lines[*event];
+        out->op = DescribeKvEvent(h, *event);
+      }
     } else {
       out->rule = file.expect_rule;
       out->message = file.expect_rule + ": the history expects a " + file.expect_rule +
                      " violation; the checker found every read explained";
     }
-    out->verdict =
-        "DIVERGED: " + out->message + "\n" + WithLines(verdict.report, file.lines) + "\n";
+    out->verdict = "DIVERGED at step " + std::to_string(out->step) + " (line " +
+                   std::to_string(out->line) + ")\n  event: " + out->op + "\n  " + out->message +
+                   "\n" + WithLines(verdict.report, file.lines) + "\n";
     return Status::Ok();
   };
   return TraceKindSpec{std::string(kKind), "kv_concurrency", std::move(replay)};
