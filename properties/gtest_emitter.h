@@ -5,6 +5,7 @@
 #define STATECHECK_PROPERTIES_GTEST_EMITTER_H_
 
 #include <string>
+#include <string_view>
 
 #include "properties/window_store_trace.h"
 #include "statecheck/status.h"
@@ -18,6 +19,17 @@ namespace statecheck::properties {
 // not a C++ identifier. REQUIRES: out != nullptr.
 Status EmitGTest(const Trace& trace, const std::string& source, std::string test_name,
                  std::string* out);
+
+// The test source for a trace of a kind on the state-machine kit (kv_store, ...), whose steps run
+// through the harness, not the engine's public API alone: TEST(ReplayedTrace, <test_name>) holds
+// the trace's `text` and replays it through the registry (ReplayTraceText), engine and model
+// together, and expects no divergence. `kind` is the header's. InvalidArgument as EmitGTest's.
+Status EmitReplayGTest(std::string_view text, const std::string& kind, const std::string& source,
+                       std::string test_name, std::string* out);
+
+// `*test_name`, or (empty) one made of the source's file name ("drop-rule.jsonl" → "DropRule");
+// InvalidArgument for a name that is not a C++ identifier of letters and digits.
+Status GTestName(const std::string& source, std::string* test_name);
 
 }  // namespace statecheck::properties
 

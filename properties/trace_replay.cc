@@ -14,10 +14,10 @@ namespace {
 
 constexpr const char* kFormatHint = "\n(the trace format is described in docs/traces.md)";
 
-// A task or windowed trace: read with `read`, run by `replay` on the engine and the model.
+// A task or windowed trace: parsed with `parse`, run by `replay` on the engine and the model.
 template <class Trace, class Outcome>
-Status ReplayOnBoth(const std::string& path, ReplayTarget target,
-                    Status (*read)(const std::string&, Trace*),
+Status ReplayOnBoth(std::string_view text, const std::string& path, ReplayTarget target,
+                    Status (*parse)(std::string_view, const std::string&, Trace*),
                     Status (*replay)(const Trace&, Outcome*), std::string (*describe)(const Trace&),
                     TraceReplay* out) {
   if (target != ReplayTarget::kBoth) {
@@ -26,7 +26,7 @@ Status ReplayOnBoth(const std::string& path, ReplayTarget target,
                                    "drop --against");
   }
   Trace trace;
-  Status s = read(path, &trace);
+  Status s = parse(text, path, &trace);
   if (!s.ok()) return Status::InvalidArgument(s.message() + kFormatHint);
   out->steps = static_cast<int>(trace.steps.size());
   out->description = std::to_string(out->steps) + " steps of " + describe(trace);
@@ -51,9 +51,10 @@ Status ReplayOnBoth(const std::string& path, ReplayTarget target,
   return Status::Ok();
 }
 
-Status ReplayWindowStore(const std::string& path, ReplayTarget target, TraceReplay* out) {
+Status ReplayWindowStore(std::string_view text, const std::string& path, ReplayTarget target,
+                         TraceReplay* out) {
   Trace trace;
-  const Status s = ReadTraceFile(path, &trace);
+  const Status s = ParseTrace(text, &trace);
   if (!s.ok()) return Status::InvalidArgument(s.message() + kFormatHint);
   static const char* const kTargets[] = {"engine", "model", "both"};
   out->steps = static_cast<int>(trace.steps.size());
@@ -89,18 +90,24 @@ Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay
   if (!file) return Status::InvalidArgument("cannot open trace file " + path);
   std::stringstream text;
   text << file.rdbuf();
-  out->kind = TraceKind(text.str());
+  return ReplayTraceText(text.str(), path, target, out);
+}
+
+Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTarget target,
+                       TraceReplay* out) {
+  *out = TraceReplay();
+  out->kind = TraceKind(text);
   if (out->kind.empty()) out->kind = "window_store";  // Its reader names what is wrong.
   out->family = out->kind;
   for (const TraceKindSpec& spec : AllTraceKinds()) {
     if (spec.kind != out->kind) continue;
     out->family = spec.family;
-    const Status s = spec.replay(text.str(), path, target, out);
+    const Status s = spec.replay(text, path, target, out);
     return s.ok() ? s : Status::InvalidArgument(s.message() + kFormatHint);
   }
   if (out->kind == "task") {
     return ReplayOnBoth<TaskTrace, TaskReplayOutcome>(
-        path, target, &ReadTaskTrace,
+        text, path, target, &ParseTaskTrace,
         +[](const TaskTrace& t, TaskReplayOutcome* o) { return ReplayTaskTrace(t, o); },
         +[](const TaskTrace& t) {
           return "task configuration " + t.config + ", setup " + t.setup.dump();
@@ -109,13 +116,20 @@ Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay
   }
   if (out->kind == "windowed") {
     return ReplayOnBoth<WindowedTrace, WindowedReplayOutcome>(
-        path, target, &ReadWindowedTrace, &ReplayWindowedTrace,
+        text, path, target, &ParseWindowedTrace, &ReplayWindowedTrace,
         +[](const WindowedTrace& t) {
           return "the windowed aggregation " + ConfigToJson(t.config).dump();
         },
         out);
   }
-  return ReplayWindowStore(path, target, out);
+  return ReplayWindowStore(text, path, target, out);
+}
+
+bool IsKitTraceKind(const std::string& kind) {
+  for (const TraceKindSpec& spec : AllTraceKinds()) {
+    if (spec.kind == kind) return true;
+  }
+  return false;
 }
 
 }  // namespace statecheck::properties

@@ -4,6 +4,7 @@
 #define STATECHECK_PROPERTIES_TRACE_REPLAY_H_
 
 #include <string>
+#include <string_view>
 
 #include "properties/kit/outcome.h"
 #include "statecheck/status.h"
@@ -16,6 +17,13 @@ namespace statecheck::properties {
 // message names the line and says where the format is described), when its config cannot run,
 // or for a `target` its kind does not take. REQUIRES: out != nullptr.
 Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay* out);
+
+// ReplayTraceFile of a trace's text (`path` names it in messages).
+Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTarget target,
+                       TraceReplay* out);
+
+// Whether traces of `kind` are on the state-machine kit (AllTraceKinds()).
+bool IsKitTraceKind(const std::string& kind);
 
 }  // namespace statecheck::properties
 

@@ -26,11 +26,21 @@ int EmitGTest(const std::string& path, const std::string& test_name) {
   std::stringstream text;
   text << file.rdbuf();
   const std::string kind = properties::TraceKind(text.str());
+  if (properties::IsKitTraceKind(kind)) {
+    std::string test;
+    const Status s = properties::EmitReplayGTest(text.str(), kind, path, test_name, &test);
+    if (!s.ok()) return UsageError(path + ": " + s.message());
+    std::cout << test;
+    return kExitOk;
+  }
   if (kind == "task" || kind == "windowed") {
-    return UsageError("--emit-gtest takes window-store traces; a " + kind +
-                      " trace replays through the harness's task model, which is not the "
-                      "engine's public API: run it with `statecheck replay " +
-                      path + "`");
+    return UsageError(
+        "--emit-gtest takes window-store traces and the kinds on the harness's "
+        "state-machine kit; a " +
+        kind +
+        " trace replays through the harness's task model and is not yet on the "
+        "kit: run it with `statecheck replay " +
+        path + "`");
   }
   properties::Trace trace;
   Status s = properties::ReadTraceFile(path, &trace);
@@ -78,8 +88,8 @@ Subcommand AddReplay(CLI::App& app) {
   replay->add_option("trace", f->trace, "The trace (JSON Lines)")->required();
   replay->add_option("--against", f->against, "engine, model or both (default both)");
   replay->add_flag("--emit-gtest", f->emit_gtest,
-                   "Print the window-store trace as a GoogleTest on the engine's public API "
-                   "instead of replaying it");
+                   "Print the trace as a GoogleTest instead of replaying it: a window-store "
+                   "trace on the engine's public API, a kv_store trace through the harness");
   replay->add_option("--test-name", f->test_name,
                      "With --emit-gtest: the test's name (default: from the file name)");
   return {replay, [f, replay] {
