@@ -287,22 +287,24 @@ class Sut {
       before = model_store_->Snapshot();
       situations = SituationsOf(op, before, isolation_, t1_situation_, history_);
     }
-    const Json expected = model_ ? model_->Step(op) : Json();
+    Json expected = model_ ? model_->Step(op) : Json();
     const Json actual = store_ ? store_->Step(op) : Json();
     kit::StepResult result;
-    result.expect = expected;  // The model's result: what a saved trace expects of the step.
     if (store_ && model_ && actual != expected) {
       Finding f = Attribute(op, isolation_, expected, actual);
       f.message += "\n  model: " + expected.dump() + "\n  store: " + actual.dump();
       result.finding = std::move(f);
+      result.expect = std::move(expected);
       return result;
     }
     if (expect) {
-      for (const auto& [name, got] : {std::pair{"store", &actual}, std::pair{"model", &expected}}) {
+      for (const auto& [name, got] :
+           {std::pair{"store", &actual}, std::pair{"model", static_cast<const Json*>(&expected)}}) {
         if (got->is_null() || MatchesStep(*expect, *got)) continue;
         Finding f = Attribute(op, isolation_, *expect, RestrictTo(*got, *expect));
         f.message += "\n  trace: " + expect->dump() + "\n  " + name + ": " + got->dump();
         result.finding = std::move(f);
+        result.expect = std::move(expected);
         return result;
       }
     }
@@ -312,6 +314,7 @@ class Sut {
       Held(RuleOf(situation));
     }
     if (model_) Track(op, before, isolation_, &history_);
+    result.expect = std::move(expected);  // The model's result: what a saved trace expects.
     return result;
   }
 
