@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "properties/kv_store/attribution.h"
+#include "properties/key_value/attribution.h"
 
-namespace statecheck::properties::kv_store {
+namespace statecheck::properties::key_value {
 
 // "T1.<row>": the row of the T1 table a configuration is (processing guarantee x the isolation
 // level the user set).
@@ -146,7 +146,8 @@ std::vector<std::string> SituationsOf(const Op& op, const Snapshot& b, Isolation
 
   if (IsIqRead(op.type)) {
     // T1: the row's effective level decides what this read sees of uncommitted writes.
-    add(rc ? !b.pending.empty() : !h.written_since_commit.empty(), t1_situation.c_str());
+    add(!t1_situation.empty() && (rc ? !b.pending.empty() : !h.written_since_commit.empty()),
+        t1_situation.c_str());
     if (rc) {
       add(op.type == OpType::kIqGet && buffered_value, "T4.iq_get_with_buffered_write");
       add(buffered_delete_of_committed, "T4.iq_hides_buffered_delete");
@@ -221,4 +222,4 @@ std::string RuleOf(const std::string& situation) {
   return situation.substr(0, situation.find('.'));
 }
 
-}  // namespace statecheck::properties::kv_store
+}  // namespace statecheck::properties::key_value

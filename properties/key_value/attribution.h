@@ -1,7 +1,7 @@
-// The key-value store property's situations and attribution of a step (property.h): what a step
+// The key-value families' situations and attribution of a step (lockstep.h): what a step
 // reached once it held, and the rule a differing step breaks.
-#ifndef STATECHECK_PROPERTIES_KV_STORE_ATTRIBUTION_H_
-#define STATECHECK_PROPERTIES_KV_STORE_ATTRIBUTION_H_
+#ifndef STATECHECK_PROPERTIES_KEY_VALUE_ATTRIBUTION_H_
+#define STATECHECK_PROPERTIES_KEY_VALUE_ATTRIBUTION_H_
 
 #include <iterator>
 #include <map>
@@ -13,10 +13,10 @@
 
 #include "model/key_value_store_model.h"
 #include "properties/evidence.h"
-#include "properties/kv_store/ops.h"
+#include "properties/key_value/ops.h"
 #include "statecheck/key_value_store.h"
 
-namespace statecheck::properties::kv_store {
+namespace statecheck::properties::key_value {
 
 using Snapshot = model::KeyValueStoreModelSnapshot;
 
@@ -50,6 +50,6 @@ std::string RuleOf(const std::string& situation);
 // (`expected`) and the store's (`actual`).
 Finding Attribute(const Op& op, IsolationLevel isolation, const Json& expected, const Json& actual);
 
-}  // namespace statecheck::properties::kv_store
+}  // namespace statecheck::properties::key_value
 
-#endif  // STATECHECK_PROPERTIES_KV_STORE_ATTRIBUTION_H_
+#endif  // STATECHECK_PROPERTIES_KEY_VALUE_ATTRIBUTION_H_

@@ -1,11 +1,11 @@
 // The key-value store property's attribution (attribution.h): the rule a step's
 // difference breaks, from what differs.
-#include "properties/kv_store/attribution.h"
+#include "properties/key_value/attribution.h"
 
 #include <initializer_list>
 #include <string>
 
-namespace statecheck::properties::kv_store {
+namespace statecheck::properties::key_value {
 namespace {
 
 Json Without(Json j, std::initializer_list<const char*> keys) {
@@ -102,4 +102,4 @@ Finding Attribute(const Op& op, IsolationLevel isolation, const Json& expected,
   if (rollback) return finding("T9", "after the rollback, the positions differ");
   return finding("T8", "the uncommitted or committed position differs");
 }
-}  // namespace statecheck::properties::kv_store
+}  // namespace statecheck::properties::key_value
