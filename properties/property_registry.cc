@@ -23,8 +23,25 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 namespace statecheck::properties {
 namespace {}  // namespace
 
+namespace {
+
+// The families on the state-machine kit, each in a folder of its own, one entry each
+// (properties/README.md), in the order the campaign runs them.
+std::vector<FamilyEntry> KitFamilies() {
+  return {
+      kv_store::Entry(),
+  };
+}
+
+}  // namespace
+
 std::vector<TraceKindSpec> AllTraceKinds() {
-  return {kv_store::TraceKind(kv_store::EngineFactory()), kv_concurrency::HistoryKind()};
+  std::vector<TraceKindSpec> out;
+  for (FamilyEntry& family : KitFamilies()) {
+    for (TraceKindSpec& kind : family.trace_kinds) out.push_back(std::move(kind));
+  }
+  out.push_back(kv_concurrency::HistoryKind());
+  return out;
 }
 
 std::vector<PropertySpec> AllProperties() {
@@ -43,7 +60,9 @@ std::vector<PropertySpec> AllProperties() {
         ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
         ", retain_duplicates=" + (config.options.retain_duplicates ? "true" : "false");
   }
-  for (PropertySpec& spec : kv_store::Properties()) out.push_back(std::move(spec));
+  for (FamilyEntry& family : KitFamilies()) {
+    for (PropertySpec& spec : family.properties) out.push_back(std::move(spec));
+  }
   for (const TaskConfig& config : TaskOptionMatrix()) {
     out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
                    [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },

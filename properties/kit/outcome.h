@@ -109,6 +109,13 @@ struct TraceKindSpec {
       replay;
 };
 
+// What a family contributes to the registry (property_registry.h): its properties, in a fixed
+// order, and the trace kinds `statecheck replay` reads for it.
+struct FamilyEntry {
+  std::vector<PropertySpec> properties;
+  std::vector<TraceKindSpec> trace_kinds;
+};
+
 }  // namespace statecheck::properties
 
 #endif  // STATECHECK_PROPERTIES_KIT_OUTCOME_H_

@@ -137,8 +137,9 @@ TraceKindSpec TraceKind(const Factory& sut) {
       {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth});
 }
 
-std::vector<PropertySpec> Properties() {
-  std::vector<PropertySpec> out;
+FamilyEntry Entry() {
+  FamilyEntry entry;
+  std::vector<PropertySpec>& out = entry.properties;
   for (const Config& config : OptionMatrix()) {
     out.push_back(
         {"kv_store/MatchesModel/" + config.label, "kv_store", "KvStoreProperty.MatchesModel",
@@ -149,7 +150,8 @@ std::vector<PropertySpec> Properties() {
                              ? ", write_buffer_size=" + std::to_string(config.write_buffer_size)
                              : "");
   }
-  return out;
+  entry.trace_kinds.push_back(TraceKind(EngineFactory()));
+  return entry;
 }
 
 }  // namespace statecheck::properties::kv_store

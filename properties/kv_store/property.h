@@ -54,8 +54,9 @@ PropertyOutcome Check(const Factory& sut, const Config& config, const PropertyPa
 // trace). The registry's entry replays against EngineFactory().
 TraceKindSpec TraceKind(const Factory& sut);
 
-// The family's registry entries: every configuration's property against the engine.
-std::vector<PropertySpec> Properties();
+// The family's registry entry: every configuration's property against the engine, and its
+// traces replayed against the engine.
+FamilyEntry Entry();
 
 }  // namespace statecheck::properties::kv_store
 
