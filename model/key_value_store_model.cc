@@ -301,7 +301,8 @@ Status KeyValueStoreModel::PutAll(
   std::lock_guard<std::mutex> lock(s.mu);
   STATECHECK_RETURN_IF_ERROR(s.CheckOpen());
   for (const auto& [key, value] : kvs) s.Write(key, value);
-  s.Advance(context);
+  // Encodes: T8 — an empty putAll moves a persistent store's position, not an in-memory one's
+  if (!kvs.empty() || s.persistent) s.Advance(context);
   return Status::Ok();
 }
 

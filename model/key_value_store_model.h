@@ -2,8 +2,9 @@
 //
 // How it differs from the engine (statecheck/rocksdb_store.h):
 //   * It is written to be obviously right, not fast: the state is a few std::maps, every range
-//     read copies its whole result, and nothing is ever on disk. `persistent()` only reports the
-//     flag it was made with; there is no reopen, no crash, no wipe (T10 is the harness's job).
+//     read copies its whole result, and nothing is ever on disk. `persistent()` reports the
+//     flag it was made with, which changes only an empty PutAll (below); there is no reopen, no
+//     crash, no wipe (T10 is the harness's job).
 //   * It shares no code with the engine beyond the public headers, so a misreading of the SPEC
 //     cannot hide in both. The properties compare the engine against it operation by operation.
 //
@@ -22,8 +23,11 @@
 //     delete, even of a key that has no value); under READ_UNCOMMITTED it sets or erases
 //     committed[key]. A write with a RecordContext sets
 //     uncommitted_position[partition] = max(current, offset) (absent = the offset). Put and
-//     Delete always count as a write, PutAll too (even an empty one, and the position moves
-//     once, after the records are applied in order); PutIfAbsent only when it writes.
+//     Delete always count as a write, PutAll too (the position moves once, after the records
+//     are applied in order); PutIfAbsent only when it writes. An empty PutAll moves the position
+//     of a persistent store (Kafka's RocksDBStore.putAll updates it after writing its batch,
+//     whatever the batch holds) and not of an in-memory one (Kafka's
+//     InMemoryKeyValueStore.putAll is a put per entry: no entry, no update) — T8.
 //   * PutIfAbsent and Delete return the value the writer saw before the call.
 //   * Writer reads (this class's Get, Range, ReverseRange, PrefixScan, All, ReverseAll) see
 //     pending merged over committed: a pending value wins, a pending delete hides the committed

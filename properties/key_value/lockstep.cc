@@ -266,8 +266,9 @@ void Lockstep::SetStore(std::unique_ptr<KeyValueStore> store, Restart restart) {
   store_ = std::make_unique<Side>(std::move(store), std::move(restart));
 }
 
-void Lockstep::SetModel(IsolationLevel isolation) {
-  std::unique_ptr<KeyValueStore> model_store = model::NewKeyValueStoreModel("kv", isolation);
+void Lockstep::SetModel(IsolationLevel isolation, bool persistent) {
+  std::unique_ptr<KeyValueStore> model_store =
+      model::NewKeyValueStoreModel("kv", isolation, persistent);
   model_store_ = static_cast<model::KeyValueStoreModel*>(model_store.get());
   model_ = std::make_unique<Side>(std::move(model_store),
                                   [](bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {

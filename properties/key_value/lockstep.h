@@ -45,8 +45,9 @@ class Lockstep {
   Lockstep& operator=(const Lockstep&) = delete;
 
   void SetStore(std::unique_ptr<KeyValueStore> store, Restart restart);
-  // The model, at `isolation`, restarted as a persistent store keeps what a close left.
-  void SetModel(IsolationLevel isolation);
+  // The model, at `isolation`, of a persistent store (restarted, it keeps what a close left) or
+  // of an in-memory one.
+  void SetModel(IsolationLevel isolation, bool persistent = true);
 
   kit::StepResult Step(const Op& op, const std::optional<Json>& expect);
 
