@@ -65,7 +65,7 @@ Status ReplayWindowStore(std::string_view text, const std::string& path, ReplayT
   }
   const ReplayOutcome o =
       ReplayTrace(trace, target, EngineWindowStoreFactory(), ModelWindowStoreFactory());
-  if (!o.error.ok()) return Status::InvalidArgument(path + ": " + o.error.message());
+  if (!o.error.ok()) return Status::InvalidArgument(o.error.message());
   out->steps_run = o.steps_run;
   out->diverged = o.diverged;
   if (!o.diverged) {
@@ -93,9 +93,11 @@ Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay
   return ReplayTraceText(text.str(), path, target, out);
 }
 
-Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTarget target,
-                       TraceReplay* out) {
-  *out = TraceReplay();
+namespace {
+
+// Replays `text` by its kind (the header's).
+Status ReplayByKind(std::string_view text, const std::string& path, ReplayTarget target,
+                    TraceReplay* out) {
   out->kind = TraceKind(text);
   if (out->kind.empty()) out->kind = "window_store";  // Its reader names what is wrong.
   out->family = out->kind;
@@ -123,6 +125,17 @@ Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTar
         out);
   }
   return ReplayWindowStore(text, path, target, out);
+}
+
+}  // namespace
+
+Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTarget target,
+                       TraceReplay* out) {
+  *out = TraceReplay();
+  const Status s = ReplayByKind(text, path, target, out);
+  // Every kind's bad input names the file, once.
+  if (s.ok() || s.message().starts_with(path + ": ")) return s;
+  return Status::InvalidArgument(path + ": " + s.message());
 }
 
 bool IsKitTraceKind(const std::string& kind) {
