@@ -10,6 +10,7 @@
 
 #include "properties/kv_concurrency/history.h"
 #include "properties/kv_concurrency/history_file.h"
+#include "properties/in_memory_kv/property.h"
 #include "properties/kv_store/property.h"
 #include "properties/task_property.h"
 #include "properties/window_store_property.h"
@@ -30,6 +31,7 @@ namespace {
 std::vector<FamilyEntry> KitFamilies() {
   return {
       kv_store::Entry(),
+      in_memory_kv::Entry(),
   };
 }
 
