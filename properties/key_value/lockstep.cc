@@ -11,16 +11,6 @@
 namespace statecheck::properties::key_value {
 namespace {
 
-Json Bytes(const std::optional<std::string>& s) {
-  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
-}
-
-Json PositionJson(const Position& p) {
-  Json j = Json::object();
-  for (const auto& [k, v] : p) j[k] = v;
-  return j;
-}
-
 Json StatusJson(const Status& s) { return Json{{"status", std::string(CodeName(s.code()))}}; }
 
 Json Drain(const Status& s, std::unique_ptr<KeyValueIterator> it) {
@@ -87,14 +77,14 @@ class Side {
         std::optional<std::string> old;
         const Status s = store_->Delete(op.key, &old, ctx);
         Json j = StatusJson(s);
-        if (s.ok()) j["old"] = Bytes(old);
+        if (s.ok()) j["old"] = BytesJson(old);
         return j;
       }
       case OpType::kPutIfAbsent: {
         std::optional<std::string> existing;
         const Status s = store_->PutIfAbsent(op.key, *op.value, &existing, ctx);
         Json j = StatusJson(s);
-        if (s.ok()) j["existing"] = Bytes(existing);
+        if (s.ok()) j["existing"] = BytesJson(existing);
         return j;
       }
       case OpType::kPutAll:
@@ -141,7 +131,7 @@ class Side {
         const bool iq = op.type == OpType::kIqGet;
         const Status s = iq ? view_->Get(op.key, &v) : store_->Get(op.key, &v);
         Json j = StatusJson(s);
-        if (s.ok()) j["value"] = Bytes(v);
+        if (s.ok()) j["value"] = BytesJson(v);
         if (iq) j["position"] = PositionJson(view_->LastReadPosition());
         return j;
       }

@@ -1,51 +1,14 @@
 #include "properties/key_value/ops.h"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 namespace statecheck::properties::key_value {
-namespace {
-
-Json Bytes(const std::optional<std::string>& s) {
-  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
+Json PositionJson(const Position& position) {
+  Json j = Json::object();
+  for (const auto& [partition, offset] : position) j[partition] = offset;
+  return j;
 }
-
-Status ReadBytes(const Json& j, const std::string& what, std::string* out) {
-  if (!j.is_string()) return Status::InvalidArgument(what + " must be a string");
-  Status s = UnescapeBytes(j.get<std::string>(), out);
-  return s.ok() ? s : Status::InvalidArgument(what + ": " + s.message());
-}
-
-Status ReadNullableBytes(const Json& j, const std::string& what, std::optional<std::string>* out) {
-  if (j.is_null()) {
-    out->reset();
-    return Status::Ok();
-  }
-  std::string bytes;
-  if (!j.is_string()) return Status::InvalidArgument(what + " must be a string or null");
-  STATECHECK_RETURN_IF_ERROR(ReadBytes(j, what, &bytes));
-  *out = std::move(bytes);
-  return Status::Ok();
-}
-
-Status Field(const Json& j, const char* name, const Json** out) {
-  auto it = j.find(name);
-  if (it == j.end()) return Status::InvalidArgument(std::string("missing field \"") + name + "\"");
-  *out = &*it;
-  return Status::Ok();
-}
-
-Status ReadInt(const Json& j, const std::string& what, int64_t* out) {
-  if (!j.is_number_integer()) return Status::InvalidArgument(what + " must be an integer");
-  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()}) {
-    return Status::InvalidArgument(what + " is out of range");
-  }
-  *out = j.get<int64_t>();
-  return Status::Ok();
-}
-
-}  // namespace
 
 Json OpToJson(const Op& op) {
   Json j;
@@ -54,7 +17,7 @@ Json OpToJson(const Op& op) {
     case OpType::kPut:
     case OpType::kPutIfAbsent:
       j["key"] = EscapeBytes(op.key);
-      j["value"] = Bytes(op.value);
+      j["value"] = BytesJson(op.value);
       break;
     case OpType::kDelete:
     case OpType::kGet:
@@ -66,15 +29,15 @@ Json OpToJson(const Op& op) {
       break;
     case OpType::kPutAll: {
       Json kvs = Json::array();
-      for (const auto& [k, v] : op.kvs) kvs.push_back(Json::array({EscapeBytes(k), Bytes(v)}));
+      for (const auto& [k, v] : op.kvs) kvs.push_back(Json::array({EscapeBytes(k), BytesJson(v)}));
       j["kvs"] = std::move(kvs);
       break;
     }
     case OpType::kRange:
     case OpType::kReverseRange:
     case OpType::kIqRange:
-      j["from"] = Bytes(op.from);
-      j["to"] = Bytes(op.to);
+      j["from"] = BytesJson(op.from);
+      j["to"] = BytesJson(op.to);
       break;
     case OpType::kCommit: {
       Json offsets = Json::object();
@@ -112,9 +75,9 @@ Status OpFromJson(const Json& j, Op* out) {
   switch (op.type) {
     case OpType::kPut:
     case OpType::kPutIfAbsent:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "key", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "key", &f));
       STATECHECK_RETURN_IF_ERROR(ReadBytes(*f, "\"key\"", &op.key));
-      STATECHECK_RETURN_IF_ERROR(Field(j, "value", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "value", &f));
       STATECHECK_RETURN_IF_ERROR(ReadNullableBytes(*f, "\"value\"", &op.value));
       if (op.type == OpType::kPutIfAbsent && !op.value) {
         return Status::InvalidArgument("\"value\" of a putIfAbsent must be a string");
@@ -123,15 +86,15 @@ Status OpFromJson(const Json& j, Op* out) {
     case OpType::kDelete:
     case OpType::kGet:
     case OpType::kIqGet:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "key", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "key", &f));
       STATECHECK_RETURN_IF_ERROR(ReadBytes(*f, "\"key\"", &op.key));
       break;
     case OpType::kPrefixScan:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "prefix", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "prefix", &f));
       STATECHECK_RETURN_IF_ERROR(ReadBytes(*f, "\"prefix\"", &op.key));
       break;
     case OpType::kPutAll:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "kvs", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "kvs", &f));
       if (!f->is_array())
         return Status::InvalidArgument("\"kvs\" must be an array of [key, value]");
       for (const Json& kv : *f) {
@@ -148,13 +111,13 @@ Status OpFromJson(const Json& j, Op* out) {
     case OpType::kRange:
     case OpType::kReverseRange:
     case OpType::kIqRange:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "from", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "from", &f));
       STATECHECK_RETURN_IF_ERROR(ReadNullableBytes(*f, "\"from\"", &op.from));
-      STATECHECK_RETURN_IF_ERROR(Field(j, "to", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "to", &f));
       STATECHECK_RETURN_IF_ERROR(ReadNullableBytes(*f, "\"to\"", &op.to));
       break;
     case OpType::kCommit:
-      STATECHECK_RETURN_IF_ERROR(Field(j, "offsets", &f));
+      STATECHECK_RETURN_IF_ERROR(FieldOf(j, "offsets", &f));
       if (!f->is_object()) {
         return Status::InvalidArgument(
             "\"offsets\" must be an object: partition -> offset or null");
@@ -165,7 +128,7 @@ Status OpFromJson(const Json& j, Op* out) {
           continue;
         }
         int64_t o = 0;
-        STATECHECK_RETURN_IF_ERROR(ReadInt(offset, "\"offsets\": \"" + partition + "\"", &o));
+        STATECHECK_RETURN_IF_ERROR(ReadInt64(offset, "\"offsets\": \"" + partition + "\"", &o));
         op.offsets[partition] = o;
       }
       break;
@@ -183,7 +146,7 @@ Status OpFromJson(const Json& j, Op* out) {
     }
     RecordContext ctx;
     ctx.partition = (*c)[0].get<std::string>();
-    STATECHECK_RETURN_IF_ERROR(ReadInt((*c)[1], "the offset of \"context\"", &ctx.offset));
+    STATECHECK_RETURN_IF_ERROR(ReadInt64((*c)[1], "the offset of \"context\"", &ctx.offset));
     op.context = std::move(ctx);
   }
   STATECHECK_RETURN_IF_ERROR(

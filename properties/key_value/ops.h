@@ -72,6 +72,9 @@ struct Op {
   std::optional<RecordContext> context;  // Writes: the input record they came from.
 };
 
+// A position (input partition → offset) as a trace writes it: {"in-0": 3}.
+Json PositionJson(const Position& position);
+
 // {"op": "put", "key": "a", "value": "v0", "context": ["in-0", 3]}, ...: byte strings escaped
 // (EscapeBytes), "context" only on writes that carry one.
 Json OpToJson(const Op& op);

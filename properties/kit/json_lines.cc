@@ -1,6 +1,8 @@
 #include "properties/kit/json_lines.h"
 
 #include <algorithm>
+#include <limits>
+#include <utility>
 
 namespace statecheck::properties {
 namespace {
@@ -84,6 +86,53 @@ bool MatchesExpectation(const Json& expected, const Json& actual) {
     if (it == actual.end() || !MatchesExpectation(v, *it)) return false;
   }
   return true;
+}
+
+Status FieldOf(const Json& j, std::string_view name, const Json** out) {
+  auto it = j.find(name);
+  if (it == j.end()) {
+    return Status::InvalidArgument("missing field \"" + std::string(name) + "\"");
+  }
+  *out = &*it;
+  return Status::Ok();
+}
+
+Status ReadInt64(const Json& j, std::string_view what, int64_t* out) {
+  if (!j.is_number_integer())
+    return Status::InvalidArgument(std::string(what) + " must be an integer");
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()}) {
+    return Status::InvalidArgument(std::string(what) + " is out of range");
+  }
+  *out = j.get<int64_t>();
+  return Status::Ok();
+}
+
+Status ReadBytes(const Json& j, std::string_view what, std::string* out) {
+  if (!j.is_string()) return Status::InvalidArgument(std::string(what) + " must be a string");
+  std::string bytes;
+  if (Status s = UnescapeBytes(j.get<std::string>(), &bytes); !s.ok()) {
+    return Status::InvalidArgument(std::string(what) + ": " + s.message());
+  }
+  *out = std::move(bytes);
+  return Status::Ok();
+}
+
+Status ReadNullableBytes(const Json& j, std::string_view what, std::optional<std::string>* out) {
+  if (j.is_null()) {
+    out->reset();
+    return Status::Ok();
+  }
+  if (!j.is_string()) {
+    return Status::InvalidArgument(std::string(what) + " must be a string or null");
+  }
+  std::string bytes;
+  STATECHECK_RETURN_IF_ERROR(ReadBytes(j, what, &bytes));
+  *out = std::move(bytes);
+  return Status::Ok();
+}
+
+Json BytesJson(const std::optional<std::string>& bytes) {
+  return bytes ? Json(EscapeBytes(*bytes)) : Json(nullptr);
 }
 
 Status LineError(int line, const std::string& what) {

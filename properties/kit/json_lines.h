@@ -4,9 +4,11 @@
 #ifndef STATECHECK_PROPERTIES_KIT_JSON_LINES_H_
 #define STATECHECK_PROPERTIES_KIT_JSON_LINES_H_
 
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,18 @@ Status UnescapeBytes(std::string_view text, std::string* bytes);
 // strings as the bytes they escape: "\xFF" matches "\xff"). Expectations are partial: a
 // hand-written trace may check one field of a step's result.
 bool MatchesExpectation(const Json& expected, const Json& actual);
+
+// Reading a trace's fields, each error an InvalidArgument naming the field (`what`):
+//   FieldOf: "missing field \"<name>\"";
+//   ReadInt64: "<what> must be an integer" / "<what> is out of range";
+//   ReadBytes: "<what> must be a string", or what UnescapeBytes says;
+//   ReadNullableBytes: as ReadBytes, null reading as std::nullopt.
+Status FieldOf(const Json& j, std::string_view name, const Json** out);
+Status ReadInt64(const Json& j, std::string_view what, int64_t* out);
+Status ReadBytes(const Json& j, std::string_view what, std::string* out);
+Status ReadNullableBytes(const Json& j, std::string_view what, std::optional<std::string>* out);
+// Bytes as a trace writes them: escaped (EscapeBytes), or null.
+Json BytesJson(const std::optional<std::string>& bytes);
 
 // InvalidArgument "line <line>: <what>".
 Status LineError(int line, const std::string& what);

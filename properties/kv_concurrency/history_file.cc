@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
-#include <limits>
 #include <utility>
 
+#include "properties/key_value/ops.h"
 #include "properties/kit/trace_header.h"
 
 namespace statecheck::properties::kv_concurrency {
@@ -13,16 +13,6 @@ namespace {
 
 constexpr std::string_view kKind = "kv_concurrency";
 constexpr const char* kEventNames[] = {"put", "delete", "commit", "rollback", "get", "range"};
-
-Json Bytes(const std::optional<std::string>& s) {
-  return s ? Json(EscapeBytes(*s)) : Json(nullptr);
-}
-
-Json PositionJson(const Position& p) {
-  Json j = Json::object();
-  for (const auto& [k, v] : p) j[k] = v;
-  return j;
-}
 
 Json EventJson(const KvEvent& ev) {
   Json j{{"thread", ev.thread},
@@ -35,36 +25,36 @@ Json EventJson(const KvEvent& ev) {
     case KvEventKind::kPut:
       j["epoch"] = ev.epoch;
       j["key"] = EscapeBytes(ev.key);
-      j["value"] = Bytes(ev.value);
-      j["position"] = PositionJson(ev.position);
+      j["value"] = BytesJson(ev.value);
+      j["position"] = key_value::PositionJson(ev.position);
       break;
     case KvEventKind::kDelete:
       j["epoch"] = ev.epoch;
       j["key"] = EscapeBytes(ev.key);
-      j["position"] = PositionJson(ev.position);
+      j["position"] = key_value::PositionJson(ev.position);
       break;
     case KvEventKind::kCommit:
       j["epoch"] = ev.epoch;
-      j["position"] = PositionJson(ev.position);
+      j["position"] = key_value::PositionJson(ev.position);
       break;
     case KvEventKind::kRollback:
       j["epoch"] = ev.epoch;
       break;
     case KvEventKind::kGet:
       j["key"] = EscapeBytes(ev.key);
-      j["value"] = Bytes(ev.value);
-      j["position"] = PositionJson(ev.position);
+      j["value"] = BytesJson(ev.value);
+      j["position"] = key_value::PositionJson(ev.position);
       break;
     case KvEventKind::kRange: {
-      j["from"] = Bytes(ev.from);
-      j["to"] = Bytes(ev.to);
+      j["from"] = BytesJson(ev.from);
+      j["to"] = BytesJson(ev.to);
       j["reverse"] = ev.reverse;
       Json records = Json::array();
       for (const KeyValue& kv : ev.records) {
         records.push_back(Json::array({EscapeBytes(kv.key), EscapeBytes(kv.value)}));
       }
       j["records"] = std::move(records);
-      j["position"] = PositionJson(ev.position);
+      j["position"] = key_value::PositionJson(ev.position);
       break;
     }
   }
@@ -96,44 +86,25 @@ Status StatusOf(Status::Code code, const std::string& message) {
   return Status::Ok();
 }
 
-// The reader of one event line's fields, each error naming the field.
+// The reader of one event line's fields, each error naming the field (kit/json_lines.h).
 class Fields {
  public:
   explicit Fields(const Json& j) : j_(j) {}
 
   Status Int(const char* name, int64_t* out) const {
-    auto it = j_.find(name);
-    if (it == j_.end() || !it->is_number_integer() ||
-        (it->is_number_unsigned() &&
-         it->get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()})) {
-      return Status::InvalidArgument(std::string("\"") + name + "\" must be an integer");
-    }
-    *out = it->get<int64_t>();
-    return Status::Ok();
+    const Json* f = nullptr;
+    STATECHECK_RETURN_IF_ERROR(FieldOf(j_, name, &f));
+    return ReadInt64(*f, std::string("\"") + name + "\"", out);
   }
-  Status Bytes(const char* name, bool nullable, std::optional<std::string>* out) const {
-    auto it = j_.find(name);
-    if (it == j_.end()) return Status::InvalidArgument(std::string("missing \"") + name + "\"");
-    if (it->is_null() && nullable) {
-      out->reset();
-      return Status::Ok();
-    }
-    if (!it->is_string()) {
-      return Status::InvalidArgument(std::string("\"") + name + "\" must be a string" +
-                                     (nullable ? " or null" : ""));
-    }
-    std::string bytes;
-    if (Status s = UnescapeBytes(it->get<std::string>(), &bytes); !s.ok()) {
-      return Status::InvalidArgument(std::string("\"") + name + "\": " + s.message());
-    }
-    *out = std::move(bytes);
-    return Status::Ok();
+  Status Bytes(const char* name, std::optional<std::string>* out) const {
+    const Json* f = nullptr;
+    STATECHECK_RETURN_IF_ERROR(FieldOf(j_, name, &f));
+    return ReadNullableBytes(*f, std::string("\"") + name + "\"", out);
   }
   Status Key(std::string* out) const {
-    std::optional<std::string> key;
-    STATECHECK_RETURN_IF_ERROR(Bytes("key", false, &key));
-    *out = std::move(*key);
-    return Status::Ok();
+    const Json* f = nullptr;
+    STATECHECK_RETURN_IF_ERROR(FieldOf(j_, "key", &f));
+    return ReadBytes(*f, "\"key\"", out);
   }
   Status Position(statecheck::Position* out) const {
     auto it = j_.find("position");
@@ -142,10 +113,8 @@ class Fields {
     }
     statecheck::Position p;
     for (const auto& [partition, offset] : it->items()) {
-      if (!offset.is_number_integer()) {
-        return Status::InvalidArgument("\"position\": \"" + partition + "\" must be an integer");
-      }
-      p[partition] = offset.get<int64_t>();
+      STATECHECK_RETURN_IF_ERROR(
+          ReadInt64(offset, "\"position\": \"" + partition + "\"", &p[partition]));
     }
     *out = std::move(p);
     return Status::Ok();
@@ -216,11 +185,11 @@ Status ParseEvent(const Json& j, int readers, KvEvent* out) {
     STATECHECK_RETURN_IF_ERROR(f.Key(&ev.key));
   }
   if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kGet) {
-    STATECHECK_RETURN_IF_ERROR(f.Bytes("value", true, &ev.value));
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("value", &ev.value));
   }
   if (ev.kind == KvEventKind::kRange) {
-    STATECHECK_RETURN_IF_ERROR(f.Bytes("from", true, &ev.from));
-    STATECHECK_RETURN_IF_ERROR(f.Bytes("to", true, &ev.to));
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("from", &ev.from));
+    STATECHECK_RETURN_IF_ERROR(f.Bytes("to", &ev.to));
     auto reverse = j.find("reverse");
     if (reverse == j.end() || !reverse->is_boolean()) {
       return Status::InvalidArgument("\"reverse\" must be true or false");

@@ -1,29 +1,8 @@
 #include "properties/kv_store/ops.h"
 
-#include <limits>
 #include <utility>
 
 namespace statecheck::properties::kv_store {
-namespace {
-
-Status Field(const Json& j, const char* name, const Json** out) {
-  auto it = j.find(name);
-  if (it == j.end()) return Status::InvalidArgument(std::string("missing field \"") + name + "\"");
-  *out = &*it;
-  return Status::Ok();
-}
-
-Status ReadInt(const Json& j, const std::string& what, int64_t* out) {
-  if (!j.is_number_integer()) return Status::InvalidArgument(what + " must be an integer");
-  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()}) {
-    return Status::InvalidArgument(what + " is out of range");
-  }
-  *out = j.get<int64_t>();
-  return Status::Ok();
-}
-
-}  // namespace
-
 Json Vocabulary::ConfigToJson(const Config& config) {
   Json props = Json::object();
   for (const auto& [k, v] : config.streams_config) props[k] = v;
@@ -43,7 +22,7 @@ Status Vocabulary::ConfigFromJson(const Json& j, Config* config) {
     c.label = it->get<std::string>();
   }
   const Json* props = nullptr;
-  STATECHECK_RETURN_IF_ERROR(Field(j, "streams_config", &props));
+  STATECHECK_RETURN_IF_ERROR(FieldOf(j, "streams_config", &props));
   if (!props->is_object()) {
     return Status::InvalidArgument("\"streams_config\" must be an object of strings");
   }
@@ -58,7 +37,7 @@ Status Vocabulary::ConfigFromJson(const Json& j, Config* config) {
     c.use_wal = it->get<bool>();
   }
   if (auto it = j.find("write_buffer_size"); it != j.end()) {
-    STATECHECK_RETURN_IF_ERROR(ReadInt(*it, "\"write_buffer_size\"", &c.write_buffer_size));
+    STATECHECK_RETURN_IF_ERROR(ReadInt64(*it, "\"write_buffer_size\"", &c.write_buffer_size));
     if (c.write_buffer_size < 0) {
       return Status::InvalidArgument("\"write_buffer_size\" must be 0 (RocksDB's default) or more");
     }
