@@ -75,10 +75,12 @@ Status ReplayWindowStore(std::string_view text, const std::string& path, ReplayT
   out->step = o.step;
   out->line = o.line;
   out->op = o.op;
-  out->message = o.what + ": expected " + o.expected.dump() + ", got " + o.actual.dump();
+  out->rule = o.rule;
+  const std::string cited = o.rule.empty() ? "" : o.rule + ": ";
+  out->message = cited + o.what + ": expected " + o.expected.dump() + ", got " + o.actual.dump();
   out->verdict = "DIVERGED at step " + std::to_string(o.step) + " (line " + std::to_string(o.line) +
-                 "), " + o.what + "\n  op:       " + o.op + "\n  expected: " + o.expected.dump() +
-                 "\n  actual:   " + o.actual.dump() + "\n";
+                 "), " + cited + o.what + "\n  op:       " + o.op +
+                 "\n  expected: " + o.expected.dump() + "\n  actual:   " + o.actual.dump() + "\n";
   return Status::Ok();
 }
 

@@ -14,12 +14,6 @@ namespace {
 // `s` as an error of line `line`: "line N: <message>".
 Status AtLine(int line, const Status& s) { return s.ok() ? s : LineError(line, s.message()); }
 
-Json ConstructionResult(const Status& s) {
-  Json j{{"status", std::string(CodeName(s.code()))}};
-  if (!s.ok()) j["message"] = s.message();
-  return j;
-}
-
 }  // namespace
 
 Status ParseTrace(std::string_view text, Trace* out) {
@@ -122,75 +116,6 @@ Json StepResult(OpRunner& runner, const Op& op) {
   Json j = runner.Apply(op);
   j["after"] = runner.Metrics();
   return j;
-}
-
-ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowStoreFactory& engine,
-                          const WindowStoreFactory& model) {
-  struct Side {
-    std::string name;
-    std::unique_ptr<OpRunner> runner;
-  };
-  std::vector<Side> sides;
-  ReplayOutcome out;
-  auto diverge = [&](int step, int line, std::string what, std::string op, Json expected,
-                     Json actual) {
-    out.diverged = true;
-    out.step = step;
-    out.line = line;
-    out.what = std::move(what);
-    out.op = std::move(op);
-    out.expected = std::move(expected);
-    out.actual = std::move(actual);
-    return out;
-  };
-
-  std::vector<std::pair<std::string, const WindowStoreFactory*>> targets;
-  if (target != ReplayTarget::kModel) targets.emplace_back("engine", &engine);
-  if (target != ReplayTarget::kEngine) targets.emplace_back("model", &model);
-  std::vector<Json> built;
-  for (auto& [name, factory] : targets) {
-    std::unique_ptr<OpRunner> runner;
-    const Json result = ConstructionResult(OpRunner::Make(*factory, trace.config, &runner));
-    if (!trace.construction && result["status"] != "OK") {
-      // Nothing would be checked: a config error is bad input, unless the trace expects it.
-      out.error = Status::InvalidArgument(
-          "line 1: the " + name +
-          " cannot build a store from this config: " + result.value("message", std::string()) +
-          " (a trace that checks this failure says so in its header: \"construction\": "
-          "{\"status\": " +
-          result["status"].dump() + "})");
-      return out;
-    }
-    if (trace.construction && !MatchesExpectation(*trace.construction, result)) {
-      return diverge(0, 1, name + " vs trace", "construct", *trace.construction, result);
-    }
-    if (!built.empty() && built.front() != result) {
-      return diverge(0, 1, name + " vs " + sides.front().name, "construct", built.front(), result);
-    }
-    built.push_back(result);
-    sides.push_back(Side{name, std::move(runner)});
-  }
-  if (!sides.front().runner) return out;  // Construction failed, as it had to.
-
-  for (size_t i = 0; i < trace.steps.size(); ++i) {
-    const TraceStep& step = trace.steps[i];
-    const int index = static_cast<int>(i) + 1;
-    std::vector<Json> results;
-    for (Side& side : sides) {
-      Json result = StepResult(*side.runner, step.op);
-      if (step.expect && !MatchesExpectation(*step.expect, result)) {
-        return diverge(index, step.line, side.name + " vs trace", OpToString(step.op), *step.expect,
-                       result);
-      }
-      results.push_back(std::move(result));
-    }
-    if (results.size() == 2 && results[0] != results[1]) {
-      return diverge(index, step.line, "engine vs model", OpToString(step.op), results[1],
-                     results[0]);
-    }
-    out.steps_run = index;
-  }
-  return out;
 }
 
 }  // namespace statecheck::properties

@@ -60,10 +60,16 @@ struct ReplayOutcome {
   std::string op;
   Json expected;
   Json actual;
+  // The rule the difference breaks, as the property credits it (window_store_attribution.h):
+  // the engine's result against the model's, which runs beside the engine even when the trace
+  // replays against the engine alone (a `model` that is not the window-store model credits
+  // nothing). "" for a difference the engine is not to blame for: the model or both against
+  // the trace.
+  std::string rule;
 };
 
 // Runs the trace step by step against the engine, the model, or both in lockstep (then the
-// two must also agree with each other), stopping at the first divergence.
+// two must also agree with each other), stopping at the first divergence (window_store_replay.cc).
 ReplayOutcome ReplayTrace(const Trace& trace, ReplayTarget target, const WindowStoreFactory& engine,
                           const WindowStoreFactory& model);
 

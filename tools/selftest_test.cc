@@ -109,16 +109,14 @@ TEST(PlantedBugs, SelftestCatchesAPlantedBugAndReportsIt) {
 
 // A planted bug of each family with traces is caught, and the trace its campaign saved replays,
 // with the bug still active, to a divergence credited to the rule the campaign credited.
-// (The window-store family's replay compares expectations without attribution until it is on
-// the kit: its divergences cite no rule.)
 TEST(PlantedBugs, EachFamilysSavedTraceReplaysToTheSameRule) {
   if (!planted::Compiled()) GTEST_SKIP() << "the planted build only (ci/build.sh planted)";
   SelftestOptions o;
   o.budget_seconds = 30;
   o.control_seconds = 1;
   o.seed = 1;
-  o.bugs = {"txn/get_misses_buffered_delete", "task/commit_interval_off_by_one",
-            "windowed/session_close_off_by_one"};
+  o.bugs = {"window_store/key_range_prefix_leak", "txn/get_misses_buffered_delete",
+            "task/commit_interval_off_by_one", "windowed/session_close_off_by_one"};
   o.report_dir = (fs::temp_directory_path() / "statecheck-selftest-replay").string();
   fs::remove_all(o.report_dir);
   SelftestResult r;

@@ -53,15 +53,16 @@ inline const char* ReplayTargetName(ReplayTarget target) {
 }
 
 struct TraceReplay {
-  std::string kind;              // The header's: "window_store", "task" or "windowed".
-  std::string family;            // The property family it belongs to (the same three names).
+  std::string kind;              // The header's: "window_store", "kv_store", "task", ...
+  std::string family;            // The property family it belongs to.
   std::string description;       // "9 steps against both", "6 steps of task configuration ...".
   std::string recorded_failure;  // The header's "failure", if any.
   int steps = 0;                 // In the trace.
   int steps_run = 0;             // That passed every check.
   bool diverged = false;
   // On divergence: the step's 1-based index and line, its operation, what the check said and
-  // the rule it cites ("" when its check cites none: a window-store expectation).
+  // the rule it cites ("" when the difference is not the implementation's: a trace whose
+  // expectation the model does not meet either).
   int step = 0;
   int line = 0;
   std::string op;
