@@ -55,7 +55,9 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
       {"window_store", R"("config":{"name":"s","retention_ms":10,"window_size_ms":3,)"
                        R"("retain_duplicates":false})"},
   };
-  for (const auto& [kind, rest] : headers) {
+  for (const auto& header : headers) {
+    const std::string& kind = header.first;
+    const std::string& rest = header.second;
     auto parse = [&kind](const std::string& text) {
       if (kind == "task") {
         TaskTrace t;
