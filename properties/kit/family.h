@@ -188,7 +188,8 @@ PropertyOutcome CheckProperty(std::string property, const ConfigOf<F>& config,
 }
 
 // Replays `trace` on what `start` makes for `target`, step by step, stopping at the first step
-// whose check fails. InvalidArgument when the configuration cannot run (bad input).
+// whose check fails (F::Preflight's, where the family has one, is step 0). InvalidArgument when
+// the configuration cannot run (bad input).
 template <Family F>
 Status Replay(const Trace<VocabularyOf<F>>& trace, ReplayTarget target, const Start<F>& start,
               TraceReplay* out) {
@@ -203,6 +204,13 @@ Status Replay(const Trace<VocabularyOf<F>>& trace, ReplayTarget target, const St
     out->verdict = "DIVERGED at step " + std::to_string(step) + " (line " + std::to_string(line) +
                    ")\n  op: " + out->op + "\n  " + out->message + "\n";
   };
+  // The configuration's own check, as in the property (T1's row, say): a divergence at step 0.
+  if constexpr (requires { F::Preflight(trace.config); }) {
+    if (std::optional<Finding> finding = F::Preflight(trace.config)) {
+      diverge(0, 1, "start", *finding);
+      return Status::Ok();
+    }
+  }
   std::unique_ptr<typename F::Sut> sut;
   const Status started = start(trace.config, target, &sut);
   if (started.code() == Status::Code::kInvalidArgument) {
