@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "properties/in_memory_kv/property.h"
 #include "properties/kv_concurrency/history.h"
 #include "properties/kv_concurrency/history_file.h"
-#include "properties/in_memory_kv/property.h"
 #include "properties/kv_store/property.h"
 #include "properties/task_property.h"
 #include "properties/window_store_property.h"
