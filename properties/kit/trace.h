@@ -127,13 +127,6 @@ inline Status ReadTextFile(const std::string& path, std::string* text) {
 }
 
 template <Vocabulary V>
-Status ReadTraceFile(const std::string& path, Trace<V>* trace) {
-  std::string text;
-  STATECHECK_RETURN_IF_ERROR(ReadTextFile(path, &text));
-  return ParseTrace(text, path, trace);
-}
-
-template <Vocabulary V>
 Status WriteTraceFile(const std::string& path, const Trace<V>& trace) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << FormatTrace(trace);
