@@ -13,7 +13,7 @@
 #include "properties/kv_concurrency/history_file.h"
 #include "properties/kv_store/property.h"
 #include "properties/task_property.h"
-#include "properties/window_store_property.h"
+#include "properties/window_store/property.h"
 #include "properties/windowed_aggregation_property.h"
 #include "statecheck/rocksdb_store.h"
 
@@ -22,14 +22,13 @@ std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::strin
 }  // namespace rc::detail
 
 namespace statecheck::properties {
-namespace {}  // namespace
-
 namespace {
 
 // The families on the state-machine kit, each in a folder of its own, one entry each
 // (properties/README.md), in the order the campaign runs them.
 std::vector<FamilyEntry> KitFamilies() {
   return {
+      window_store::Entry(),
       kv_store::Entry(),
       in_memory_kv::Entry(),
   };
@@ -48,20 +47,6 @@ std::vector<TraceKindSpec> AllTraceKinds() {
 
 std::vector<PropertySpec> AllProperties() {
   std::vector<PropertySpec> out;
-  out.push_back({"window_store/ConstructionMatchesModel", "window_store",
-                 "WindowStoreProperty.ConstructionMatchesModel", [](const PropertyParams& p) {
-                   return CheckWindowStoreConstruction(EngineWindowStoreFactory(), p);
-                 }});
-  for (const WindowStoreConfig& config : WindowStoreOptionMatrix()) {
-    out.push_back({"window_store/MatchesModel/" + config.label, "window_store",
-                   "WindowStoreProperty.MatchesModel", [config](const PropertyParams& p) {
-                     return CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), config, p);
-                   }});
-    out.back().config =
-        "retention_ms=" + std::to_string(config.options.retention_ms) +
-        ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
-        ", retain_duplicates=" + (config.options.retain_duplicates ? "true" : "false");
-  }
   for (FamilyEntry& family : KitFamilies()) {
     for (PropertySpec& spec : family.properties) out.push_back(std::move(spec));
   }

@@ -1,4 +1,5 @@
-// The trace parsers (window_store_trace.h, task_trace.h, windowed_trace.h) on malformed input:
+// The trace readers (the kit's, through the registry, and task_trace.h, windowed_trace.h) on
+// malformed input:
 // regressions of what the trace fuzz targets found, and of traces the readers accepted although
 // they checked nothing (a misspelled key, a config that builds nothing).
 #include <gtest/gtest.h>
@@ -9,8 +10,7 @@
 
 #include "properties/kit/json_lines.h"
 #include "properties/task_trace.h"
-#include "properties/window_store_property.h"
-#include "properties/window_store_trace.h"
+#include "properties/trace_replay.h"
 #include "properties/windowed_aggregation_property.h"
 #include "properties/windowed_trace.h"
 
@@ -26,6 +26,13 @@ constexpr char kWindowedHeader[] =
 
 Status ParseTask(const std::string& text, TaskTrace* trace) {
   return ParseTaskTrace(text, "t.jsonl", trace);
+}
+
+// A window-store trace read and replayed through the registry (the family's headers are its
+// own): bad input is the reader's error.
+Status ReadWindowStore(const std::string& text) {
+  TraceReplay replay;
+  return ReplayTraceText(text, "w.jsonl", ReplayTarget::kBoth, &replay);
 }
 
 void ExpectError(const Status& s, const std::string& message) {
@@ -67,8 +74,7 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
         WindowedTrace t;
         return ParseWindowedTrace(text, "w", &t);
       }
-      Trace t;
-      return ParseTrace(text, &t);
+      return ReadWindowStore(text);
     };
     const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
     EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
@@ -159,15 +165,13 @@ TEST(TraceParsers, WindowedTimestampAboveInt64IsAnErrorAndLeavesTheTraceUntouche
 // Regression (window_store_trace_fuzz): an iterator id above INT_MAX was truncated to another
 // id (4294967297 became 1).
 TEST(TraceParsers, WindowStoreIteratorIdAboveIntIsAnError) {
-  Trace trace;
   const std::string header =
       "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
       "\"retention_ms\":10,\"window_size_ms\":5,\"retain_duplicates\":false}}\n";
   ExpectError(
-      ParseTrace(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n", &trace),
+      ReadWindowStore(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n"),
       "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
-  EXPECT_TRUE(
-      ParseTrace(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n", &trace).ok());
+  EXPECT_TRUE(ReadWindowStore(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n").ok());
 }
 
 constexpr char kWindowStoreHeader[] =
@@ -177,24 +181,22 @@ constexpr char kWindowStoreHeader[] =
 // A misspelled key used to be ignored — "expcet" left a step unchecked and the trace passed.
 // Every object of every kind of trace now takes only its own keys.
 TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
-  Trace w;
   const std::string put = "{\"op\":\"put\",\"key\":\"a\",\"value\":\"1\",\"start\":0";
-  ExpectError(ParseTrace(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n", &w),
+  ExpectError(ReadWindowStore(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n"),
               "line 2: unknown key \"expcet\" in a put step (it takes: op, key, value, start, "
               "expect)");
-  EXPECT_TRUE(ParseTrace(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n", &w).ok());
-  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n", &w),
+  EXPECT_TRUE(
+      ReadWindowStore(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n").ok());
+  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n"),
               "line 1: unknown key \"confg\" in the header");
-  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                         "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
-                         "\"window_size_ms\":5,\"retain_duplicates\":false}}\n",
-                         &w),
-              "line 1: unknown key \"retention\" in \"config\"");
-  ExpectError(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                         "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
-                         "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
-                         "\"mesage\":\"\"}}\n",
-                         &w),
+  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                              "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
+                              "\"window_size_ms\":5,\"retain_duplicates\":false}}\n"),
+              "line 1: config: unknown key \"retention\" in \"config\"");
+  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                              "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
+                              "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
+                              "\"mesage\":\"\"}}\n"),
               "line 1: unknown key \"mesage\" in \"construction\"");
 
   WindowedTrace windowed;
@@ -269,27 +271,23 @@ TEST(TraceParsers, TheKindIsTheFirstNonBlankLines) {
 }
 
 // A window-store trace whose config builds no store, with no "construction" expectation,
-// replayed "OK: all 0 steps": it is bad input, with the store's reason.
+// replayed "OK: all 0 steps": it is bad input, with the model's reason.
 TEST(TraceParsers, AWindowStoreConfigThatBuildsNoStoreIsBadInput) {
-  Trace trace;
-  ASSERT_TRUE(ParseTrace("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                         "\"name\":\"s\",\"retention_ms\":-1,\"window_size_ms\":5,"
-                         "\"retain_duplicates\":false}}\n{\"op\":\"metrics\"}\n",
-                         &trace)
-                  .ok());
-  const ReplayOutcome out = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
-                                        ModelWindowStoreFactory());
-  ExpectError(out.error, "line 1: the engine cannot build a store from this config:");
-  EXPECT_NE(out.error.message().find("\"construction\": {\"status\": \"InvalidArgument\"}"),
+  const std::string header =
+      "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
+      "\"retention_ms\":-1,\"window_size_ms\":5,\"retain_duplicates\":false}";
+  const Status s = ReadWindowStore(header + "}\n{\"op\":\"metrics\"}\n");
+  ExpectError(s,
+              "line 1: the configuration cannot run: the model builds no store from this config:");
+  EXPECT_NE(s.message().find("\"construction\": {\"status\": \"InvalidArgument\"}"),
             std::string::npos)
-      << out.error;
+      << s;
   // Expected, the same failure is the trace's check, and it passes.
-  trace.construction = Json{{"status", "InvalidArgument"}};
-  trace.steps.clear();
-  const ReplayOutcome expected = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
-                                             ModelWindowStoreFactory());
-  EXPECT_TRUE(expected.error.ok()) << expected.error;
-  EXPECT_FALSE(expected.diverged) << expected.what;
+  TraceReplay replay;
+  ASSERT_TRUE(ReplayTraceText(header + ",\"construction\":{\"status\":\"InvalidArgument\"}}\n",
+                              "w.jsonl", ReplayTarget::kBoth, &replay)
+                  .ok());
+  EXPECT_FALSE(replay.diverged) << replay.verdict;
 }
 
 // Byte strings compare as bytes: an expectation's "\xFF" is the output's "\xff".

@@ -11,8 +11,8 @@
 
 namespace statecheck::properties {
 
-// Reads and replays the trace at `path`. `target` chooses what a window-store trace runs on;
-// the other kinds run on the engine and the model together (kBoth) only. Returns
+// Reads and replays the trace at `path`. `target` chooses what a trace runs on, where its kind
+// takes more than the engine and the model together (kBoth). Returns
 // InvalidArgument — bad input, not a divergence — when the file is unreadable or malformed (the
 // message names the line and says where the format is described), when its config cannot run,
 // or for a `target` its kind does not take. REQUIRES: out != nullptr.
@@ -22,8 +22,10 @@ Status ReplayTraceFile(const std::string& path, ReplayTarget target, TraceReplay
 Status ReplayTraceText(std::string_view text, const std::string& path, ReplayTarget target,
                        TraceReplay* out);
 
-// Whether traces of `kind` are on the state-machine kit (AllTraceKinds()).
-bool IsKitTraceKind(const std::string& kind);
+// `statecheck replay --emit-gtest`: the trace at `path` as a GoogleTest named `test_name` (empty:
+// from the file's name), in the test form of its kind (TraceKindSpec::emit_gtest).
+// InvalidArgument naming the file for bad input, or for a kind with no test form.
+Status EmitGTestFile(const std::string& path, std::string test_name, std::string* out);
 
 }  // namespace statecheck::properties
 

@@ -1,16 +1,11 @@
 // `statecheck replay`: a trace replayed step by step, or with --emit-gtest printed as a
 // GoogleTest.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 
-#include "properties/gtest_emitter.h"
-#include "properties/kit/json_lines.h"
 #include "properties/trace_replay.h"
-#include "properties/window_store_trace.h"
 #include "statecheck/status.h"
 #include "tools/cli.h"
 
@@ -20,36 +15,11 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // replay
 
-// `replay --emit-gtest`: the window-store trace at `path` as a GoogleTest on the public API.
+// `replay --emit-gtest`: the trace at `path` as a GoogleTest, in its kind's test form.
 int EmitGTest(const std::string& path, const std::string& test_name) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  const std::string kind = properties::TraceKind(text.str());
-  if (properties::IsKitTraceKind(kind)) {
-    std::string test;
-    const Status s = properties::EmitReplayGTest(text.str(), kind, path, test_name, &test);
-    if (!s.ok()) return UsageError(path + ": " + s.message());
-    std::cout << test;
-    return kExitOk;
-  }
-  if (kind == "task" || kind == "windowed") {
-    return UsageError(
-        "--emit-gtest takes window-store traces and the kinds on the harness's "
-        "state-machine kit; a " +
-        kind +
-        " trace replays through the harness's task model and is not yet on the "
-        "kit: run it with `statecheck replay " +
-        path + "`");
-  }
-  properties::Trace trace;
-  Status s = properties::ReadTraceFile(path, &trace);
-  if (!s.ok()) {
-    return UsageError(s.message() + "\n(the trace format is described in docs/traces.md)");
-  }
   std::string test;
-  s = properties::EmitGTest(trace, path, test_name, &test);
-  if (!s.ok()) return UsageError(path + ": " + s.message());
+  const Status s = properties::EmitGTestFile(path, test_name, &test);
+  if (!s.ok()) return UsageError(s.message());
   std::cout << test;
   return kExitOk;
 }

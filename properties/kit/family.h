@@ -24,6 +24,9 @@
 //     // Runs `op`, checks it (against `expect` when a trace gives one), and says what failed
 //     // and what a saved trace records as the step's expectation.
 //     StepResult Step(const V::Op& op, const std::optional<Json>& expect);
+//     // Optional: what the start itself broke (a construction that gave another outcome than
+//     // the model's or the trace's), a finding before any step.
+//     std::optional<Finding> Started() const;
 //   };
 //
 // A Sut is made by a Start<F> (the family's adapter to an implementation), for the property
@@ -48,6 +51,7 @@
 
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
+#include "properties/kit/gtest.h"
 #include "properties/kit/outcome.h"
 #include "properties/kit/trace.h"
 #include "properties/rapidcheck_runner.h"
@@ -169,6 +173,9 @@ PropertyOutcome CheckProperty(std::string property, const ConfigOf<F>& config,
     if (!started.ok()) {
       Fail(Finding{std::string(F::kStartRule), "the start failed: " + started.ToString()});
     }
+    if constexpr (requires { c.sut->Started(); }) {
+      if (std::optional<Finding> finding = c.sut->Started()) Fail(std::move(*finding));
+    }
     try {
       rc::state::check(F::InitialModel(config), c, [](const typename F::Model& model) {
         return rc::gen::map(F::GenOp(model), [](OpOf<F> op) {
@@ -200,7 +207,8 @@ Status Replay(const Trace<VocabularyOf<F>>& trace, ReplayTarget target, const St
     out->line = line;
     out->op = std::move(op);
     out->rule = finding.rule;
-    out->message = finding.ToString();
+    // "<rule>: <what>", or <what> alone for a difference no rule is credited with.
+    out->message = finding.rule.empty() ? finding.message : finding.ToString();
     out->verdict = "DIVERGED at step " + std::to_string(step) + " (line " + std::to_string(line) +
                    ")\n  op: " + out->op + "\n  " + out->message + "\n";
   };
@@ -220,6 +228,12 @@ Status Replay(const Trace<VocabularyOf<F>>& trace, ReplayTarget target, const St
     diverge(0, 1, "start",
             Finding{std::string(F::kStartRule), "the start failed: " + started.ToString()});
     return Status::Ok();
+  }
+  if constexpr (requires { sut->Started(); }) {
+    if (std::optional<Finding> finding = sut->Started()) {
+      diverge(0, 1, "start", *finding);
+      return Status::Ok();
+    }
   }
   for (size_t i = 0; i < trace.steps.size(); ++i) {
     const TraceStep<VocabularyOf<F>>& step = trace.steps[i];
@@ -261,7 +275,14 @@ TraceKindSpec TraceKindOf(std::string family, Start<F> start,
     }
     return Replay<F>(trace, target, start, out);
   };
-  return TraceKindSpec{std::string(V::kKind), std::move(family), std::move(replay)};
+  auto emit_gtest = [](std::string_view text, const std::string& source, std::string test_name,
+                       std::string* out) {
+    Trace<V> trace;  // Bad input is said here, not by the test.
+    STATECHECK_RETURN_IF_ERROR(ParseTrace(text, source, &trace));
+    return EmitReplayGTest(text, std::string(V::kKind), source, std::move(test_name), out);
+  };
+  return TraceKindSpec{std::string(V::kKind), std::move(family), std::move(replay),
+                       std::move(emit_gtest)};
 }
 
 }  // namespace statecheck::properties::kit

@@ -108,6 +108,12 @@ struct TraceKindSpec {
   std::function<Status(std::string_view text, const std::string& path, ReplayTarget target,
                        TraceReplay* out)>
       replay;
+  // `statecheck replay --emit-gtest`: the trace's `text`, read from `source`, as a GoogleTest
+  // named `test_name` (empty: from the file's name); InvalidArgument for bad input. Null: the
+  // kind has no test form.
+  std::function<Status(std::string_view text, const std::string& source, std::string test_name,
+                       std::string* out)>
+      emit_gtest;
 };
 
 // What a family contributes to the registry (property_registry.h): its properties, in a fixed

@@ -15,6 +15,17 @@
 //     static Status OpFromJson(const Json&, Op*);
 //   };
 //
+// and optionally, for a family whose header says more than its config (the window store's
+// "construction", the outcome its construction must have):
+//
+//     static const std::vector<std::string>& HeaderKeys();  // those keys, beside "config"
+//     static Status HeaderFromJson(const Json& keys, Config*);  // the ones present, an object
+//     static Json HeaderToJson(const Config&);                  // an object of those keys
+//
+// and, for a family whose steps depend on each other (an iterator opened before it is used):
+//
+//     template <class Trace> static Status CheckTrace(const Trace&);  // "line N: ..."
+//
 // A trace is the header (trace_header.h) and one operation per line, each optionally with
 // "expect": the result the step must give (what the family's system under test compares).
 #ifndef STATECHECK_PROPERTIES_KIT_TRACE_H_
@@ -75,9 +86,16 @@ Status ParseTrace(std::string_view text, const std::string& source, Trace<V>* ou
   STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) -> Status {
     if (!have_header) {
       TraceHeader header;
-      STATECHECK_RETURN_IF_ERROR(ParseTraceHeader(line, j, V::kKind, false, {}, &header));
+      std::vector<std::string> header_keys;
+      if constexpr (requires { V::HeaderKeys(); }) header_keys = V::HeaderKeys();
+      STATECHECK_RETURN_IF_ERROR(ParseTraceHeader(line, j, V::kKind, false, header_keys, &header));
       if (Status s = V::ConfigFromJson(header.config, &trace.config); !s.ok()) {
         return LineError(line, "config: " + s.message());
+      }
+      if constexpr (requires { V::HeaderKeys(); }) {
+        if (Status s = V::HeaderFromJson(header.extra, &trace.config); !s.ok()) {
+          return LineError(line, s.message());
+        }
       }
       trace.info = std::move(header.info);
       have_header = true;
@@ -96,6 +114,9 @@ Status ParseTrace(std::string_view text, const std::string& source, Trace<V>* ou
     return Status::Ok();
   }));
   if (!have_header) return Status::InvalidArgument(source + " is empty");
+  if constexpr (requires { V::CheckTrace(trace); }) {
+    STATECHECK_RETURN_IF_ERROR(V::CheckTrace(trace));
+  }
   *out = std::move(trace);
   return Status::Ok();
 }
@@ -106,6 +127,9 @@ std::string FormatTrace(const Trace<V>& trace) {
   TraceHeader header;
   header.kind = std::string(V::kKind);
   header.config = V::ConfigToJson(trace.config);
+  if constexpr (requires { V::HeaderToJson(trace.config); }) {
+    header.extra = V::HeaderToJson(trace.config);
+  }
   header.info = trace.info;
   std::string out = TraceHeaderJson(header).dump() + "\n";
   for (const TraceStep<V>& step : trace.steps) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "properties/key_value/ops.h"
+#include "properties/kit/gtest.h"
 #include "properties/kit/trace_header.h"
 
 namespace statecheck::properties::kv_concurrency {
@@ -389,7 +390,15 @@ TraceKindSpec HistoryKind() {
                    "\n" + WithLines(verdict.report, file.lines) + "\n";
     return Status::Ok();
   };
-  return TraceKindSpec{std::string(kKind), "kv_concurrency", std::move(replay)};
+  // As a test: the history held in it, re-judged through the registry.
+  auto emit_gtest = [](std::string_view text, const std::string& source, std::string test_name,
+                       std::string* out) {
+    HistoryFile file;  // Bad input is said here, not by the test.
+    STATECHECK_RETURN_IF_ERROR(ParseHistory(text, source, &file));
+    return kit::EmitReplayGTest(text, std::string(kKind), source, std::move(test_name), out);
+  };
+  return TraceKindSpec{std::string(kKind), "kv_concurrency", std::move(replay),
+                       std::move(emit_gtest)};
 }
 
 }  // namespace statecheck::properties::kv_concurrency

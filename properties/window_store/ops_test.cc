@@ -1,12 +1,17 @@
-#include "properties/window_store_ops.h"
+#include "properties/window_store/ops.h"
 
 #include <gtest/gtest.h>
 
-#include "properties/window_store_property.h"
-#include "properties/window_store_trace.h"
+#include "properties/window_store/property.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::window_store {
 namespace {
+
+using Trace = kit::Trace<Vocabulary>;
+
+Status ParseTrace(std::string_view text, Trace* trace) {
+  return kit::ParseTrace(text, "t.jsonl", trace);
+}
 
 TEST(WindowStoreOps, BytesEscapeRoundTrip) {
   const std::string all = [] {
@@ -139,7 +144,7 @@ constexpr char kHeader[] =
 TEST(WindowStoreTrace, ParseErrorsNameTheLine) {
   Trace t;
   auto error = [&](const std::string& text) { return ParseTrace(text, &t).message(); };
-  EXPECT_EQ(error(""), "line 1: the trace is empty: no header");
+  EXPECT_EQ(error(""), "t.jsonl is empty");
   EXPECT_EQ(error("{\"op\":\"metrics\"}"),
             "line 1: the first line must be the trace's header, {\"statecheck_trace\": 1, "
             "\"kind\": \"window_store\", \"config\": ...}");
@@ -170,24 +175,29 @@ TEST(WindowStoreTrace, ReplayComparesExpectations) {
 )";
   Trace trace;
   ASSERT_TRUE(ParseTrace(text, &trace).ok());
-  EXPECT_EQ(FormatTrace(trace), text.substr(0, 0) + FormatTrace(trace));
   Trace again;
-  ASSERT_TRUE(ParseTrace(FormatTrace(trace), &again).ok());
-  EXPECT_EQ(FormatTrace(again), FormatTrace(trace));
+  ASSERT_TRUE(ParseTrace(kit::FormatTrace(trace), &again).ok());
+  EXPECT_EQ(kit::FormatTrace(again), kit::FormatTrace(trace));
   for (ReplayTarget target : {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth}) {
-    const ReplayOutcome out =
-        ReplayTrace(trace, target, EngineWindowStoreFactory(), ModelWindowStoreFactory());
-    EXPECT_FALSE(out.diverged) << out.what << " line " << out.line << " expected "
-                               << out.expected.dump() << " actual " << out.actual.dump();
+    TraceReplay out;
+    ASSERT_TRUE(Replay(trace, target, EngineFactory(), &out).ok());
+    EXPECT_FALSE(out.diverged) << out.verdict;
     EXPECT_EQ(out.steps_run, 6);
   }
   trace.steps[3].expect = Json{{"record", Json::array({"a", 100, 103, "2"})}};
-  const ReplayOutcome out = ReplayTrace(trace, ReplayTarget::kEngine, EngineWindowStoreFactory(),
-                                        ModelWindowStoreFactory());
-  ASSERT_TRUE(out.diverged);
-  EXPECT_EQ(out.step, 4);
-  EXPECT_EQ(out.line, 5);
-  EXPECT_EQ(out.what, "engine vs trace");
+  for (ReplayTarget target : {ReplayTarget::kEngine, ReplayTarget::kModel}) {
+    TraceReplay out;
+    ASSERT_TRUE(Replay(trace, target, EngineFactory(), &out).ok());
+    ASSERT_TRUE(out.diverged);
+    EXPECT_EQ(out.step, 4);
+    EXPECT_EQ(out.line, 5);
+    // The engine agrees with the model: the trace is what is wrong, and no rule is cited.
+    EXPECT_EQ(out.rule, "");
+    EXPECT_NE(
+        out.message.find(target == ReplayTarget::kEngine ? "engine vs trace" : "model vs trace"),
+        std::string::npos)
+        << out.message;
+  }
 }
 
 TEST(WindowStoreTrace, ConstructionExpectation) {
@@ -197,14 +207,38 @@ TEST(WindowStoreTrace, ConstructionExpectation) {
           R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":1,"window_size_ms":2,"retain_duplicates":false},"construction":{"status":"InvalidArgument","message":"The retention period of the window store s must be no smaller than its window size. Got size=[2], retention=[1]"}})",
           &trace)
           .ok());
-  EXPECT_FALSE(
-      ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(), ModelWindowStoreFactory())
-          .diverged);
-  (*trace.construction)["message"] = "something else";
-  EXPECT_TRUE(ReplayTrace(trace, ReplayTarget::kModel, EngineWindowStoreFactory(),
-                          ModelWindowStoreFactory())
-                  .diverged);
+  TraceReplay out;
+  ASSERT_TRUE(Replay(trace, ReplayTarget::kBoth, EngineFactory(), &out).ok());
+  EXPECT_FALSE(out.diverged) << out.verdict;
+  (*trace.config.construction)["message"] = "something else";
+  ASSERT_TRUE(Replay(trace, ReplayTarget::kModel, EngineFactory(), &out).ok());
+  EXPECT_TRUE(out.diverged);
+  EXPECT_EQ(out.step, 0);
+}
+
+// A store that builds what the model refuses is a W1 divergence at step 0, against the trace's
+// expectation and against the model; the property credits it to W1 as well.
+TEST(WindowStoreTrace, AConstructionTheModelRefusesIsW1) {
+  const Factory lenient = [](const WindowStoreOptions& options,
+                             std::unique_ptr<WindowStore>* store) {
+    WindowStoreOptions fixed = options;
+    fixed.retention_ms = std::max(fixed.retention_ms, fixed.window_size_ms);
+    return NewInMemoryWindowStore(fixed, store);
+  };
+  Trace trace;
+  ASSERT_TRUE(
+      ParseTrace(
+          R"({"statecheck_trace":1,"kind":"window_store","config":{"name":"s","retention_ms":1,"window_size_ms":2,"retain_duplicates":false},"construction":{"status":"InvalidArgument"}})",
+          &trace)
+          .ok());
+  for (ReplayTarget target : {ReplayTarget::kEngine, ReplayTarget::kBoth}) {
+    TraceReplay out;
+    ASSERT_TRUE(Replay(trace, target, lenient, &out).ok());
+    ASSERT_TRUE(out.diverged);
+    EXPECT_EQ(out.step, 0);
+    EXPECT_EQ(out.rule, "W1") << out.message;
+  }
 }
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::window_store

@@ -1,5 +1,5 @@
 // The window-store property's attribution and situations (window_store_attribution.h).
-#include "properties/window_store_attribution.h"
+#include "properties/window_store/attribution.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,32 +1,28 @@
-#include "properties/window_store_property.h"
+#include "properties/window_store/property.h"
 
 #include <rapidcheck.h>
-#include <rapidcheck/state.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <iterator>
 #include <limits>
 #include <map>
-#include <set>
-#include <sstream>
+#include <memory>
+#include <optional>
+#include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "model/window_store_model.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/kit/family.h"
 #include "properties/rapidcheck_runner.h"
-#include "properties/window_store_attribution.h"
+#include "properties/window_store/attribution.h"
+#include "properties/window_store/gtest_emitter.h"
 #include "statecheck/in_memory_window_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::window_store {
 namespace {
-
-using window_store::IteratorInfo;
-using window_store::Step;
-using window_store::Wide;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
@@ -45,21 +41,6 @@ struct GenState {
   // The (key, start) of the last few puts, for point fetches to find.
   std::vector<std::pair<std::string, int64_t>> recent_puts;
 };
-
-// The systems under test: the store being checked and the model, side by side.
-struct Sut {
-  std::unique_ptr<OpRunner> store;
-  std::unique_ptr<OpRunner> model;
-  Trace* trace;
-  int64_t* operations;
-  std::map<int, IteratorInfo> iterators;  // The open iterators, by id.
-
-  model::WindowStoreModel& Model() {
-    return dynamic_cast<model::WindowStoreModel&>(model->store());
-  }
-};
-
-using Command = rc::state::Command<GenState, Sut>;
 
 // Keys that are byte-prefixes of each other, the empty key, and bytes that sort differently
 // signed and unsigned.
@@ -230,97 +211,196 @@ rc::Gen<Op> GenOp(const GenState& s) {
   });
 }
 
-class OpCommand final : public Command {
+void Next(GenState& s, const Op& op) {
+  switch (op.type) {
+    case OpType::kPut:
+      if (s.closed) break;
+      s.stream_time = std::max(s.stream_time, op.time);
+      s.recent_starts.push_back(op.time);
+      if (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
+      s.recent_puts.emplace_back(op.key, op.time);
+      if (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
+      break;
+    case OpType::kOpen:
+      s.open_iterators.push_back(op.iterator);
+      s.next_iterator = op.iterator + 1;
+      break;
+    case OpType::kCloseIterator:
+      s.open_iterators.erase(
+          std::find(s.open_iterators.begin(), s.open_iterators.end(), op.iterator));
+      break;
+    case OpType::kCloseStore:
+      s.closed = true;
+      break;
+    case OpType::kRestore:
+      s.closed = false;
+      s.open_iterators.clear();
+      s.stream_time = -1;
+      for (const ChangelogRecord& r : op.records) {
+        s.stream_time = std::max(s.stream_time, r.start);
+        s.recent_starts.push_back(r.start);
+        s.recent_puts.emplace_back(r.key, r.start);
+      }
+      while (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
+      while (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
+      break;
+    default:
+      break;
+  }
+}
+
+// The store under test and the model, side by side: the model runs in every case and every
+// replay, as the reference a difference of the store's is credited by; the store is checked
+// against it (and against a trace's expectations), the model against the expectations alone.
+class Sut {
  public:
-  explicit OpCommand(Op op) : op_(std::move(op)) {}
+  Sut(ReplayTarget target, std::unique_ptr<OpRunner> store, std::unique_ptr<OpRunner> model,
+      std::optional<Finding> started)
+      : check_store_(target != ReplayTarget::kModel),
+        check_model_(target != ReplayTarget::kEngine),
+        store_(std::move(store)),
+        model_(std::move(model)),
+        started_(std::move(started)) {}
 
-  void checkPreconditions(const GenState& s) const override {
-    // Shrinking may drop the open an iterator step needs: such a sequence is not a case.
-    if (OpUsesIterator(op_.type)) {
-      RC_PRE(std::find(s.open_iterators.begin(), s.open_iterators.end(), op_.iterator) !=
-             s.open_iterators.end());
-    }
-    if (op_.type == OpType::kOpen) RC_PRE(op_.iterator >= s.next_iterator);
-  }
+  // What the construction broke (W1: the store's against the model's or the trace's).
+  std::optional<Finding> Started() const { return started_; }
 
-  void apply(GenState& s) const override {
-    switch (op_.type) {
-      case OpType::kPut:
-        if (s.closed) break;
-        s.stream_time = std::max(s.stream_time, op_.time);
-        s.recent_starts.push_back(op_.time);
-        if (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
-        s.recent_puts.emplace_back(op_.key, op_.time);
-        if (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
-        break;
-      case OpType::kOpen:
-        s.open_iterators.push_back(op_.iterator);
-        s.next_iterator = op_.iterator + 1;
-        break;
-      case OpType::kCloseIterator:
-        s.open_iterators.erase(
-            std::find(s.open_iterators.begin(), s.open_iterators.end(), op_.iterator));
-        break;
-      case OpType::kCloseStore:
-        s.closed = true;
-        break;
-      case OpType::kRestore:
-        s.closed = false;
-        s.open_iterators.clear();
-        s.stream_time = -1;
-        for (const ChangelogRecord& r : op_.records) {
-          s.stream_time = std::max(s.stream_time, r.start);
-          s.recent_starts.push_back(r.start);
-          s.recent_puts.emplace_back(r.key, r.start);
-        }
-        while (s.recent_starts.size() > 4) s.recent_starts.erase(s.recent_starts.begin());
-        while (s.recent_puts.size() > 4) s.recent_puts.erase(s.recent_puts.begin());
-        break;
-      default:
-        break;
-    }
-  }
-
-  void run(const GenState&, Sut& sut) const override {
-    const int64_t stream_time_before = sut.Model().stream_time();
-    const bool closed_before = !sut.Model().is_open();
-    const Json expected = StepResult(*sut.model, op_);
-    model::WindowStoreModel& model = sut.Model();  // After the step: a restore makes a new one.
-    const bool reports = op_.type == OpType::kPut || op_.type == OpType::kFetch ||
-                         op_.type == OpType::kScan || op_.type == OpType::kOpen;
+  kit::StepResult Step(const Op& op, const std::optional<Json>& expect) {
+    ++index_;
+    model::WindowStoreModel* reference = Reference();
+    const int64_t stream_time_before = reference->stream_time();
+    const bool closed_before = !reference->is_open();
+    Json expected = StepResult(*model_, op);
+    reference = Reference();  // After the step: a restore makes a new one.
+    const bool reports = op.type == OpType::kPut || op.type == OpType::kFetch ||
+                         op.type == OpType::kScan || op.type == OpType::kOpen;
     const model::WindowStoreModelCallReport report =
-        reports ? model.last_call() : model::WindowStoreModelCallReport{};
-    const Json actual = StepResult(*sut.store, op_);
-    ++*sut.operations;
-    sut.trace->steps.push_back(TraceStep{op_, expected, 0});
-    auto info = sut.iterators.find(op_.iterator);
-    const Step step{
-        op_,
-        static_cast<int>(sut.trace->steps.size()),
+        reports ? reference->last_call() : model::WindowStoreModelCallReport{};
+    const Json actual = check_store_ ? StepResult(*store_, op) : expected;
+    auto info = iterators_.find(op.iterator);
+    const window_store::Step step{
+        op,
+        index_,
         stream_time_before,
         closed_before,
         report,
         expected,
         actual,
-        model.retention_ms(),
-        model.window_size_ms(),
-        model.retain_duplicates(),
-        OpUsesIterator(op_.type) && info != sut.iterators.end() ? &info->second : nullptr};
-    NoteSituations(step, model);
-    if (actual != expected) {
-      Fail(Finding{StepRule(step), "step " + std::to_string(step.index) + ": " + OpToString(op_) +
-                                       "\n  model: " + expected.dump() +
-                                       "\n  store: " + actual.dump()});
+        reference->retention_ms(),
+        reference->window_size_ms(),
+        reference->retain_duplicates(),
+        OpUsesIterator(op.type) && info != iterators_.end() ? &info->second : nullptr};
+    // The situations a generated step reaches (a null key, which only a hand-written trace
+    // holds, reaches none).
+    if (check_store_ && check_model_ && !op.null_key) NoteSituations(step, *reference);
+    // The store's difference from the model, credited as the property credits it.
+    const std::string rule = check_store_ && actual != expected ? StepRule(step) : "";
+    kit::StepResult result;
+    if (check_store_ && expect && !MatchesExpectation(*expect, actual)) {
+      result.finding = Differs(rule, "engine vs trace", *expect, actual);
+    } else if (check_model_ && expect && !MatchesExpectation(*expect, expected)) {
+      result.finding = Differs("", "model vs trace", *expect, expected);
+    } else if (check_store_ && check_model_ && actual != expected) {
+      result.finding = Differs(rule, "engine vs model", expected, actual);
+    } else {
+      HeldAll();  // The comparison covers every field of the step.
+      TrackIterators(step, *reference, &iterators_);
     }
-    HeldAll();  // The comparison covers every field of the step.
-    TrackIterators(step, sut.Model(), &sut.iterators);
+    result.expect = std::move(expected);
+    return result;
   }
 
-  void show(std::ostream& os) const override { os << OpToString(op_); }
+  // "<what>: expected <e>, got <a>", credited to `rule`.
+  static Finding Differs(std::string rule, const std::string& what, const Json& expected,
+                         const Json& actual) {
+    return Finding{std::move(rule),
+                   what + ": expected " + expected.dump() + ", got " + actual.dump()};
+  }
 
  private:
-  Op op_;
+  model::WindowStoreModel* Reference() {
+    return &dynamic_cast<model::WindowStoreModel&>(model_->store());
+  }
+  // A step's full result: OpRunner::Apply's, and "after": the counters and stream time.
+  static Json StepResult(OpRunner& runner, const Op& op) {
+    Json j = runner.Apply(op);
+    j["after"] = runner.Metrics();
+    return j;
+  }
+
+  const bool check_store_;
+  const bool check_model_;
+  std::unique_ptr<OpRunner> store_;  // Null when the target is the model.
+  std::unique_ptr<OpRunner> model_;
+  std::optional<Finding> started_;
+  std::map<int, IteratorInfo> iterators_;  // The open iterators, by id.
+  int index_ = 0;
 };
+
+struct Family {
+  using Vocabulary = window_store::Vocabulary;
+  using Model = GenState;
+  using Sut = window_store::Sut;
+  static constexpr std::string_view kStartRule = "W1";
+
+  static Model InitialModel(const Config& config) {
+    GenState initial;
+    initial.retention = config.options.retention_ms;
+    return initial;
+  }
+  static rc::Gen<Op> GenOp(const Model& state) { return window_store::GenOp(state); }
+  // Shrinking may drop the open an iterator step needs: such a sequence is not a case.
+  static bool Precondition(const Model& s, const Op& op) {
+    if (OpUsesIterator(op.type)) {
+      return std::find(s.open_iterators.begin(), s.open_iterators.end(), op.iterator) !=
+             s.open_iterators.end();
+    }
+    return op.type != OpType::kOpen || op.iterator >= s.next_iterator;
+  }
+  static void Next(Model& state, const Op& op) { window_store::Next(state, op); }
+};
+static_assert(kit::Family<Family>);
+
+Json ConstructionResult(const Status& s) {
+  Json j{{"status", std::string(CodeName(s.code()))}};
+  if (!s.ok()) j["message"] = s.message();
+  return j;
+}
+
+// Builds `sut`'s store (unless the target is the model alone) and the model's, and checks the
+// construction: against the header's expectation, and the store's against the model's (W1).
+kit::Start<Family> StartWith(Factory factory) {
+  return [factory](const Config& config, ReplayTarget target, std::unique_ptr<Sut>* out) {
+    const bool check_store = target != ReplayTarget::kModel;
+    const bool check_model = target != ReplayTarget::kEngine;
+    std::unique_ptr<OpRunner> store, model;
+    const Json model_built =
+        ConstructionResult(OpRunner::Make(ModelFactory(), config.options, &model));
+    if (!config.construction && model_built["status"] != "OK") {
+      // Nothing would be checked: a config error is bad input, unless the trace expects it.
+      return Status::InvalidArgument(
+          "the model builds no store from this config: " +
+          model_built.value("message", std::string()) +
+          " (a trace that checks this failure says so in its header: \"construction\": "
+          "{\"status\": " +
+          model_built["status"].dump() + "})");
+    }
+    const Json store_built =
+        check_store ? ConstructionResult(OpRunner::Make(factory, config.options, &store)) : Json();
+    const Json expected = config.construction ? *config.construction : Json{{"status", "OK"}};
+    std::optional<Finding> started;
+    if (check_store && !MatchesExpectation(expected, store_built)) {
+      started = Sut::Differs(store_built != model_built ? "W1" : "", "engine vs trace: construct",
+                             expected, store_built);
+    } else if (check_model && config.construction && !MatchesExpectation(expected, model_built)) {
+      started = Sut::Differs("", "model vs trace: construct", expected, model_built);
+    } else if (check_store && check_model && store_built != model_built) {
+      started = Sut::Differs("W1", "engine vs model: construct", model_built, store_built);
+    }
+    *out = std::make_unique<Sut>(target, std::move(store), std::move(model), std::move(started));
+    return Status::Ok();
+  };
+}
 
 // W1's situations: which of Kafka's checks the options meet, in order.
 void NoteConstructionSituations(const WindowStoreOptions& o, const Status& expected) {
@@ -341,37 +421,20 @@ void NoteConstructionSituations(const WindowStoreOptions& o, const Status& expec
             "W1.int64_extremes");
 }
 
-// Writes the trace of the last failing (fully shrunk) case next to the outcome.
-void SaveFailingTrace(const Trace& failing, const PropertyParams& params, PropertyOutcome* out) {
-  if (out->passed || params.trace_dir.empty() || out->reproduce.empty()) return;
-  Trace trace = failing;
-  trace.info["property"] = out->property;
-  trace.info["seed"] = params.seed;
-  trace.info["reproduce"] = out->reproduce;
-  trace.info["failure"] = out->message;
-  const std::string path = TracePathFor(params, *out);
-  const Status s = WriteTraceFile(path, trace);
-  if (s.ok()) {
-    out->trace_path = path;
-  } else {
-    out->message += "\n(the trace could not be saved: " + s.ToString() + ")";
-  }
-}
-
 }  // namespace
 
-WindowStoreFactory EngineWindowStoreFactory() { return NewInMemoryWindowStore; }
-WindowStoreFactory ModelWindowStoreFactory() { return model::NewWindowStoreModel; }
+Factory EngineFactory() { return NewInMemoryWindowStore; }
+Factory ModelFactory() { return model::NewWindowStoreModel; }
 
-std::vector<WindowStoreConfig> WindowStoreOptionMatrix() {
-  std::vector<WindowStoreConfig> out;
+std::vector<Config> OptionMatrix() {
+  std::vector<Config> out;
   for (bool dups : {false, true}) {
     for (int64_t retention : {int64_t{0}, int64_t{10}, int64_t{1'000'000}}) {
       std::vector<int64_t> sizes = {0};
       if (retention > 3) sizes.push_back(3);
       if (retention > 0) sizes.push_back(retention);
       for (int64_t size : sizes) {
-        WindowStoreConfig c;
+        Config c;
         c.label = "ret" + std::to_string(retention) + "_size" + std::to_string(size) +
                   (dups ? "_dups" : "");
         c.options.name = "store";
@@ -385,46 +448,16 @@ std::vector<WindowStoreConfig> WindowStoreOptionMatrix() {
   return out;
 }
 
-PropertyOutcome CheckWindowStoreMatchesModel(const WindowStoreFactory& sut,
-                                             const WindowStoreConfig& config,
-                                             const PropertyParams& params) {
-  PropertyOutcome out;
-  out.property = "window_store/MatchesModel/" + config.label;
-  Trace failing;
-  auto property = [&] {
-    const CaseScope scope;
-    Trace trace;
-    trace.config = config.options;
-    Sut s{nullptr, nullptr, &trace, &out.operations, {}};
-    const Status built = OpRunner::Make(sut, config.options, &s.store);
-    if (!built.ok()) {  // A valid configuration must build.
-      Fail(Finding{"W1", "construction of " + OptionsToJson(config.options).dump() +
-                             " failed: " + built.ToString()});
-    }
-    RC_ASSERT(OpRunner::Make(ModelWindowStoreFactory(), config.options, &s.model).ok());
-    GenState initial;
-    initial.retention = config.options.retention_ms;
-    try {
-      rc::state::check(initial, s, [](const GenState& state) {
-        return rc::gen::map(GenOp(state), [](Op op) {
-          return std::shared_ptr<const Command>(std::make_shared<OpCommand>(std::move(op)));
-        });
-      });
-    } catch (...) {
-      failing = std::move(trace);  // The last failing case is the shrunk one.
-      throw;
-    }
-  };
-  RunProperty(property, params, &out);
-  SaveFailingTrace(failing, params, &out);
-  return out;
+PropertyOutcome CheckMatchesModel(const Factory& sut, const Config& config,
+                                  const PropertyParams& params) {
+  return kit::CheckProperty<Family>("window_store/MatchesModel/" + config.label, config,
+                                    StartWith(sut), params);
 }
 
-PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
-                                             const PropertyParams& params) {
+PropertyOutcome CheckConstruction(const Factory& sut, const PropertyParams& params) {
   PropertyOutcome out;
   out.property = "window_store/ConstructionMatchesModel";
-  Trace failing;
+  kit::Trace<Vocabulary> failing;
   auto property = [&] {
     const CaseScope scope;
     const auto duration = rc::gen::weightedOneOf<int64_t>(
@@ -436,13 +469,12 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
     options.window_size_ms = *duration;
     options.retain_duplicates = *rc::gen::arbitrary<bool>();
     std::unique_ptr<OpRunner> a, b;
-    const Status expected = OpRunner::Make(ModelWindowStoreFactory(), options, &b);
+    const Status expected = OpRunner::Make(ModelFactory(), options, &b);
     const Status actual = OpRunner::Make(sut, options, &a);
     ++out.operations;
-    failing = Trace{};
-    failing.config = options;
-    failing.construction = Json{{"status", std::string(CodeName(expected.code()))}};
-    if (!expected.ok()) (*failing.construction)["message"] = expected.message();
+    failing = kit::Trace<Vocabulary>{};
+    failing.config.options = options;
+    failing.config.construction = ConstructionResult(expected);
     NoteConstructionSituations(options, expected);
     // Checks: W1 — construction's status (code, Kafka's message, order) against the model's
     if (actual != expected) {
@@ -457,8 +489,47 @@ PropertyOutcome CheckWindowStoreConstruction(const WindowStoreFactory& sut,
     Held("W1");
   };
   RunProperty(property, params, &out);
-  SaveFailingTrace(failing, params, &out);
+  kit::SaveFailingTrace<Family>(std::move(failing), params, &out);
   return out;
 }
 
-}  // namespace statecheck::properties
+Status Replay(const kit::Trace<Vocabulary>& trace, ReplayTarget target, const Factory& sut,
+              TraceReplay* out) {
+  return kit::Replay<Family>(trace, target, StartWith(sut), out);
+}
+
+TraceKindSpec TraceKind(const Factory& sut) {
+  TraceKindSpec spec =
+      kit::TraceKindOf<Family>("window_store", StartWith(sut),
+                               {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth});
+  spec.emit_gtest = [](std::string_view text, const std::string& source, std::string test_name,
+                       std::string* out) {
+    kit::Trace<Vocabulary> trace;
+    STATECHECK_RETURN_IF_ERROR(kit::ParseTrace(text, source, &trace));
+    return EmitGTest(trace, source, std::move(test_name), out);
+  };
+  return spec;
+}
+
+FamilyEntry Entry() {
+  FamilyEntry entry;
+  entry.properties.push_back(
+      {"window_store/ConstructionMatchesModel", "window_store",
+       "WindowStoreProperty.ConstructionMatchesModel",
+       [](const PropertyParams& p) { return CheckConstruction(EngineFactory(), p); }});
+  for (const Config& config : OptionMatrix()) {
+    entry.properties.push_back({"window_store/MatchesModel/" + config.label, "window_store",
+                                "WindowStoreProperty.MatchesModel",
+                                [config](const PropertyParams& p) {
+                                  return CheckMatchesModel(EngineFactory(), config, p);
+                                }});
+    entry.properties.back().config =
+        "retention_ms=" + std::to_string(config.options.retention_ms) +
+        ", window_size_ms=" + std::to_string(config.options.window_size_ms) +
+        ", retain_duplicates=" + (config.options.retain_duplicates ? "true" : "false");
+  }
+  entry.trace_kinds.push_back(TraceKind(EngineFactory()));
+  return entry;
+}
+
+}  // namespace statecheck::properties::window_store

@@ -1,12 +1,13 @@
-#include "properties/window_store_ops.h"
+#include "properties/window_store/ops.h"
 
 #include <array>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "properties/kit/json_lines.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::window_store {
 namespace {
 
 constexpr std::array<std::string_view, kReadKindCount> kReadNames = {
@@ -255,6 +256,66 @@ Status OpFromJson(const Json& j, Op* out) {
 
 std::string OpToString(const Op& op) { return OpToJson(op).dump(); }
 
+Status Vocabulary::OpFromJson(const Json& j, Op* op) {
+  Op read;
+  STATECHECK_RETURN_IF_ERROR(window_store::OpFromJson(j, &read));
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(j, KeysOf(OpToJson(read), {"expect"}),
+                                       "a " + std::string(OpTypeName(read.type)) + " step"));
+  *op = std::move(read);
+  return Status::Ok();
+}
+
+const std::vector<std::string>& Vocabulary::HeaderKeys() {
+  static const std::vector<std::string> keys = {"construction"};
+  return keys;
+}
+
+Status Vocabulary::HeaderFromJson(const Json& keys, Config* config) {
+  auto c = keys.find("construction");
+  if (c == keys.end()) {
+    config->construction.reset();
+    return Status::Ok();
+  }
+  if (!c->is_object() || !c->contains("status") || !(*c)["status"].is_string()) {
+    return Status::InvalidArgument("\"construction\" must be an object with a \"status\"");
+  }
+  STATECHECK_RETURN_IF_ERROR(CheckKeys(*c, {"status", "message"}, "\"construction\""));
+  config->construction = *c;
+  return Status::Ok();
+}
+
+Json Vocabulary::HeaderToJson(const Config& config) {
+  Json j = Json::object();
+  if (config.construction) j["construction"] = *config.construction;
+  return j;
+}
+
+Status Vocabulary::CheckSteps(const Config& config,
+                              const std::vector<std::pair<const Op*, int>>& steps) {
+  if (config.construction && (*config.construction)["status"] != "OK" && !steps.empty()) {
+    return LineError(steps.front().second,
+                     "the header expects construction to fail, so no operation can follow");
+  }
+  std::set<int> open, used;
+  for (const auto& [op, line] : steps) {
+    const int id = op->iterator;
+    if (op->type == OpType::kOpen) {
+      if (!used.insert(id).second) {
+        return LineError(
+            line, "iterator " + std::to_string(id) + " was opened before: give each open a new id");
+      }
+      open.insert(id);
+    } else if (OpUsesIterator(op->type)) {
+      if (!open.count(id)) {
+        return LineError(line, "iterator " + std::to_string(id) +
+                                   (used.count(id) ? " is closed" : " was never opened"));
+      }
+      if (op->type == OpType::kCloseIterator) open.erase(id);
+    }
+  }
+  return Status::Ok();
+}
+
 Json OptionsToJson(const WindowStoreOptions& options) {
   return Json{{"name", options.name},
               {"retention_ms", options.retention_ms},
@@ -263,21 +324,21 @@ Json OptionsToJson(const WindowStoreOptions& options) {
 }
 
 Status OptionsFromJson(const Json& j, WindowStoreOptions* options) {
-  if (!j.is_object()) return Status::InvalidArgument("\"config\" must be a JSON object");
+  if (!j.is_object()) return Status::InvalidArgument("must be a JSON object");
   STATECHECK_RETURN_IF_ERROR(
       CheckKeys(j, {"name", "retention_ms", "window_size_ms", "retain_duplicates"}, "\"config\""));
   WindowStoreOptions o;
   auto name = j.find("name");
   if (name == j.end() || !name->is_string()) {
-    return Status::InvalidArgument("config: missing string field \"name\"");
+    return Status::InvalidArgument("missing string field \"name\"");
   }
   o.name = name->get<std::string>();
   Status s = GetInt(j, "retention_ms", &o.retention_ms);
   if (s.ok()) s = GetInt(j, "window_size_ms", &o.window_size_ms);
-  if (!s.ok()) return Status::InvalidArgument("config: " + s.message());
+  if (!s.ok()) return s;
   auto dups = j.find("retain_duplicates");
   if (dups == j.end() || !dups->is_boolean()) {
-    return Status::InvalidArgument("config: missing boolean field \"retain_duplicates\"");
+    return Status::InvalidArgument("missing boolean field \"retain_duplicates\"");
   }
   o.retain_duplicates = dups->get<bool>();
   *options = std::move(o);
@@ -311,7 +372,7 @@ Status OpRunner::OpenRead(const Op& op, std::unique_ptr<WindowStoreIterator>* it
   return Status::InvalidArgument("unknown read kind");
 }
 
-Status OpRunner::Make(const WindowStoreFactory& factory, WindowStoreOptions options,
+Status OpRunner::Make(const Factory& factory, WindowStoreOptions options,
                       std::unique_ptr<OpRunner>* runner) {
   auto logs = std::make_shared<RecordingLogger>();
   options.logger = logs;
@@ -445,4 +506,4 @@ Json OpRunner::Metrics() const {
               {"retained_segments", m.retained_segments}};
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::window_store

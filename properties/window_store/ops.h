@@ -1,4 +1,6 @@
-// The window-store operation vocabulary shared by the property, the trace files and replay.
+// The window-store family's vocabulary (kit/trace.h): its configuration (store options, and
+// the construction outcome a trace may expect) and its operations, shared by the property, the
+// trace files and replay.
 //
 // An Op is one call on the WindowStore interface (or on one of its iterators, named by a small
 // id). OpRunner applies Ops to one store and describes each outcome as JSON, so that two stores
@@ -19,12 +21,13 @@
 #include <vector>
 
 #include "properties/kit/json_lines.h"
+#include "properties/kit/trace.h"
 #include "properties/recording_logger.h"
 #include "statecheck/in_memory_window_store.h"
 #include "statecheck/status.h"
 #include "statecheck/window_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::window_store {
 
 // The range reads of W7, by their Kafka names.
 enum class ReadKind {
@@ -101,8 +104,7 @@ Json OptionsToJson(const WindowStoreOptions& options);
 Status OptionsFromJson(const Json& j, WindowStoreOptions* options);
 
 // How a store is made: the engine's NewInMemoryWindowStore, the model's, or a user's own.
-using WindowStoreFactory =
-    std::function<Status(const WindowStoreOptions&, std::unique_ptr<WindowStore>*)>;
+using Factory = std::function<Status(const WindowStoreOptions&, std::unique_ptr<WindowStore>*)>;
 
 // Applies ops to one store, holding its open iterators by id.
 class OpRunner {
@@ -110,7 +112,7 @@ class OpRunner {
   // Builds the store with `factory`, its logger replaced by a RecordingLogger whose lines each
   // step reports. Returns the factory's error, and no runner, when construction fails. The
   // runner keeps `factory` and the options for kRestore.
-  static Status Make(const WindowStoreFactory& factory, WindowStoreOptions options,
+  static Status Make(const Factory& factory, WindowStoreOptions options,
                      std::unique_ptr<OpRunner>* runner);
 
   explicit OpRunner(std::unique_ptr<WindowStore> store,
@@ -143,11 +145,48 @@ class OpRunner {
 
   std::unique_ptr<WindowStore> store_;
   std::shared_ptr<RecordingLogger> logs_;
-  WindowStoreFactory factory_;  // Null when built without Make: no kRestore.
+  Factory factory_;  // Null when built without Make: no kRestore.
   WindowStoreOptions options_;
   std::map<int, std::unique_ptr<WindowStoreIterator>> iterators_;
 };
 
-}  // namespace statecheck::properties
+// One configuration: the store's options, and for a trace the outcome its construction must
+// have (W1).
+struct Config {
+  std::string label;  // e.g. "ret10_size3_dups": test names and trace file names; not in a trace.
+  WindowStoreOptions options;
+  // {"status": "OK"} or {"status": "InvalidArgument", "message": "..."}; absent = it must build.
+  std::optional<Json> construction;
+};
+
+struct Vocabulary {
+  static constexpr std::string_view kKind = "window_store";
+  using Config = window_store::Config;
+  using Op = window_store::Op;
+  // The options: {"name", "retention_ms", "window_size_ms", "retain_duplicates"}.
+  static Json ConfigToJson(const Config& config) { return OptionsToJson(config.options); }
+  static Status ConfigFromJson(const Json& j, Config* config) {
+    return OptionsFromJson(j, &config->options);
+  }
+  static Json OpToJson(const Op& op) { return window_store::OpToJson(op); }
+  // OpToJson's form, and no key it does not write.
+  static Status OpFromJson(const Json& j, Op* op);
+  // The header's "construction" (W1), beside "config".
+  static const std::vector<std::string>& HeaderKeys();
+  static Status HeaderFromJson(const Json& extra, Config* config);
+  static Json HeaderToJson(const Config& config);
+  // An iterator step names an iterator opened before and not closed since; an open names a new
+  // id; a trace whose construction must fail has no step.
+  template <class Trace>
+  static Status CheckTrace(const Trace& trace) {
+    std::vector<std::pair<const Op*, int>> steps;
+    for (const auto& step : trace.steps) steps.emplace_back(&step.op, step.line);
+    return CheckSteps(trace.config, steps);
+  }
+  static Status CheckSteps(const Config& config,
+                           const std::vector<std::pair<const Op*, int>>& steps);
+};
+
+}  // namespace statecheck::properties::window_store
 
 #endif  // STATECHECK_PROPERTIES_WINDOW_STORE_OPS_H_

@@ -14,7 +14,7 @@
 #include <tuple>
 
 #include "model/window_store_model.h"
-#include "properties/window_store_ops.h"
+#include "properties/window_store/ops.h"
 
 namespace statecheck::properties::window_store {
 

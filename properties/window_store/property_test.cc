@@ -1,7 +1,7 @@
 // The window-store property over the option matrix, the construction property, and a check of
 // the whole failure path: a store with a planted bug fails, shrinks, writes a trace, and the
 // trace replays the failure.
-#include "properties/window_store_property.h"
+#include "properties/window_store/property.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 #include "statecheck/hooks/planted_bugs.h"
 #include "statecheck/in_memory_window_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::window_store {
 namespace {
 
 // CI settings, overridable: STATECHECK_SEED, STATECHECK_PROPERTY_CASES.
@@ -48,28 +48,26 @@ void ExpectPassed(const PropertyOutcome& out, const PropertyParams& p) {
 }  // namespace
 
 // Test names show the configuration's label, not its bytes.
-void PrintTo(const WindowStoreConfig& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
 
 namespace {
 
-class WindowStoreProperty : public ::testing::TestWithParam<WindowStoreConfig> {};
+class WindowStoreProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(WindowStoreProperty, MatchesModel) {
   const PropertyParams p = ParamsFromEnvironment();
-  const PropertyOutcome out =
-      CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), GetParam(), p);
+  const PropertyOutcome out = CheckMatchesModel(EngineFactory(), GetParam(), p);
   ExpectPassed(out, p);
   EXPECT_EQ(out.cases, p.max_success);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, WindowStoreProperty,
-                         ::testing::ValuesIn(WindowStoreOptionMatrix()),
+INSTANTIATE_TEST_SUITE_P(Matrix, WindowStoreProperty, ::testing::ValuesIn(OptionMatrix()),
                          [](const auto& info) { return info.param.label; });
 
 TEST(WindowStoreProperty, ConstructionMatchesModel) {
   PropertyParams p = ParamsFromEnvironment();
   p.max_success = 500;
-  ExpectPassed(CheckWindowStoreConstruction(EngineWindowStoreFactory(), p), p);
+  ExpectPassed(CheckConstruction(EngineFactory(), p), p);
 }
 
 // A store that forwards every call to the engine's store; the wrong stores below override the
@@ -312,14 +310,14 @@ Status NewLenientStore(const WindowStoreOptions& o, std::unique_ptr<WindowStore>
 }
 
 // Runs the property over the option matrix against `factory` until one configuration fails.
-PropertyOutcome FirstFailure(const WindowStoreFactory& factory) {
+PropertyOutcome FirstFailure(const Factory& factory) {
   PropertyParams p;
   p.seed = 16;
   p.max_success = 300;
   p.max_size = 80;
   PropertyOutcome last;
-  for (const WindowStoreConfig& config : WindowStoreOptionMatrix()) {
-    last = CheckWindowStoreMatchesModel(factory, config, p);
+  for (const Config& config : OptionMatrix()) {
+    last = CheckMatchesModel(factory, config, p);
     if (!last.passed) return last;
   }
   return last;
@@ -327,7 +325,7 @@ PropertyOutcome FirstFailure(const WindowStoreFactory& factory) {
 
 struct WrongStore {
   const char* name;
-  WindowStoreFactory factory;
+  Factory factory;
   const char* rule;  // The rule its failure must be credited to.
 };
 
@@ -358,7 +356,7 @@ TEST(WindowStoreProperty, ConstructionFailureIsCreditedToW1) {
   PropertyParams p;
   p.seed = 16;
   p.max_success = 500;
-  const PropertyOutcome out = CheckWindowStoreConstruction(NewLenientStore, p);
+  const PropertyOutcome out = CheckConstruction(NewLenientStore, p);
   ASSERT_FALSE(out.passed) << "a store accepting size > retention went unnoticed";
   EXPECT_EQ(out.rule, "W1") << out.message;
 }
@@ -373,11 +371,11 @@ TEST(WindowStoreProperty, EveryDeclaredSituationIsReached) {
   p.max_success = 200;
   p.max_size = 80;
   Evidence evidence;
-  const PropertyOutcome construction = CheckWindowStoreConstruction(EngineWindowStoreFactory(), p);
+  const PropertyOutcome construction = CheckConstruction(EngineFactory(), p);
   ASSERT_TRUE(construction.passed) << construction.message;
   evidence += construction.evidence;
-  for (const WindowStoreConfig& config : WindowStoreOptionMatrix()) {
-    const PropertyOutcome out = CheckWindowStoreMatchesModel(EngineWindowStoreFactory(), config, p);
+  for (const Config& config : OptionMatrix()) {
+    const PropertyOutcome out = CheckMatchesModel(EngineFactory(), config, p);
     ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
     evidence += out.evidence;
   }
@@ -408,7 +406,7 @@ TEST(WindowStoreProperty, PlantedBugsAreCreditedToTheirRules) {
   for (const planted::PlantedBug& bug : planted::Catalogue()) {
     if (bug.name.rfind("window_store/", 0) != 0) continue;
     ASSERT_TRUE(planted::Activate(bug.name).ok()) << bug.name;
-    const PropertyOutcome out = FirstFailure(EngineWindowStoreFactory());
+    const PropertyOutcome out = FirstFailure(EngineFactory());
     planted::DeactivateAll();
     ++checked;
     ASSERT_FALSE(out.passed) << bug.name << " went unnoticed";
@@ -428,35 +426,38 @@ TEST(WindowStoreProperty, PlantedBugsAreCreditedToTheirRules) {
 TEST(WindowStoreProperty, PlantedBugIsCaughtShrunkAndReplayed) {
   PropertyParams p = ParamsFromEnvironment();
   p.trace_dir = (std::filesystem::path(::testing::TempDir()) / "planted").string();
-  WindowStoreConfig config = WindowStoreOptionMatrix()[2];  // ret10_size3
+  Config config = OptionMatrix()[2];  // ret10_size3
   ASSERT_EQ(config.label, "ret10_size3");
-  const PropertyOutcome out = CheckWindowStoreMatchesModel(NewOffByOneDropStore, config, p);
+  const PropertyOutcome out = CheckMatchesModel(NewOffByOneDropStore, config, p);
   ASSERT_FALSE(out.passed) << "the planted bug went unnoticed";
   EXPECT_EQ(out.rule, "W3") << out.message;
   EXPECT_LE(out.counterexample.size(), 6u) << out.message;
   ASSERT_FALSE(out.trace_path.empty()) << out.message;
   EXPECT_FALSE(out.reproduce.empty());
 
-  Trace trace;
-  ASSERT_TRUE(ReadTraceFile(out.trace_path, &trace).ok());
+  kit::Trace<Vocabulary> trace;
+  std::string text;
+  ASSERT_TRUE(kit::ReadTextFile(out.trace_path, &text).ok());
+  ASSERT_TRUE(kit::ParseTrace(text, out.trace_path, &trace).ok());
   EXPECT_LE(trace.steps.size(), 6u);
-  // The trace fails on the planted store, and passes on the engine and the model.
-  const ReplayOutcome buggy =
-      ReplayTrace(trace, ReplayTarget::kEngine, NewOffByOneDropStore, ModelWindowStoreFactory());
+  // The trace fails on the planted store, credited to the same rule, and passes on the engine
+  // and the model.
+  TraceReplay buggy;
+  ASSERT_TRUE(Replay(trace, ReplayTarget::kEngine, NewOffByOneDropStore, &buggy).ok());
   EXPECT_TRUE(buggy.diverged);
-  EXPECT_EQ(buggy.what, "engine vs trace");
-  const ReplayOutcome fixed = ReplayTrace(trace, ReplayTarget::kBoth, EngineWindowStoreFactory(),
-                                          ModelWindowStoreFactory());
-  EXPECT_FALSE(fixed.diverged) << fixed.what << " at line " << fixed.line;
+  EXPECT_EQ(buggy.rule, "W3") << buggy.message;
+  EXPECT_NE(buggy.message.find("engine vs trace"), std::string::npos) << buggy.message;
+  TraceReplay fixed;
+  ASSERT_TRUE(Replay(trace, ReplayTarget::kBoth, EngineFactory(), &fixed).ok());
+  EXPECT_FALSE(fixed.diverged) << fixed.verdict;
 
   // The reproduce string re-runs exactly the shrunk case.
   PropertyParams again = p;
   again.reproduce = out.reproduce;
-  const PropertyOutcome reproduced =
-      CheckWindowStoreMatchesModel(NewOffByOneDropStore, config, again);
+  const PropertyOutcome reproduced = CheckMatchesModel(NewOffByOneDropStore, config, again);
   EXPECT_FALSE(reproduced.passed);
   EXPECT_EQ(reproduced.counterexample, out.counterexample);
 }
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::window_store
