@@ -1,6 +1,6 @@
 // AggregationModel: what every reference model of a windowed aggregation (time, sliding and
 // session windows; SPEC E) gives the windowed property
-// (properties/windowed_aggregation_property.h), so one property runs every window kind. The models
+// (properties/windowed/property.h), so one property runs every window kind. The models
 // are run as exactly-once tasks: a crash returns everything to the last commit; stream time and the
 // emit-interval clock start afresh (they are not restored, SPEC E), the last emitted close time
 // does not (it is committed, E6, E10).

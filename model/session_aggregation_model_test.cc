@@ -1,5 +1,5 @@
 // Unit tests of the session-window model (model/session_aggregation_model.h). The windowed
-// property (properties/windowed_aggregation_property.h) runs it against the engine.
+// property (properties/windowed/property.h) runs it against the engine.
 #include "model/session_aggregation_model.h"
 
 #include <gtest/gtest.h>

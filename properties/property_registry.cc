@@ -14,7 +14,7 @@
 #include "properties/kv_store/property.h"
 #include "properties/task_property.h"
 #include "properties/window_store/property.h"
-#include "properties/windowed_aggregation_property.h"
+#include "properties/windowed/property.h"
 #include "statecheck/rocksdb_store.h"
 
 namespace rc::detail {
@@ -31,6 +31,7 @@ std::vector<FamilyEntry> KitFamilies() {
       window_store::Entry(),
       kv_store::Entry(),
       in_memory_kv::Entry(),
+      windowed::Entry(),
   };
 }
 
@@ -58,24 +59,6 @@ std::vector<PropertySpec> AllProperties() {
                         (config.use_wal ? ", WAL" : "") +
                         (config.power_loss ? ", crashes lose power" : ", process crashes") +
                         (config.format_switches ? ", switching state.format" : "");
-  }
-  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
-    out.push_back({"windowed/MatchesModel/" + config.label, "windowed",
-                   "WindowedAggregationProperty.MatchesModel",
-                   [config](const PropertyParams& p) {
-                     return CheckWindowedAggregationMatchesModel(config, p);
-                   },
-                   /*batch_divisor=*/8});
-    out.back().config = ConfigToJson(config).dump();
-    if (IsE7WindowShape(config)) {
-      out.push_back({"windowed/EmitFinalEqualsSuppressedEager/" + config.label, "windowed",
-                     "WindowedAggregationDifferential.EmitFinalEqualsSuppressedEager",
-                     [config](const PropertyParams& p) {
-                       return CheckEmitFinalEqualsSuppressedEager(config, p);
-                     },
-                     /*batch_divisor=*/8});
-      out.back().config = ConfigToJson(config)["window"].dump();
-    }
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
   // history judged afterwards (CheckKvConcurrency, kv_concurrency/history.h). Not a rapidcheck

@@ -1,5 +1,4 @@
-// The trace readers (the kit's, through the registry, and task_trace.h, windowed_trace.h) on
-// malformed input:
+// The trace readers (the kit's, through the registry, and task_trace.h) on malformed input:
 // regressions of what the trace fuzz targets found, and of traces the readers accepted although
 // they checked nothing (a misspelled key, a config that builds nothing).
 #include <gtest/gtest.h>
@@ -11,8 +10,6 @@
 #include "properties/kit/json_lines.h"
 #include "properties/task_trace.h"
 #include "properties/trace_replay.h"
-#include "properties/windowed_aggregation_property.h"
-#include "properties/windowed_trace.h"
 
 namespace statecheck::properties {
 namespace {
@@ -28,9 +25,9 @@ Status ParseTask(const std::string& text, TaskTrace* trace) {
   return ParseTaskTrace(text, "t.jsonl", trace);
 }
 
-// A window-store trace read and replayed through the registry (the family's headers are its
-// own): bad input is the reader's error.
-Status ReadWindowStore(const std::string& text) {
+// A trace of a family on the kit read and replayed through the registry (the family's headers
+// are its own): bad input is the reader's error.
+Status ReadByKind(const std::string& text) {
   TraceReplay replay;
   return ReplayTraceText(text, "w.jsonl", ReplayTarget::kBoth, &replay);
 }
@@ -70,11 +67,7 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
         TaskTrace t;
         return ParseTask(text, &t);
       }
-      if (kind == "windowed") {
-        WindowedTrace t;
-        return ParseWindowedTrace(text, "w", &t);
-      }
-      return ReadWindowStore(text);
+      return ReadByKind(text);
     };
     const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
     EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
@@ -121,57 +114,15 @@ TEST(TraceParsers, TaskSetupIsCheckedAndAnErrorLeavesTheTraceUntouched) {
   ExpectError(ParseTask("\n \n", &trace), "t.jsonl is empty");
 }
 
-// Regression (windowed_trace_fuzz): a window "kind", "emit" or "store" that was not a string,
-// and a header "statecheck_trace" that was not a number, threw nlohmann's type_error.
-TEST(TraceParsers, WindowedFieldsOfTheWrongTypeAreErrors) {
-  WindowedTrace trace;
-  ExpectError(
-      ParseWindowedTrace("{\"statecheck_trace\":\"1\",\"kind\":\"windowed\",\"config\":{}}", "w",
-                         &trace),
-      "line 1: \"statecheck_trace\" is the trace format's version, a number (1), not \"1\"");
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                                 "\"window\":{\"kind\":[\"time\"]}}}",
-                                 "w", &trace),
-              "line 1: config: window \"kind\" must be");
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                                 "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
-                                 "\"emit\":1}}",
-                                 "w", &trace),
-              "line 1: config: \"emit\" must be");
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                                 "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
-                                 "\"emit\":\"ON_WINDOW_UPDATE\",\"store\":{}}}",
-                                 "w", &trace),
-              "line 1: config: \"store\" must be");
-}
-
-// Regression (windowed_trace_fuzz): a timestamp of 2^64-1 wrapped to -1 ("no timestamp"), and a
-// failed read left a half-filled trace.
-TEST(TraceParsers, WindowedTimestampAboveInt64IsAnErrorAndLeavesTheTraceUntouched) {
-  WindowedTrace trace;
-  trace.config.label = "mine";
-  ExpectError(
-      ParseWindowedTrace(std::string(kWindowedHeader) + "{\"op\":\"append\",\"records\":[[\"a\","
-                                                        "18446744073709551615]]}\n",
-                         "w", &trace),
-      "line 2: op append: each record is");
-  EXPECT_EQ(trace.config.label, "mine");
-  WindowedAggregationConfig config;
-  config.label = "mine";
-  EXPECT_FALSE(ConfigFromJson(Json{{"label", "other"}}, &config).ok());
-  EXPECT_EQ(config.label, "mine");
-}
-
 // Regression (window_store_trace_fuzz): an iterator id above INT_MAX was truncated to another
 // id (4294967297 became 1).
 TEST(TraceParsers, WindowStoreIteratorIdAboveIntIsAnError) {
   const std::string header =
       "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
       "\"retention_ms\":10,\"window_size_ms\":5,\"retain_duplicates\":false}}\n";
-  ExpectError(
-      ReadWindowStore(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n"),
-      "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
-  EXPECT_TRUE(ReadWindowStore(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n").ok());
+  ExpectError(ReadByKind(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n"),
+              "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
+  EXPECT_TRUE(ReadByKind(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n").ok());
 }
 
 constexpr char kWindowStoreHeader[] =
@@ -182,47 +133,21 @@ constexpr char kWindowStoreHeader[] =
 // Every object of every kind of trace now takes only its own keys.
 TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
   const std::string put = "{\"op\":\"put\",\"key\":\"a\",\"value\":\"1\",\"start\":0";
-  ExpectError(ReadWindowStore(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n"),
+  ExpectError(ReadByKind(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n"),
               "line 2: unknown key \"expcet\" in a put step (it takes: op, key, value, start, "
               "expect)");
-  EXPECT_TRUE(
-      ReadWindowStore(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n").ok());
-  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n"),
+  EXPECT_TRUE(ReadByKind(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n").ok());
+  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n"),
               "line 1: unknown key \"confg\" in the header");
-  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                              "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
-                              "\"window_size_ms\":5,\"retain_duplicates\":false}}\n"),
+  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                         "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
+                         "\"window_size_ms\":5,\"retain_duplicates\":false}}\n"),
               "line 1: config: unknown key \"retention\" in \"config\"");
-  ExpectError(ReadWindowStore("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                              "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
-                              "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
-                              "\"mesage\":\"\"}}\n"),
+  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                         "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
+                         "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
+                         "\"mesage\":\"\"}}\n"),
               "line 1: unknown key \"mesage\" in \"construction\"");
-
-  WindowedTrace windowed;
-  ExpectError(ParseWindowedTrace(
-                  std::string(kWindowedHeader) + "{\"op\":\"commit\",\"expect\":{\"emited\":[]}}\n",
-                  "w", &windowed),
-              "line 2: unknown key \"emited\" in \"expect\"");
-  ExpectError(ParseWindowedTrace(std::string(kWindowedHeader) +
-                                     "{\"op\":\"commit\",\"expect\":{\"emitted\":[{\"key\":\"a\","
-                                     "\"valeu\":\"1\"}]}}\n",
-                                 "w", &windowed),
-              "line 2: unknown key \"valeu\" in an emitted record");
-  ExpectError(ParseWindowedTrace(std::string(kWindowedHeader) +
-                                     "{\"op\":\"process\",\"max_records\":1,\"expcet\":{}}\n",
-                                 "w", &windowed),
-              "line 2: unknown key \"expcet\" in a process step");
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                                 "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance\":5,"
-                                 "\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}",
-                                 "w", &windowed),
-              "line 1: unknown key \"advance\" in a time window");
-  ExpectError(ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                                 "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
-                                 "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"emitt\":1}}",
-                                 "w", &windowed),
-              "line 1: unknown key \"emitt\" in config");
 
   TaskTrace task;
   ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
@@ -276,7 +201,7 @@ TEST(TraceParsers, AWindowStoreConfigThatBuildsNoStoreIsBadInput) {
   const std::string header =
       "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
       "\"retention_ms\":-1,\"window_size_ms\":5,\"retain_duplicates\":false}";
-  const Status s = ReadWindowStore(header + "}\n{\"op\":\"metrics\"}\n");
+  const Status s = ReadByKind(header + "}\n{\"op\":\"metrics\"}\n");
   ExpectError(s,
               "line 1: the configuration cannot run: the model builds no store from this config:");
   EXPECT_NE(s.message().find("\"construction\": {\"status\": \"InvalidArgument\"}"),
@@ -297,35 +222,6 @@ TEST(TraceParsers, ExpectationsCompareBytesNotTheirSpelling) {
                                  Json{{"records", Json::array({Json::array({"\\xab", 1})})}}));
   EXPECT_FALSE(MatchesExpectation(Json{{"value", "a\\xFE"}}, Json{{"value", "a\\xff"}}));
   EXPECT_FALSE(MatchesExpectation(Json{{"status", "ok"}}, Json{{"status", "OK"}}));
-}
-
-// Windowed records compared as ordered JSON objects (field order significant) and a count
-// only as the string "1".
-TEST(TraceParsers, WindowedRecordsCompareAsObjectsAndCountsAsNumbersToo) {
-  const Json actual = Json::parse(R"({"window":[0,10],"key":"a","value":"2","timestamp":5})");
-  EXPECT_TRUE(SameEmittedRecord(
-      Json::parse(R"({"timestamp":5,"value":"2","key":"a","window":[0,10]})"), actual));
-  EXPECT_TRUE(SameEmittedRecord(
-      Json::parse(R"({"window":[0,10],"key":"a","value":2,"timestamp":5})"), actual));
-  EXPECT_FALSE(SameEmittedRecord(
-      Json::parse(R"({"window":[0,10],"key":"a","value":3,"timestamp":5})"), actual));
-  EXPECT_FALSE(
-      SameEmittedRecord(Json::parse(R"({"window":[0,10],"key":"a","value":"2"})"), actual));
-}
-
-// A windowed config the engine cannot run was a divergence at step 0 (exit 1): bad input.
-TEST(TraceParsers, AWindowedConfigThatCannotRunIsBadInput) {
-  WindowedTrace trace;
-  ASSERT_TRUE(
-      ParseWindowedTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                         "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
-                         "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"streams_config\":{"
-                         "\"processing.guarantee\":\"exactly_twice\"}}}\n{\"op\":\"commit\"}\n",
-                         "w", &trace)
-          .ok());
-  WindowedReplayOutcome out;
-  ExpectError(ReplayWindowedTrace(trace, &out), "line 1: the trace's config cannot run:");
-  EXPECT_FALSE(out.diverged);
 }
 
 }  // namespace

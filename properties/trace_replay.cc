@@ -7,7 +7,6 @@
 #include "properties/kit/trace.h"
 #include "properties/property_registry.h"
 #include "properties/task_property.h"
-#include "properties/windowed_aggregation_property.h"
 
 namespace statecheck::properties {
 namespace {
@@ -85,18 +84,10 @@ Status ReplayByKind(std::string_view text, const std::string& path, ReplayTarget
         },
         out);
   }
-  if (out->kind == "windowed") {
-    return ReplayOnBoth<WindowedTrace, WindowedReplayOutcome>(
-        text, path, target, &ParseWindowedTrace, &ReplayWindowedTrace,
-        +[](const WindowedTrace& t) {
-          return "the windowed aggregation " + ConfigToJson(t.config).dump();
-        },
-        out);
-  }
   std::string kinds;
   for (const TraceKindSpec& spec : AllTraceKinds()) kinds += spec.kind + ", ";
   return Status::InvalidArgument("line 1: header \"kind\" names no kind this statecheck reads: \"" +
-                                 out->kind + "\" (it reads " + kinds + "task, windowed)");
+                                 out->kind + "\" (it reads " + kinds + "task)");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Tests of the sliding-window aggregation (statecheck/sliding_aggregation.h): worked examples of
 // SPEC E1–E6, E10 for sliding windows. The windowed property
-// (properties/windowed_aggregation_property.h) runs it against its reference model.
+// (properties/windowed/property.h) runs it against its reference model.
 #include "statecheck/sliding_aggregation.h"
 
 #include <gtest/gtest.h>

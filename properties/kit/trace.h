@@ -22,6 +22,10 @@
 //     static Status HeaderFromJson(const Json& keys, Config*);  // the ones present, an object
 //     static Json HeaderToJson(const Config&);                  // an object of those keys
 //
+// and, for a family whose expectations have a shape (the windowed family's "emitted" records):
+//
+//     static Status CheckExpect(const Op&, const Json& expect);  // InvalidArgument naming a key
+//
 // and, for a family whose steps depend on each other (an iterator opened before it is used):
 //
 //     template <class Trace> static Status CheckTrace(const Trace&);  // "line N: ..."
@@ -110,6 +114,13 @@ Status ParseTrace(std::string_view text, const std::string& source, Trace<V>* ou
       j.erase("expect");
     }
     if (Status s = V::OpFromJson(j, &step.op); !s.ok()) return LineError(line, s.message());
+    if constexpr (requires { V::CheckExpect(step.op, *step.expect); }) {
+      if (step.expect) {
+        if (Status s = V::CheckExpect(step.op, *step.expect); !s.ok()) {
+          return LineError(line, s.message());
+        }
+      }
+    }
     trace.steps.push_back(std::move(step));
     return Status::Ok();
   }));

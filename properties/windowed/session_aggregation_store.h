@@ -3,8 +3,8 @@
 // code (the check must not trust the code under test), into the form the models give
 // (model::AggregationModel::CommittedWindows): "<start>:<end>:<key>" → "<count>@<end>" (a
 // session's largest record timestamp is its end).
-#ifndef STATECHECK_PROPERTIES_SESSION_AGGREGATION_STORE_H_
-#define STATECHECK_PROPERTIES_SESSION_AGGREGATION_STORE_H_
+#ifndef STATECHECK_PROPERTIES_WINDOWED_SESSION_AGGREGATION_STORE_H_
+#define STATECHECK_PROPERTIES_WINDOWED_SESSION_AGGREGATION_STORE_H_
 
 #include <map>
 #include <string>
@@ -12,7 +12,7 @@
 #include "statecheck/key_value_store.h"
 #include "statecheck/status.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
 // The store holds two records per session:
 //   time index 'T' [end, 8 bytes BE] [key]                        → [start, 8 bytes BE] [count]
@@ -24,6 +24,6 @@ namespace statecheck::properties {
 // with another start) — a merged-away session left in one index shows up here.
 Status ReadSessionAggregates(ReadOnlyKeyValueStore& store, std::map<std::string, std::string>* out);
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed
 
-#endif  // STATECHECK_PROPERTIES_SESSION_AGGREGATION_STORE_H_
+#endif  // STATECHECK_PROPERTIES_WINDOWED_SESSION_AGGREGATION_STORE_H_

@@ -17,11 +17,12 @@
 // property adds to the committed metadata a lower entry of the task's store and a higher one of
 // another store, so that the task starts from metadata it must merge by max (E10).
 //
-// A failure's shrunk case is written as a windowed trace (docs/traces.md): the configuration,
-// then each step with what the model expects it to emit and drop, so `statecheck replay` runs it
-// again against the engine and the model.
-#ifndef STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_
-#define STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_
+// The family is declared to the state-machine kit (kit/family.h). A failure's shrunk case is
+// written as a windowed trace (docs/traces.md): the configuration, then each step with what the
+// model emitted and dropped in it, recorded as the case ran, so `statecheck replay` runs it again
+// against the engine and the model.
+#ifndef STATECHECK_PROPERTIES_WINDOWED_PROPERTY_H_
+#define STATECHECK_PROPERTIES_WINDOWED_PROPERTY_H_
 
 #include <functional>
 #include <map>
@@ -32,18 +33,18 @@
 
 #include "properties/kit/json_lines.h"
 #include "properties/kit/outcome.h"
-#include "properties/windowed_trace.h"
+#include "properties/kit/trace.h"
+#include "properties/windowed/ops.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
-// WindowKind, WindowedAggregationConfig and their JSON (ConfigToJson, ConfigFromJson): in
-// properties/windowed_trace.h.
+// WindowKind, Config and their JSON (ConfigToJson, ConfigFromJson): in ops.h.
 
 // Time windows (tumbling, hopping, over both stores), sliding and session windows × emit-eager
 // and emit-final, unlimited windows (emit-eager), under exactly_once_v2 (READ_COMMITTED;
 // READ_UNCOMMITTED, which wipes after a crash) and at_least_once.
-std::vector<WindowedAggregationConfig> WindowedAggregationMatrix();
+std::vector<Config> Matrix();
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as a
 // windowed trace, and `trace_path` names it.
@@ -61,47 +62,32 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix();
 // The situations of E1–E6 and E10 (reports/rules.json) count when a case reached them and the
 // step's checks held afterwards (after the commit that made their output visible, under
 // exactly_once_v2).
-PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
-                                                     const PropertyParams& params);
+PropertyOutcome CheckMatchesModel(const Config& config, const PropertyParams& params);
 // The same against a deliberately wrong system, for tests: `wrap` wraps each aggregation
 // processor the property makes.
 using ProcessorWrapper = std::function<std::unique_ptr<Processor>(std::unique_ptr<Processor>)>;
-PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
-                                                     const PropertyParams& params,
-                                                     const ProcessorWrapper& wrap);
+PropertyOutcome CheckMatchesModel(const Config& config, const PropertyParams& params,
+                                  const ProcessorWrapper& wrap);
 
 // E7, differentially: for random timestamped input (then one record late enough to close every
 // window), emit-final's output equals suppress(untilWindowCloses) over emit-eager's — the same
 // windows, values and timestamps, in the same order, per key. `config`'s time windows; its emit
 // strategy is ignored.
-PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
+PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const Config& config,
                                                     const PropertyParams& params);
 // The configurations E7's differential runs for: one per time-window shape (the eager,
 // persistent, exactly-once ones of the matrix; the differential sets the rest itself).
-bool IsE7WindowShape(const WindowedAggregationConfig& config);
+bool IsE7WindowShape(const Config& config);
 
-// A windowed trace (JSON Lines): WindowedTrace, in properties/windowed_trace.h.
+// Replays `trace` on the engine and the model, checking as the property does and checking each
+// step's "expect" (the kit's replay, kit/family.h). InvalidArgument when the configuration cannot
+// run (bad input); a start that fails otherwise is a divergence at step 0, credited to the rule
+// of the output the configuration makes.
+Status Replay(const kit::Trace<Vocabulary>& trace, TraceReplay* out);
 
-// Reads a windowed trace (ParseWindowedTrace of the file's text). InvalidArgument "line N: <what
-// is wrong>" for a malformed one; `*trace` is left unchanged on any error.
-Status ReadWindowedTrace(const std::string& path, WindowedTrace* trace);
+// The registry's entry: the matrix's properties, E7's differential, and the traces.
+FamilyEntry Entry();
 
-struct WindowedReplayOutcome {
-  int steps_run = 0;  // Steps that passed every check.
-  bool diverged = false;
-  int step = 0;  // 1-based, of the failing step (0: opening the task failed).
-  int line = 0;
-  std::string op;
-  std::string rule;     // The rule of the failing check's finding.
-  std::string message;  // What the checks said ("<rule>: ...").
-};
+}  // namespace statecheck::properties::windowed
 
-// Runs the trace's operations on the engine and the model, checking as the property does and
-// checking each step's "expect". InvalidArgument when the configuration cannot run (bad input);
-// a start that fails otherwise is a divergence at step 0, credited as the property credits it
-// (the kit's convention, kit/family.h).
-Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* out);
-
-}  // namespace statecheck::properties
-
-#endif  // STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_PROPERTY_H_
+#endif  // STATECHECK_PROPERTIES_WINDOWED_PROPERTY_H_

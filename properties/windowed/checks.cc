@@ -1,12 +1,12 @@
-// The windowed-aggregation property's checks (windowed_sut.h): after each step, the task
+// The windowed-aggregation property's checks (sut.h): after each step, the task
 // against the model — dropped records (E1), the output and which rule a difference breaks
 // (E2–E7), the committed input offset (C1) and last emitted close time (E10), metrics, queries
 // of the aggregation's store — and against a trace's expectations.
-#include "properties/windowed_sut.h"
+#include "properties/windowed/sut.h"
 
 namespace statecheck::properties::windowed {
 
-CheckResult WindowedSut::CheckMetrics() const {
+CheckResult Sut::CheckMetrics() const {
   if (!last_metrics_.contains("emit-final-records-total")) return std::nullopt;
   if (!alos() && model_->written_output().size() != model_->committed_output().size()) {
     return std::nullopt;
@@ -19,7 +19,7 @@ CheckResult WindowedSut::CheckMetrics() const {
                            " since the task opened");
 }
 
-CheckResult WindowedSut::Query(const WOp& op) {
+CheckResult Sut::Query(const Op& op) {
   std::map<std::string, std::string> store;
   std::vector<std::string> unindexed;
   const Status s = ReadWindows(config_, *task_, &store, &unindexed);
@@ -38,7 +38,7 @@ CheckResult WindowedSut::Query(const WOp& op) {
                            Dump(expected));
 }
 
-CheckResult WindowedSut::Check(const WOp& op) {
+CheckResult Sut::Check(const Op& op) {
   // E1's count first: it is the most specific, and under exactly_once_v2 the only check that
   // sees a step's processing before its commit.
   // Checks: E1 — dropped-records (late windows, null keys) against the model's
@@ -81,15 +81,15 @@ CheckResult WindowedSut::Check(const WOp& op) {
                               std::to_string(close) + ", the model " +
                               std::to_string(model_->committed_last_emit_close()));
   }
-  if ((op.type == WOpType::kCommit || op.type == WOpType::kRestart) && close > committed_close_) {
+  if ((op.type == OpType::kCommit || op.type == OpType::kRestart) && close > committed_close_) {
     Reached("E10.committed_with_offset");
   }
   committed_close_ = close;
-  return op.type == WOpType::kMetrics ? CheckMetrics() : std::nullopt;
+  return op.type == OpType::kMetrics ? CheckMetrics() : std::nullopt;
 }
 
-Finding WindowedSut::ExplainOutput(const std::vector<model::WindowedOutput>& expected,
-                                   const std::vector<model::EmitInfo>& emits) const {
+Finding Sut::ExplainOutput(const std::vector<model::WindowedOutput>& expected,
+                           const std::vector<model::EmitInfo>& emits) const {
   size_t p = 0;
   while (p < output_.size() && p < expected.size() && output_[p] == expected[p]) ++p;
   const model::WindowedOutput* e = p < output_.size() ? &output_[p] : nullptr;
@@ -200,7 +200,7 @@ Finding WindowedSut::ExplainOutput(const std::vector<model::WindowedOutput>& exp
   return finding("E3", "closed window " + m->key + " is not emitted");
 }
 
-CheckResult WindowedSut::CheckExpected(const Json& expect, size_t seen) const {
+CheckResult Sut::CheckExpected(const Json& expect, size_t seen) const {
   if (expect.contains("metrics")) {
     for (const auto& [name, value] : expect["metrics"].items()) {
       if (!last_metrics_.contains(name) || last_metrics_[name] != value) {

@@ -1,9 +1,9 @@
-// Windowed traces (docs/traces.md): the windowed aggregation property's configuration and
-// operations (windowed_aggregation_property.h) as JSON, and the JSON Lines trace a failing case
-// is saved as, parsed from text. Kept apart from the property so that the parser builds alone
-// (the windowed_trace_fuzz target).
-#ifndef STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
-#define STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
+// The windowed aggregation family's vocabulary (kit/trace.h): its configuration and operations
+// (property.h) as the JSON of a windowed trace (docs/traces.md), and what a step's "expect" may
+// say. Kept apart from the property so that the parser builds alone (the windowed_trace_fuzz
+// target).
+#ifndef STATECHECK_PROPERTIES_WINDOWED_OPS_H_
+#define STATECHECK_PROPERTIES_WINDOWED_OPS_H_
 
 #include <cstdint>
 #include <map>
@@ -15,15 +15,14 @@
 #include <vector>
 
 #include "model/aggregation_model.h"
+#include "properties/kit/json_lines.h"
 #include "statecheck/status.h"
 
-namespace statecheck::properties {
-
-using Json = nlohmann::ordered_json;
+namespace statecheck::properties::windowed {
 
 enum class WindowKind { kTime, kSliding, kSession, kUnlimited };
 
-struct WindowedAggregationConfig {
+struct Config {
   std::string label;  // e.g. "hopping_final": test and report ids.
   WindowKind kind = WindowKind::kTime;
   // Time windows: the size; sliding windows: the time difference D; sessions: the gap G;
@@ -41,8 +40,7 @@ struct WindowedAggregationConfig {
   bool suppress = false;
   // processing.guarantee (exactly_once_v2 or at_least_once) and an isolation level.
   std::map<std::string, std::string> streams_config;
-  friend bool operator==(const WindowedAggregationConfig&,
-                         const WindowedAggregationConfig&) = default;
+  friend bool operator==(const Config&, const Config&) = default;
 };
 
 // {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
@@ -51,14 +49,14 @@ struct WindowedAggregationConfig {
 // "persistent"|"in_memory", "aggregator": "count"|"reduce"|"aggregate" (optional, default count;
 // written only when not count), "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
 // naming the field for anything missing or of the wrong type, leaving `*config` unchanged.
-Json ConfigToJson(const WindowedAggregationConfig& config);
-Status ConfigFromJson(const Json& json, WindowedAggregationConfig* config);
+Json ConfigToJson(const Config& config);
+Status ConfigFromJson(const Json& json, Config* config);
 
 // One step of the property.
 // kMetrics reads the task's metrics by Kafka's names. kFetch and kFetchAll are interactive queries
 // of the aggregation's store (Kafka's ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) and
 // fetchAll(timeFrom, timeTo)): the windows starting in [from, to], of one key or of every key.
-enum class WOpType {
+enum class OpType {
   kAppend,
   kProcess,
   kAdvanceClock,
@@ -69,35 +67,45 @@ enum class WOpType {
   kFetchAll,
   kMetrics
 };
-inline constexpr const char* kWOpNames[] = {"append",  "process", "advanceClock", "commit", "crash",
-                                            "restart", "fetch",   "fetchAll",     "metrics"};
-inline constexpr int kWOpCount = 9;
+inline constexpr const char* kOpNames[] = {"append",  "process", "advanceClock", "commit", "crash",
+                                           "restart", "fetch",   "fetchAll",     "metrics"};
+inline constexpr int kOpCount = 9;
 
 // The value of an input record a trace does not give one (a count does not read it).
 inline constexpr char kDefaultRecordValue[] = "v";
 
 // One input record of an append.
-struct WRecord {
+struct Record {
   std::string key;                                         // "" stands for Kafka's null key.
   int64_t timestamp = -1;                                  // -1: none.
   std::optional<std::string> value = kDefaultRecordValue;  // nullopt: a null value.
-  friend bool operator==(const WRecord&, const WRecord&) = default;
+  friend bool operator==(const Record&, const Record&) = default;
 };
 
-struct WOp {
-  WOpType type = WOpType::kCommit;
-  std::vector<WRecord> records;  // kAppend.
-  int64_t n = 0;                 // kProcess: records; kAdvanceClock: ms.
-  std::string key;               // kFetch (never "", Kafka's null key: fetch refuses it).
-  int64_t from = 0;              // kFetch, kFetchAll: the window starts asked for, inclusive.
+struct Op {
+  OpType type = OpType::kCommit;
+  std::vector<Record> records;  // kAppend.
+  int64_t n = 0;                // kProcess: records; kAdvanceClock: ms.
+  std::string key;              // kFetch (never "", Kafka's null key: fetch refuses it).
+  int64_t from = 0;             // kFetch, kFetchAll: the window starts asked for, inclusive.
   int64_t to = 0;
-  friend bool operator==(const WOp&, const WOp&) = default;
+  // The generator's aim after a kAppend (property.cc: where its timestamps count from, in
+  // window steps), drawn with the op so that the next state follows from the op alone. Not in a
+  // trace.
+  int64_t cursor_after = 0;
+  int64_t origin_after = 0;
+  friend bool operator==(const Op&, const Op&) = default;
 };
 
-Json WOpToJson(const WOp& op);
-std::string WOpToString(const WOp& op);
-// The inverse of WOpToJson. InvalidArgument naming what is wrong; `*op` is reset first.
-Status WOpFromJson(const Json& j, WOp* op);
+Json OpToJson(const Op& op);
+std::string OpToString(const Op& op);
+// The inverse of OpToJson. InvalidArgument naming what is wrong; `*op` is reset first.
+Status OpFromJson(const Json& j, Op* op);
+
+// Whether an emitted record of a trace's expectation is `actual` (OutputToJson's): the same
+// fields with the same values, in any order; a value may be written as a number ("value": 2 is
+// the count "2").
+bool SameEmittedRecord(const Json& expected, const Json& actual);
 
 // A windowed trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "windowed", "config":
 // ConfigToJson, and carried along: property, seed, reproduce, failure}, then one operation per
@@ -110,23 +118,24 @@ Status WOpFromJson(const Json& j, WOp* op);
 // {"op":"fetchAll","from":0,"to":100} may also expect "windows": [{"window":[start,end],"key":K,
 // "value":V,"timestamp":T}, ...] (what the query returned, by start, then key); {"op":"metrics"}
 // may expect "metrics": {"dropped-records-total": N, "emit-final-records-total": M}.
-struct WindowedTrace {
-  WindowedAggregationConfig config;
-  Json info;                                // The header.
-  std::vector<std::pair<int, Json>> steps;  // (line, operation).
+
+struct Vocabulary {
+  static constexpr std::string_view kKind = "windowed";
+  using Config = windowed::Config;
+  using Op = windowed::Op;
+  static Json ConfigToJson(const Config& config) { return windowed::ConfigToJson(config); }
+  static Status ConfigFromJson(const Json& j, Config* config) {
+    return windowed::ConfigFromJson(j, config);
+  }
+  static Json OpToJson(const Op& op) { return windowed::OpToJson(op); }
+  // OpToJson's form, and no key it does not write.
+  static Status OpFromJson(const Json& j, Op* op);
+  // A step's "expect": {"emitted": [record, ...], "dropped_records": N}, for a query also
+  // "windows": [record, ...], for metrics "metrics": {...}; each record {"window": [start, end],
+  // "key", "value", "timestamp"}. InvalidArgument naming the key that is not one of these.
+  static Status CheckExpect(const Op& op, const Json& expect);
 };
 
-// Whether an emitted record of a trace's expectation is `actual` (OutputToJson's): the same
-// fields with the same values, in any order; a value may be written as a number ("value": 2 is
-// the count "2").
-bool SameEmittedRecord(const Json& expected, const Json& actual);
+}  // namespace statecheck::properties::windowed
 
-// Parses a windowed trace read from `source` (a file name, for the message of an empty trace).
-// InvalidArgument "line N: <what is wrong>" for a malformed one (an unknown key anywhere
-// included), "<source> is empty" for one without a header; `*trace` is left unchanged on any
-// error. Blank lines are ignored anywhere.
-Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* trace);
-
-}  // namespace statecheck::properties
-
-#endif  // STATECHECK_PROPERTIES_WINDOWED_TRACE_H_
+#endif  // STATECHECK_PROPERTIES_WINDOWED_OPS_H_

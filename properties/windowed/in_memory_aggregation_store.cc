@@ -1,11 +1,11 @@
-#include "properties/in_memory_aggregation_store.h"
+#include "properties/windowed/in_memory_aggregation_store.h"
 
 #include <memory>
 
-#include "properties/aggregation_stores.h"
+#include "properties/windowed/aggregation_stores.h"
 #include "statecheck/window_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
 Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, int64_t size_ms,
                                         std::map<std::string, std::string>* out) {
@@ -35,4 +35,4 @@ Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, in
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed

@@ -1,4 +1,4 @@
-#include "properties/windowed_sut.h"
+#include "properties/windowed/sut.h"
 
 #include <limits>
 
@@ -6,8 +6,8 @@
 #include "model/sliding_aggregation_model.h"
 #include "model/unlimited_aggregation_model.h"
 #include "properties/harness_rocksdb.h"
-#include "properties/in_memory_aggregation_store.h"
-#include "properties/session_aggregation_store.h"
+#include "properties/windowed/in_memory_aggregation_store.h"
+#include "properties/windowed/session_aggregation_store.h"
 #include "statecheck/session_aggregation.h"
 #include "statecheck/sliding_aggregation.h"
 #include "statecheck/unlimited_aggregation.h"
@@ -32,13 +32,13 @@ Json OutputToJson(const model::WindowedOutput& o) {
               {"timestamp", o.timestamp}};
 }
 
-bool AtLeastOnce(const WindowedAggregationConfig& config) {
+bool AtLeastOnce(const Config& config) {
   auto it = config.streams_config.find("processing.guarantee");
   return it != config.streams_config.end() && it->second == "at_least_once";
 }
 
 // The store the aggregation of `config` keeps its windows in.
-std::string StoreOf(const WindowedAggregationConfig& config) {
+std::string StoreOf(const Config& config) {
   switch (config.kind) {
     case WindowKind::kTime:
       return "agg";
@@ -53,7 +53,7 @@ std::string StoreOf(const WindowedAggregationConfig& config) {
 }
 
 // The time windows of `config`.
-Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out) {
+Status WindowsOf(const Config& config, TimeWindows* out) {
   TimeWindows tumbling;
   STATECHECK_RETURN_IF_ERROR(
       TimeWindows::OfSizeAndGrace(config.size_ms, config.grace_ms, &tumbling));
@@ -82,8 +82,8 @@ Aggregator AggregatorOf(model::AggregatorKind kind) {
 }
 
 // The aggregation processor of `config`, reporting to `stats`.
-Status MakeProcessor(const WindowedAggregationConfig& config,
-                     std::shared_ptr<AggregationStats> stats, std::unique_ptr<Processor>* out) {
+Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> stats,
+                     std::unique_ptr<Processor>* out) {
   const EmitStrategy emit =
       config.emit_final ? EmitStrategy::kOnWindowClose : EmitStrategy::kOnWindowUpdate;
   switch (config.kind) {
@@ -139,7 +139,7 @@ Status MakeProcessor(const WindowedAggregationConfig& config,
   return Status::InvalidArgument("no aggregation for this window kind in this build");
 }
 
-std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConfig& config) {
+std::unique_ptr<model::AggregationModel> MakeModel(const Config& config) {
   switch (config.kind) {
     case WindowKind::kTime: {
       model::WindowedModelConfig mc;
@@ -184,8 +184,8 @@ std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConf
 }
 
 // The windows the task's store holds, decoded by the property (aggregation_stores.h).
-Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
-                   std::map<std::string, std::string>* out, std::vector<std::string>* unindexed) {
+Status ReadWindows(const Config& config, Task& task, std::map<std::string, std::string>* out,
+                   std::vector<std::string>* unindexed) {
   unindexed->clear();
   switch (config.kind) {
     case WindowKind::kTime:
@@ -261,41 +261,41 @@ TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
 }
 
 // `op` on the model alone, at wall-clock time `*now_ms` (which an advanceClock moves).
-void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms) {
+void ApplyToModel(const Op& op, model::AggregationModel* model, int64_t* now_ms) {
   switch (op.type) {
-    case WOpType::kAppend:
-      for (const WRecord& r : op.records) model->AppendInput(r.key, r.timestamp, r.value);
+    case OpType::kAppend:
+      for (const Record& r : op.records) model->AppendInput(r.key, r.timestamp, r.value);
       return;
-    case WOpType::kProcess:
+    case OpType::kProcess:
       model->Process(op.n, *now_ms);
       return;
-    case WOpType::kAdvanceClock:
+    case OpType::kAdvanceClock:
       *now_ms += op.n;
       return;
-    case WOpType::kCommit:
+    case OpType::kCommit:
       model->Commit();
       return;
-    case WOpType::kCrash:
+    case OpType::kCrash:
       model->Crash();
       return;
-    case WOpType::kRestart:
+    case OpType::kRestart:
       model->Restart();
       return;
-    case WOpType::kFetch:
-    case WOpType::kFetchAll:
-    case WOpType::kMetrics:
+    case OpType::kFetch:
+    case OpType::kFetchAll:
+    case OpType::kMetrics:
       return;  // A read changes nothing.
   }
 }
 
-Json SelectWindows(const std::map<std::string, std::string>& windows, const WOp& op) {
+Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op) {
   std::map<std::pair<int64_t, std::string>, Json> selected;  // By start, then key bytes.
   for (const auto& [name, held] : windows) {
     int64_t start = 0, end = 0;
     std::string key;
     const size_t at = held.rfind('@');
     if (!model::ParseWindowName(name, &start, &end, &key) || at == std::string::npos) continue;
-    if (start < op.from || start > op.to || (op.type == WOpType::kFetch && key != op.key)) {
+    if (start < op.from || start > op.to || (op.type == OpType::kFetch && key != op.key)) {
       continue;
     }
     selected[{start, key}] = Json{{"window", Json::array({start, end})},
@@ -334,9 +334,9 @@ bool ParseEmitClose(const std::string& text, const std::string& store, int64_t* 
   return true;
 }
 
-// ---- WindowedSut: the system under test and its steps ----
+// ---- Sut: the system under test and its steps ----
 
-Status WindowedSut::Start() {
+Status Sut::Start() {
   task_.reset();
   log_.reset();
   if (!model_) return Status::Unimplemented("no model for this window kind in this build");
@@ -358,23 +358,26 @@ Status WindowedSut::Start() {
   return s.Annotate("opening the task");
 }
 
-CheckResult WindowedSut::Step(const WOp& op, const Json& expect) {
-  ++*operations_;
-  ++steps_;
+kit::StepResult Sut::Step(const Op& op, const std::optional<Json>& expect) {
   const size_t seen = output_.size();
-  CheckResult why = Apply(op);
-  if (!why) why = Check(op);
-  if (!why && expect.is_object()) why = CheckExpected(expect, seen);
-  if (why) {
-    why->message =
-        "step " + std::to_string(steps_) + ": " + WOpToString(op) + "\n  " + why->message;
-    return why;
+  const std::vector<model::WindowedOutput>& modelled =
+      alos() ? model_->written_output() : model_->committed_output();
+  const size_t modelled_before = modelled.size();
+  kit::StepResult result;
+  result.finding = Apply(op);
+  if (!result.finding) result.finding = Check(op);
+  if (!result.finding && expect) result.finding = CheckExpected(*expect, seen);
+  Json emitted = Json::array();
+  for (size_t i = modelled_before; i < modelled.size(); ++i) {
+    emitted.push_back(OutputToJson(modelled[i]));
   }
-  HeldAll();
-  return std::nullopt;
+  result.expect =
+      Json{{"emitted", std::move(emitted)}, {"dropped_records", model_->dropped_records()}};
+  if (!result.finding) HeldAll();
+  return result;
 }
 
-void WindowedSut::TakeModelNotes() {
+void Sut::TakeModelNotes() {
   for (std::string& s : model_->TakeNotes()) {
     // E1's are about what was dropped, which the dropped-records check sees at once.
     if (s.rfind("E1.", 0) == 0) {
@@ -385,7 +388,7 @@ void WindowedSut::TakeModelNotes() {
   }
 }
 
-CheckResult WindowedSut::Apply(const WOp& op) {
+CheckResult Sut::Apply(const Op& op) {
   const int64_t before = model_->next_input_offset();
   // What the model holds before a crash or restart (for the situations it reaches).
   const bool uncommitted_output =
@@ -396,8 +399,8 @@ CheckResult WindowedSut::Apply(const WOp& op) {
   ApplyToModel(op, model_.get(), &now);
   TakeModelNotes();
   switch (op.type) {
-    case WOpType::kAppend: {
-      for (const WRecord& r : op.records) {
+    case OpType::kAppend: {
+      for (const Record& r : op.records) {
         int64_t offset = 0;
         const Status s = log_->Append(kInput, r.key, r.value, r.timestamp, &offset);
         if (!s.ok()) return Finding("C1", "appending: " + s.ToString());
@@ -406,7 +409,7 @@ CheckResult WindowedSut::Apply(const WOp& op) {
       if (!s.ok()) return Finding("C1", "syncing: " + s.ToString());
       return std::nullopt;
     }
-    case WOpType::kProcess: {
+    case OpType::kProcess: {
       int64_t processed = 0;
       const Status s = task_->Process(op.n, &processed);
       if (!s.ok()) return Finding(OutputRule(), "Process: " + s.ToString());
@@ -416,16 +419,16 @@ CheckResult WindowedSut::Apply(const WOp& op) {
       }
       return std::nullopt;
     }
-    case WOpType::kAdvanceClock:
+    case OpType::kAdvanceClock:
       clock_->Advance(op.n);
       return std::nullopt;
-    case WOpType::kCommit: {
+    case OpType::kCommit: {
       const Status s = task_->Commit();
       if (!s.ok()) return Finding("C1", "Commit: " + s.ToString());
       Committed();
       return std::nullopt;
     }
-    case WOpType::kCrash:
+    case OpType::kCrash:
       CountCrash(/*power_loss=*/false);
       task_->Abandon();
       if (!alos()) on_commit_.clear();  // Aborted with the transaction.
@@ -433,7 +436,7 @@ CheckResult WindowedSut::Apply(const WOp& op) {
       if (alos() && uncommitted_output && uncommitted_input) Reached("E6.alos_crash_reemits");
       if (uncommitted_close) Reached("E10.crash_keeps_committed");
       return Restarted(/*clean=*/false);
-    case WOpType::kRestart: {
+    case OpType::kRestart: {
       const std::string group = task_->OffsetsGroup();
       const Status s = task_->Close();
       if (!s.ok()) return Finding("C1", "Close: " + s.ToString());
@@ -443,22 +446,22 @@ CheckResult WindowedSut::Apply(const WOp& op) {
       }
       return Restarted(/*clean=*/true);
     }
-    case WOpType::kFetch:
-    case WOpType::kFetchAll:
+    case OpType::kFetch:
+    case OpType::kFetchAll:
       return Query(op);
-    case WOpType::kMetrics:
+    case OpType::kMetrics:
       return Metrics();
   }
   return Finding(OutputRule(), "unknown op");
 }
 
-CheckResult WindowedSut::Metrics() {
+CheckResult Sut::Metrics() {
   last_metrics_ = Json{{"dropped-records-total", stats_->dropped_records}};
   if (config_.emit_final) last_metrics_["emit-final-records-total"] = stats_->emitted;
   return std::nullopt;
 }
 
-CheckResult WindowedSut::AddMetadataEntries(const std::string& group) {
+CheckResult Sut::AddMetadataEntries(const std::string& group) {
   CommittedOffsets c;
   if (!log_->GetCommittedOffsets(group, &c).ok()) return std::nullopt;  // Nothing committed.
   int64_t close = -1;
@@ -471,7 +474,7 @@ CheckResult WindowedSut::AddMetadataEntries(const std::string& group) {
   return std::nullopt;
 }
 
-CheckResult WindowedSut::Restarted(bool clean) {
+CheckResult Sut::Restarted(bool clean) {
   if (const Status s = Start(); !s.ok()) return Finding("E6", s.ToString());
   if (model_->committed_last_emit_close() >= 0) {
     // Checked by the outputs after the next commit: nothing emitted twice.

@@ -1,6 +1,6 @@
-// The windowed-aggregation property's system under test (windowed_aggregation_property.h): a
+// The windowed-aggregation property's system under test (property.h): a
 // task running the aggregation of a configuration on an in-memory file system beside its model,
-// each step applied to both (windowed_sut.cc) and checked (windowed_checks.cc); and the helpers
+// each step applied to both (sut.cc) and checked (checks.cc); and the helpers
 // the property's other parts share with it (the processor, the model, the task's log and
 // options, reading the store's windows).
 #ifndef STATECHECK_PROPERTIES_WINDOWED_SUT_H_
@@ -16,10 +16,11 @@
 
 #include "faults/fault_fs.h"
 #include "model/windowed_aggregation_model.h"
-#include "properties/aggregation_stores.h"
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
-#include "properties/windowed_aggregation_property.h"
+#include "properties/kit/family.h"
+#include "properties/windowed/aggregation_stores.h"
+#include "properties/windowed/property.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 #include "statecheck/windowed_aggregation.h"
@@ -38,10 +39,10 @@ constexpr char kInput[] = "input";
 constexpr char kOutput[] = "output";
 
 // Whether `config` runs at-least-once.
-bool AtLeastOnce(const WindowedAggregationConfig& config);
+bool AtLeastOnce(const Config& config);
 
 // The store the aggregation of `config` keeps its windows in.
-std::string StoreOf(const WindowedAggregationConfig& config);
+std::string StoreOf(const Config& config);
 
 // The in-memory window store's retention in the property: above the span of the timestamps the
 // generator makes (below 6 advances + size + grace), so the store's own expiry — Kafka's, by the
@@ -50,23 +51,23 @@ std::string StoreOf(const WindowedAggregationConfig& config);
 constexpr int64_t kInMemoryRetentionMs = 1000;
 
 // The time windows of `config`.
-Status WindowsOf(const WindowedAggregationConfig& config, TimeWindows* out);
+Status WindowsOf(const Config& config, TimeWindows* out);
 
 // Kafka's test aggregators (model::AggregatorKind) as the engine takes them.
 Aggregator AggregatorOf(model::AggregatorKind kind);
 
 // The aggregation processor of `config`, reporting to `stats`.
-Status MakeProcessor(const WindowedAggregationConfig& config,
-                     std::shared_ptr<AggregationStats> stats, std::unique_ptr<Processor>* out);
+Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> stats,
+                     std::unique_ptr<Processor>* out);
 
 // The model of `config`'s aggregation (nullptr for a window kind this build has none of).
-std::unique_ptr<model::AggregationModel> MakeModel(const WindowedAggregationConfig& config);
+std::unique_ptr<model::AggregationModel> MakeModel(const Config& config);
 
 // The windows the task's store holds, decoded by the property (aggregation_stores.h). For a
 // sliding-window aggregation, `*unindexed` gets the windows its key index misses (E9); for the
 // others it is cleared.
-Status ReadWindows(const WindowedAggregationConfig& config, Task& task,
-                   std::map<std::string, std::string>* out, std::vector<std::string>* unindexed);
+Status ReadWindows(const Config& config, Task& task, std::map<std::string, std::string>* out,
+                   std::vector<std::string>* unindexed);
 // E9's finding for `unindexed` windows (ReadWindows), or none if there are none.
 CheckResult UnindexedWindows(const std::vector<std::string>& unindexed);
 
@@ -86,10 +87,10 @@ TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
 // What a query (kFetch, kFetchAll) returns from `windows` (ReadWindows' or a model's form): the
 // windows starting in [op.from, op.to] (of op.key for kFetch), by start, then key bytes, each as
 // {"window": [start, end], "key", "value": the aggregate, "timestamp"}.
-Json SelectWindows(const std::map<std::string, std::string>& windows, const WOp& op);
+Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op);
 
 // `op` on the model alone, at wall-clock time `*now_ms` (which an advanceClock moves).
-void ApplyToModel(const WOp& op, model::AggregationModel* model, int64_t* now_ms);
+void ApplyToModel(const Op& op, model::AggregationModel* model, int64_t* now_ms);
 
 // The largest "<store>=<close time>" entry for `store` in committed metadata `text` (';'-separated
 // entries, SPEC E10), -1 if none; false if an entry is not of that form. The property's own
@@ -98,16 +99,11 @@ bool ParseEmitClose(const std::string& text, const std::string& store, int64_t* 
 
 // A task running `config`'s aggregation beside its model: each step applied to both, then
 // checked against the model (and a trace's expectations).
-class WindowedSut {
+class Sut {
  public:
-  WindowedSut(std::string dir, const WindowedAggregationConfig& config, int64_t* operations,
-              ProcessorWrapper wrap = nullptr)
-      : dir_(std::move(dir)),
-        config_(config),
-        operations_(operations),
-        wrap_(std::move(wrap)),
-        model_(MakeModel(config)) {}
-  ~WindowedSut() {
+  Sut(std::string dir, const Config& config, ProcessorWrapper wrap = nullptr)
+      : dir_(std::move(dir)), config_(config), wrap_(std::move(wrap)), model_(MakeModel(config)) {}
+  ~Sut() {
     task_.reset();
     log_.reset();
   }
@@ -115,15 +111,21 @@ class WindowedSut {
   // Opens the log and the task; the error says which failed.
   Status Start();
 
+  // A start that failed for another reason than the configuration (InvalidArgument: bad input):
+  // the finding, credited to the output's rule, that the kit reports before any step.
+  std::optional<Finding> Started() const { return started_; }
+  void set_started(std::optional<Finding> finding) { started_ = std::move(finding); }
+
   // The rule of the output the topology makes: E3 (emit-final), E2 (emit-eager) or E7 (suppress).
   const char* OutputRule() const {
     return config_.suppress ? "E7" : config_.emit_final ? "E3" : "E2";
   }
 
   // Runs `op` on the engine and the model, then checks them; also against `expect` (a trace's
-  // expectations), if it is an object. When every check held, the situations the step reached
-  // count (evidence.h).
-  CheckResult Step(const WOp& op, const Json& expect = Json());
+  // expectations). When every check held, the situations the step reached count (evidence.h).
+  // The step's recorded expectation is what the model emitted in it (committed; written under
+  // at_least_once) and its dropped-records count after it.
+  kit::StepResult Step(const Op& op, const std::optional<Json>& expect);
 
  private:
   bool alos() const { return AtLeastOnce(config_); }
@@ -148,7 +150,7 @@ class WindowedSut {
   }
   void TakeModelNotes();
 
-  CheckResult Apply(const WOp& op);
+  CheckResult Apply(const Op& op);
 
   // The task's metrics by Kafka's names: dropped-records-total and, under emit-final,
   // emit-final-records-total (the records this task instance emitted). Checked by Check.
@@ -165,7 +167,7 @@ class WindowedSut {
   // READ_COMMITTED, every one written otherwise. A query that returns the other of the two
   // breaks the isolation level (T4, T3); any other difference, the aggregates the emit strategy
   // outputs.
-  CheckResult Query(const WOp& op);
+  CheckResult Query(const Op& op);
 
   // At a clean restart under emit-final (a crash restarts from the metadata as committed): the
   // committed metadata gets, besides the task's
@@ -177,10 +179,10 @@ class WindowedSut {
   // After a restart: the store holds exactly the committed aggregates (E6).
   CheckResult Restarted(bool clean);
 
-  // The checks after a step against the model (windowed_checks.cc, as the four below): dropped
+  // The checks after a step against the model (checks.cc, as the four below): dropped
   // records (E1), the output (ExplainOutput), the committed input offset (C1) and last emitted
   // close time (E10), and after a metrics step the emit-final count.
-  CheckResult Check(const WOp& op);
+  CheckResult Check(const Op& op);
 
   // Which rule the first difference between the output the task wrote (output_) and the
   // model's (`expected`, whose records came about as `emits` says) breaks.
@@ -192,11 +194,10 @@ class WindowedSut {
   CheckResult CheckExpected(const Json& expect, size_t seen) const;
 
   const std::string dir_;
-  const WindowedAggregationConfig config_;
-  int64_t* operations_;
+  const Config config_;
   const ProcessorWrapper wrap_;
   const faults::FaultEnv env_ = NewCaseEnv();  // Outlives the log and the task.
-  int steps_ = 0;
+  std::optional<Finding> started_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::shared_ptr<AggregationStats> stats_;
   std::unique_ptr<Log> log_;

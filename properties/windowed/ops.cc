@@ -1,11 +1,10 @@
-#include "properties/windowed_trace.h"
+#include "properties/windowed/ops.h"
 
 #include <limits>
 
 #include "properties/kit/json_lines.h"
-#include "properties/kit/trace_header.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 namespace {
 
 // The metrics a windowed trace reads, by Kafka's names: the task's dropped records (SPEC E1)
@@ -32,9 +31,9 @@ std::string StringField(const Json& json, const char* name, const std::string& f
 // A step's "expect": {"emitted": [record, ...], "dropped_records": N}, and for a query
 // ("windows"), "windows": [record, ...]; each record {"window": [start, end], "key": K, "value": V,
 // "timestamp": T} (docs/traces.md).
-Status CheckExpect(const Json& e, WOpType type) {
-  const bool query = type == WOpType::kFetch || type == WOpType::kFetchAll;
-  const bool metrics = type == WOpType::kMetrics;
+Status CheckExpect(const Json& e, OpType type) {
+  const bool query = type == OpType::kFetch || type == OpType::kFetchAll;
+  const bool metrics = type == OpType::kMetrics;
   const Status shape = Status::InvalidArgument(
       query     ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"windows\": [...]}"
       : metrics ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"metrics\": {...}}"
@@ -92,47 +91,47 @@ bool SameEmittedRecord(const Json& expected, const Json& actual) {
   return true;
 }
 
-Json WOpToJson(const WOp& op) {
-  Json j{{"op", kWOpNames[static_cast<int>(op.type)]}};
-  if (op.type == WOpType::kAppend) {
+Json OpToJson(const Op& op) {
+  Json j{{"op", kOpNames[static_cast<int>(op.type)]}};
+  if (op.type == OpType::kAppend) {
     Json records = Json::array();
-    for (const WRecord& r : op.records) {
+    for (const Record& r : op.records) {
       Json record = Json::array({r.key, r.timestamp});
       if (r.value != kDefaultRecordValue) record.push_back(r.value ? Json(*r.value) : Json());
       records.push_back(std::move(record));
     }
     j["records"] = std::move(records);
   }
-  if (op.type == WOpType::kProcess) j["max_records"] = op.n;
-  if (op.type == WOpType::kAdvanceClock) j["ms"] = op.n;
-  if (op.type == WOpType::kFetch) j["key"] = op.key;
-  if (op.type == WOpType::kFetch || op.type == WOpType::kFetchAll) {
+  if (op.type == OpType::kProcess) j["max_records"] = op.n;
+  if (op.type == OpType::kAdvanceClock) j["ms"] = op.n;
+  if (op.type == OpType::kFetch) j["key"] = op.key;
+  if (op.type == OpType::kFetch || op.type == OpType::kFetchAll) {
     j["from"] = op.from;
     j["to"] = op.to;
   }
   return j;
 }
 
-std::string WOpToString(const WOp& op) {
+std::string OpToString(const Op& op) {
   // Keys come from traces; invalid UTF-8 is replaced, not thrown.
-  return WOpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return OpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-Status WOpFromJson(const Json& j, WOp* op) {
-  *op = WOp();
+Status OpFromJson(const Json& j, Op* op) {
+  *op = Op();
   if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
     return Status::InvalidArgument("an operation is an object with a string field \"op\"");
   }
   const std::string name = j["op"].get<std::string>();
   int type = 0;
-  while (type < kWOpCount && name != kWOpNames[type]) ++type;
-  if (type == kWOpCount) {
+  while (type < kOpCount && name != kOpNames[type]) ++type;
+  if (type == kOpCount) {
     return Status::InvalidArgument(
         "unknown op \"" + name +
         "\" (append, process, advanceClock, commit, crash, restart, fetch, fetchAll or "
         "metrics)");
   }
-  op->type = static_cast<WOpType>(type);
+  op->type = static_cast<OpType>(type);
   auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
     if (!j.contains(field) || !IsInt64(j[field]) || j[field].get<int64_t>() < min) {
       return Status::InvalidArgument("op " + name + " needs an integer \"" + field +
@@ -142,7 +141,7 @@ Status WOpFromJson(const Json& j, WOp* op) {
     return Status::Ok();
   };
   switch (op->type) {
-    case WOpType::kAppend: {
+    case OpType::kAppend: {
       if (!j.contains("records") || !j["records"].is_array()) {
         return Status::InvalidArgument(
             "op append needs \"records\": [[key, timestamp] or [key, timestamp, value], ...]");
@@ -156,7 +155,7 @@ Status WOpFromJson(const Json& j, WOp* op) {
               "integer >= 0, or -1 for none)] or the same with a value (a string, or null), not " +
               r.dump());
         }
-        WRecord record{r[0].get<std::string>(), r[1].get<int64_t>()};
+        Record record{r[0].get<std::string>(), r[1].get<int64_t>()};
         if (r.size() == 3) {
           record.value = r[2].is_null() ? std::nullopt : std::optional(r[2].get<std::string>());
         }
@@ -164,11 +163,11 @@ Status WOpFromJson(const Json& j, WOp* op) {
       }
       return Status::Ok();
     }
-    case WOpType::kProcess:
+    case OpType::kProcess:
       return number("max_records", 1, &op->n);
-    case WOpType::kAdvanceClock:
+    case OpType::kAdvanceClock:
       return number("ms", 0, &op->n);
-    case WOpType::kFetch:
+    case OpType::kFetch:
       if (!j.contains("key") || !j["key"].is_string()) {
         return Status::InvalidArgument("op fetch needs a string \"key\"");
       }
@@ -179,7 +178,7 @@ Status WOpFromJson(const Json& j, WOp* op) {
             "cannot be null\"); use fetchAll for every key");
       }
       [[fallthrough]];
-    case WOpType::kFetchAll:
+    case OpType::kFetchAll:
       STATECHECK_RETURN_IF_ERROR(number("from", std::numeric_limits<int64_t>::min(), &op->from));
       return number("to", std::numeric_limits<int64_t>::min(), &op->to);
     default:
@@ -187,7 +186,7 @@ Status WOpFromJson(const Json& j, WOp* op) {
   }
 }
 
-Json ConfigToJson(const WindowedAggregationConfig& config) {
+Json ConfigToJson(const Config& config) {
   Json window;
   switch (config.kind) {
     case WindowKind::kTime:
@@ -223,10 +222,10 @@ Json ConfigToJson(const WindowedAggregationConfig& config) {
   return j;
 }
 
-Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
+Status ConfigFromJson(const Json& json, Config* out) {
   // Parsed aside: a bad configuration leaves `*out` as it was.
-  WindowedAggregationConfig config;
-  auto bad = [](const std::string& what) { return Status::InvalidArgument("config: " + what); };
+  Config config;
+  auto bad = [](const std::string& what) { return Status::InvalidArgument(what); };
   if (!json.is_object()) return bad("must be an object");
   STATECHECK_RETURN_IF_ERROR(CheckKeys(json,
                                        {"label", "window", "emit", "emit_interval_ms", "store",
@@ -323,36 +322,18 @@ Status ConfigFromJson(const Json& json, WindowedAggregationConfig* out) {
   return Status::Ok();
 }
 
-Status ParseWindowedTrace(std::string_view text, const std::string& source, WindowedTrace* out) {
-  WindowedTrace trace;
-  bool header = false;
-  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
-    if (!header) {
-      kit::TraceHeader h;
-      STATECHECK_RETURN_IF_ERROR(kit::ParseTraceHeader(line, j, "windowed", false, {}, &h));
-      if (Status s = ConfigFromJson(h.config, &trace.config); !s.ok()) {
-        return LineError(line, s.message());
-      }
-      trace.info = std::move(j);
-      header = true;
-      return Status::Ok();
-    }
-    WOp op;
-    Status s = WOpFromJson(j, &op);
-    if (s.ok()) {
-      s = CheckKeys(j, KeysOf(WOpToJson(op), {"expect"}),
-                    "a " + std::string(kWOpNames[static_cast<int>(op.type)]) + " step");
-    }
-    if (s.ok() && j.contains("expect")) {
-      s = CheckExpect(j["expect"], op.type);
-    }
-    if (!s.ok()) return LineError(line, s.message());
-    trace.steps.push_back({line, std::move(j)});
-    return Status::Ok();
-  }));
-  if (!header) return Status::InvalidArgument(source + " is empty");
-  *out = std::move(trace);
+Status Vocabulary::OpFromJson(const Json& j, Op* op) {
+  Op read;
+  STATECHECK_RETURN_IF_ERROR(windowed::OpFromJson(j, &read));
+  STATECHECK_RETURN_IF_ERROR(
+      CheckKeys(j, KeysOf(windowed::OpToJson(read), {"expect"}),
+                "a " + std::string(kOpNames[static_cast<int>(read.type)]) + " step"));
+  *op = std::move(read);
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties
+Status Vocabulary::CheckExpect(const Op& op, const Json& expect) {
+  return windowed::CheckExpect(expect, op.type);
+}
+
+}  // namespace statecheck::properties::windowed

@@ -2,8 +2,8 @@
 // independently of the engine's code (the check must not trust the code under test), into the
 // form the models give (model::AggregationModel::CommittedWindows):
 // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
-#ifndef STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
-#define STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
+#ifndef STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_STORES_H_
+#define STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_STORES_H_
 
 #include <cstdint>
 #include <map>
@@ -14,7 +14,7 @@
 #include "statecheck/key_value_store.h"
 #include "statecheck/status.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
 // 8 big-endian bytes of `b` (which must hold 8) as a number.
 int64_t BigEndianAt(std::string_view b);
@@ -55,6 +55,6 @@ Status ReadUnlimitedAggregates(ReadOnlyKeyValueStore& store, int64_t start_ms, b
 std::string DescribeDifference(const std::map<std::string, std::string>& actual,
                                const std::map<std::string, std::string>& expected);
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed
 
-#endif  // STATECHECK_PROPERTIES_AGGREGATION_STORES_H_
+#endif  // STATECHECK_PROPERTIES_WINDOWED_AGGREGATION_STORES_H_

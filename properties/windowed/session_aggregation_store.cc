@@ -1,11 +1,11 @@
-#include "properties/session_aggregation_store.h"
+#include "properties/windowed/session_aggregation_store.h"
 
 #include <cstdint>
 #include <memory>
 
-#include "properties/aggregation_stores.h"
+#include "properties/windowed/aggregation_stores.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 namespace {
 
 Status Bad(const std::string& what, const KeyValue& kv) {
@@ -74,4 +74,4 @@ Status ReadSessionAggregates(ReadOnlyKeyValueStore& store,
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed

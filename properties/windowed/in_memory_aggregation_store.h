@@ -1,10 +1,10 @@
 // The property's reader of a time-window aggregation kept in an in-memory window store of the
 // task (statecheck/windowed_aggregation.h, AggregationStoreType::kInMemory). Like
-// properties/aggregation_stores.h it decodes the aggregate bytes itself, independently of the
-// engine's code, into the form the models give: "<start>:<end>:<key>" → "<count>@<largest
+// properties/windowed/aggregation_stores.h it decodes the aggregate bytes itself, independently of
+// the engine's code, into the form the models give: "<start>:<end>:<key>" → "<count>@<largest
 // record timestamp>".
-#ifndef STATECHECK_PROPERTIES_IN_MEMORY_AGGREGATION_STORE_H_
-#define STATECHECK_PROPERTIES_IN_MEMORY_AGGREGATION_STORE_H_
+#ifndef STATECHECK_PROPERTIES_WINDOWED_IN_MEMORY_AGGREGATION_STORE_H_
+#define STATECHECK_PROPERTIES_WINDOWED_IN_MEMORY_AGGREGATION_STORE_H_
 
 #include <cstdint>
 #include <map>
@@ -13,7 +13,7 @@
 #include "statecheck/status.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
 // Every live record of window store `store` of `task` (Task::GetWindowStore: the writer's view,
 // uncommitted writes included — read it right after the task opened, when it holds exactly what
@@ -24,6 +24,6 @@ namespace statecheck::properties {
 Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, int64_t size_ms,
                                         std::map<std::string, std::string>* out);
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed
 
-#endif  // STATECHECK_PROPERTIES_IN_MEMORY_AGGREGATION_STORE_H_
+#endif  // STATECHECK_PROPERTIES_WINDOWED_IN_MEMORY_AGGREGATION_STORE_H_

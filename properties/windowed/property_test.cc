@@ -1,6 +1,6 @@
 // The windowed aggregation property over tumbling and hopping windows × emit strategies (SPEC
 // E1–E6, E10).
-#include "properties/windowed_aggregation_property.h"
+#include "properties/windowed/property.h"
 
 #include <gtest/gtest.h>
 
@@ -16,13 +16,13 @@
 #include "properties/rapidcheck_runner.h"
 #include "reports/rule_catalogue.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
-void PrintTo(const WindowedAggregationConfig& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
 
 namespace {
 
-class WindowedAggregationProperty : public ::testing::TestWithParam<WindowedAggregationConfig> {};
+class WindowedAggregationProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(WindowedAggregationProperty, MatchesModel) {
   PropertyParams p;
@@ -33,7 +33,7 @@ TEST_P(WindowedAggregationProperty, MatchesModel) {
   if (const char* cases = std::getenv("STATECHECK_WINDOWED_PROPERTY_CASES")) {
     p.max_success = std::atoi(cases);
   }
-  const PropertyOutcome out = CheckWindowedAggregationMatchesModel(GetParam(), p);
+  const PropertyOutcome out = CheckMatchesModel(GetParam(), p);
   EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
                           << p.seed << "):\n"
                           << out.message << "\nshrunk:\n  "
@@ -42,8 +42,7 @@ TEST_P(WindowedAggregationProperty, MatchesModel) {
   EXPECT_EQ(out.cases, p.max_success);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, WindowedAggregationProperty,
-                         ::testing::ValuesIn(WindowedAggregationMatrix()),
+INSTANTIATE_TEST_SUITE_P(Matrix, WindowedAggregationProperty, ::testing::ValuesIn(Matrix()),
                          [](const auto& info) { return info.param.label; });
 
 // E7, for each window shape of the matrix (tumbling, hopping with grace).
@@ -53,7 +52,7 @@ TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
   p.max_success = 40;
   p.max_size = 40;
   if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
+  for (const Config& config : Matrix()) {
     if (!IsE7WindowShape(config)) continue;
     const PropertyOutcome out = CheckEmitFinalEqualsSuppressedEager(config, p);
     EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases:\n"
@@ -72,8 +71,8 @@ TEST(WindowedEvidence, EverySituationOfTheWindowedRulesIsCounted) {
   p.max_success = 5;
   p.max_size = 80;
   Evidence total;
-  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
-    PropertyOutcome out = CheckWindowedAggregationMatchesModel(config, p);
+  for (const Config& config : Matrix()) {
+    PropertyOutcome out = CheckMatchesModel(config, p);
     EXPECT_TRUE(out.passed) << out.property << ": " << out.message;
     total += out.evidence;
     if (IsE7WindowShape(config)) {
@@ -197,8 +196,8 @@ PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wra
   p.max_success = max_success;
   p.max_size = 60;
   p.shrink = false;  // The rule is the first failure's; shrinking (slow here) keeps it.
-  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
-    if (config.label == label) return CheckWindowedAggregationMatchesModel(config, p, wrap);
+  for (const Config& config : Matrix()) {
+    if (config.label == label) return CheckMatchesModel(config, p, wrap);
   }
   ADD_FAILURE() << "no configuration " << label;
   return {};
@@ -330,8 +329,8 @@ TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
 
 // Every configuration survives the trip through a trace header.
 TEST(WindowedTrace, ConfigRoundTrips) {
-  for (const WindowedAggregationConfig& config : WindowedAggregationMatrix()) {
-    WindowedAggregationConfig back;
+  for (const Config& config : Matrix()) {
+    Config back;
     ASSERT_TRUE(ConfigFromJson(ConfigToJson(config), &back).ok()) << config.label;
     EXPECT_EQ(ConfigToJson(back), ConfigToJson(config));
   }
@@ -391,8 +390,10 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
   const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
   for (const auto& [text, message] : cases) {
     std::ofstream(path) << text;
-    WindowedTrace trace;
-    const Status s = ReadWindowedTrace(path, &trace);
+    kit::Trace<Vocabulary> trace;
+    std::string read;
+    ASSERT_TRUE(kit::ReadTextFile(path, &read).ok());
+    const Status s = kit::ParseTrace(read, path, &trace);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << text;
     EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
   }
@@ -408,7 +409,7 @@ TEST(WindowedTrace, EpochAndExtremeTimestampsReplay) {
   for (const auto& [label, base] : {std::pair<std::string, int64_t>{"epoch", kPresentDayEpochMs},
                                     {"int64_max", kMax - 3'000}}) {
     for (const char* emit : {"ON_WINDOW_UPDATE", "ON_WINDOW_CLOSE"}) {
-      WindowedTrace trace;
+      kit::Trace<Vocabulary> trace;
       ASSERT_TRUE(
           ConfigFromJson(
               Json{{"label", label},
@@ -423,11 +424,14 @@ TEST(WindowedTrace, EpochAndExtremeTimestampsReplay) {
         records.push_back(Json::array({"k" + std::to_string(i % 7), base + 3 * i - (i % 5)}));
       }
       records.push_back(Json::array({"k0", label == "int64_max" ? kMax : base + 4000}));
-      trace.steps = {{2, Json{{"op", "append"}, {"records", records}}},
-                     {3, Json{{"op", "process"}, {"max_records", 1001}}},
-                     {4, Json{{"op", "commit"}}}};
-      WindowedReplayOutcome out;
-      ASSERT_TRUE(ReplayWindowedTrace(trace, &out).ok()) << label << " " << emit;
+      for (const Json& step :
+           {Json{{"op", "append"}, {"records", records}},
+            Json{{"op", "process"}, {"max_records", 1001}}, Json{{"op", "commit"}}}) {
+        trace.steps.emplace_back();
+        ASSERT_TRUE(OpFromJson(step, &trace.steps.back().op).ok()) << step.dump();
+      }
+      TraceReplay out;
+      ASSERT_TRUE(Replay(trace, &out).ok()) << label << " " << emit;
       EXPECT_FALSE(out.diverged) << label << " " << emit << ": " << out.message;
       EXPECT_EQ(out.steps_run, 3) << label << " " << emit;
     }
@@ -435,10 +439,10 @@ TEST(WindowedTrace, EpochAndExtremeTimestampsReplay) {
 }
 
 // A diverging replay carries its finding's rule itself (trace_replay.cc once scraped it back out
-// of the message text, which a message starting otherwise would have lost).
+// of the message text, which a message starting otherwise would have lost), in the kit's shape.
 TEST(WindowedTrace, ADivergenceCarriesTheRuleOfItsFinding) {
-  WindowedTrace trace;
-  ASSERT_TRUE(ParseWindowedTrace(
+  kit::Trace<Vocabulary> trace;
+  ASSERT_TRUE(kit::ParseTrace(
                   R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
                   R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE"}})"
                   "\n"
@@ -447,12 +451,12 @@ TEST(WindowedTrace, ADivergenceCarriesTheRuleOfItsFinding) {
                   R"({"op":"process","max_records":1,"expect":{"emitted":[],"dropped_records":1}})",
                   "t", &trace)
                   .ok());
-  WindowedReplayOutcome out;
-  ASSERT_TRUE(ReplayWindowedTrace(trace, &out).ok());
+  TraceReplay out;
+  ASSERT_TRUE(Replay(trace, &out).ok());
   ASSERT_TRUE(out.diverged);
   EXPECT_FALSE(out.rule.empty()) << out.message;
   EXPECT_TRUE(out.message.starts_with(out.rule + ": ")) << out.message;
 }
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed

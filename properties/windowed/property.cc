@@ -1,7 +1,6 @@
-#include "properties/windowed_aggregation_property.h"
+#include "properties/windowed/property.h"
 
 #include <rapidcheck.h>
-#include <rapidcheck/state.h>
 
 #include <fstream>
 #include <limits>
@@ -10,67 +9,36 @@
 #include <tuple>
 
 #include "model/windowed_aggregation_model.h"
-#include "properties/aggregation_stores.h"
 #include "properties/evidence.h"
 #include "properties/fault_tally.h"
 #include "properties/generators.h"
+#include "properties/kit/family.h"
 #include "properties/rapidcheck_runner.h"
-#include "properties/windowed_sut.h"
+#include "properties/windowed/aggregation_stores.h"
+#include "properties/windowed/sut.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 #include "statecheck/windowed_aggregation.h"
 #include "statecheck/windows.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 namespace {
-
-using windowed::AggregatorOf;
-using windowed::ApplyToModel;
-using windowed::AtLeastOnce;
-using windowed::kInput;
-using windowed::kOutput;
-using windowed::MakeModel;
-using windowed::NewCaseEnv;
-using windowed::OpenTaskLog;
-using windowed::OutputToJson;
-using windowed::TaskOptionsFor;
-using windowed::WindowedSut;
-using windowed::WindowsOf;
 
 // The generator's state: where the timestamps are, in window steps. It moves forward as records
 // are appended, so that stream time keeps advancing through a case — windows keep closing and
 // emit-final keeps attempting (E3–E5) — while records up to two steps behind it stay late or
 // out of order (E1).
-struct WGenState {
+struct GenState {
+  const Config* config = nullptr;  // The case's configuration (the generator's window step).
   int64_t cursor = 0;
   // Where the cursor counts from: 0 until an append jumps it (JumpOrigin) to a present-day epoch
   // millisecond or to just below INT64_MAX; always a multiple of the window step, so that
   // timestamps keep landing on window bounds.
   int64_t origin = 0;
 };
-using WCommand = rc::state::Command<WGenState, WindowedSut>;
-
-class WindowedCommand final : public WCommand {
- public:
-  WindowedCommand(WOp op, int64_t cursor_after, int64_t origin_after)
-      : op_(std::move(op)), cursor_after_(cursor_after), origin_after_(origin_after) {}
-  void apply(WGenState& state) const override {
-    state.cursor = cursor_after_;
-    state.origin = origin_after_;
-  }
-  void run(const WGenState&, WindowedSut& sut) const override {
-    if (CheckResult why = sut.Step(op_)) Fail(std::move(*why));
-  }
-  void show(std::ostream& os) const override { os << WOpToString(op_); }
-
- private:
-  WOp op_;
-  int64_t cursor_after_;
-  int64_t origin_after_;
-};
 
 // The generator's unit of time: the advance of time windows, the time difference or the gap.
-int64_t WindowStep(const WindowedAggregationConfig& config) {
+int64_t WindowStep(const Config& config) {
   return std::max<int64_t>(1,
                            config.kind == WindowKind::kTime ? config.advance_ms : config.size_ms);
 }
@@ -83,8 +51,7 @@ int64_t WindowStep(const WindowedAggregationConfig& config) {
 // end + gap) do not saturate. The in-memory window store's configurations never jump: its own
 // expiry (Kafka's, by the largest start it holds) would take windows the model keeps — the
 // property gives it a retention above the generator's span instead (kInMemoryRetentionMs).
-std::pair<int64_t, int64_t> JumpOrigin(const WindowedAggregationConfig& config, int64_t origin,
-                                       int64_t cursor) {
+std::pair<int64_t, int64_t> JumpOrigin(const Config& config, int64_t origin, int64_t cursor) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   if (config.in_memory_store) return {origin, cursor};
   const int64_t step = WindowStep(config);
@@ -113,22 +80,21 @@ std::optional<std::string> DrawRecordValue(model::AggregatorKind aggregator) {
       std::vector<std::optional<std::string>>{"1", "2", "3", "4", "5", std::nullopt});
 }
 
-rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationConfig& config,
-                                                     const WGenState& state) {
+rc::Gen<Op> GenOp(const Config& config, const GenState& state) {
   return rc::gen::exec([config, cursor = state.cursor, origin = state.origin] {
-    WOp op;
+    Op op;
     // The clock advances often enough that emission is not held back by the emit interval for
     // most of a case (E5: an attempt exactly one interval after the last, held-back windows
     // emitted later).
-    op.type = PickWeighted<WOpType>({{6, WOpType::kAppend},
-                                     {6, WOpType::kProcess},
-                                     {4, WOpType::kAdvanceClock},
-                                     {2, WOpType::kCommit},
-                                     {1, WOpType::kCrash},
-                                     {1, WOpType::kRestart},
-                                     {1, WOpType::kFetch},
-                                     {1, WOpType::kFetchAll},
-                                     {1, WOpType::kMetrics}});
+    op.type = PickWeighted<OpType>({{6, OpType::kAppend},
+                                    {6, OpType::kProcess},
+                                    {4, OpType::kAdvanceClock},
+                                    {2, OpType::kCommit},
+                                    {1, OpType::kCrash},
+                                    {1, OpType::kRestart},
+                                    {1, OpType::kFetch},
+                                    {1, OpType::kFetchAll},
+                                    {1, OpType::kMetrics}});
     int64_t cursor_after = cursor;
     int64_t origin_after = origin;
     // Timestamps land near window starts, ends and end + grace: multiples of the window step
@@ -136,7 +102,7 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
     // side, grace past them, a window size past them; now and then none.
     const int64_t step = WindowStep(config);
     switch (op.type) {
-      case WOpType::kAppend: {
+      case OpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
         std::tie(origin_after, cursor_after) = JumpOrigin(config, origin, cursor);
         const int64_t at = cursor_after;  // The records are around the cursor before it moves.
@@ -161,18 +127,18 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
         }
         break;
       }
-      case WOpType::kProcess:
+      case OpType::kProcess:
         op.n = *UniformInRange<int64_t>(1, 8);
         break;
-      case WOpType::kAdvanceClock:
+      case OpType::kAdvanceClock:
         // Exactly the emit interval half the time (E5's boundary; with interval 0, no advance).
         op.n = *rc::gen::elementOf(
             std::vector<int64_t>{1, config.emit_interval_ms, config.emit_interval_ms, 200});
         break;
-      case WOpType::kFetch:
-      case WOpType::kFetchAll: {
+      case OpType::kFetch:
+      case OpType::kFetchAll: {
         // Queries of every window half the time, else of the windows around the cursor.
-        if (op.type == WOpType::kFetch) {
+        if (op.type == OpType::kFetch) {
           op.key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"});
         }
         if (*rc::gen::arbitrary<bool>()) {
@@ -188,48 +154,21 @@ rc::Gen<std::shared_ptr<const WCommand>> GenWCommand(const WindowedAggregationCo
       default:
         break;
     }
-    return std::shared_ptr<const WCommand>(
-        std::make_shared<WindowedCommand>(std::move(op), cursor_after, origin_after));
+    op.cursor_after = cursor_after;
+    op.origin_after = origin_after;
+    return op;
   });
-}
-
-// Writes the failing case of `out` as a windowed trace, each step with what the model expects
-// of it (nothing if it passed or has no trace_dir).
-void SaveWindowedTrace(const WindowedAggregationConfig& config, const PropertyParams& params,
-                       PropertyOutcome* out) {
-  if (out->passed || params.trace_dir.empty() || out->counterexample.empty()) return;
-  std::unique_ptr<model::AggregationModel> model = MakeModel(config);
-  if (!model) return;
-  Json header{{"statecheck_trace", 1},     {"kind", "windowed"},  {"config", ConfigToJson(config)},
-              {"property", out->property}, {"seed", params.seed}, {"reproduce", out->reproduce},
-              {"failure", out->message}};
-  std::string text = header.dump() + "\n";
-  int64_t now = 0;
-  for (const std::string& line : out->counterexample) {
-    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    WOp op;
-    if (j.is_discarded() || !WOpFromJson(j, &op).ok()) return;  // Not this property's case.
-    const std::vector<model::WindowedOutput>& output =
-        AtLeastOnce(config) ? model->written_output() : model->committed_output();
-    const size_t seen = output.size();
-    ApplyToModel(op, model.get(), &now);
-    Json emitted = Json::array();
-    for (size_t i = seen; i < output.size(); ++i) emitted.push_back(OutputToJson(output[i]));
-    j["expect"] = Json{{"emitted", emitted}, {"dropped_records", model->dropped_records()}};
-    text += j.dump() + "\n";
-  }
-  SaveTraceText(text, params, out);
 }
 
 // Runs `records` through a fresh task with `processor`, then commits; the output records as
 // "<windowed key>=<value>@<timestamp>", grouped by key (the part after the second colon).
 Status RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
-                  const std::vector<WRecord>& records,
+                  const std::vector<Record>& records,
                   std::map<std::string, std::vector<std::string>>* by_key) {
   const faults::FaultEnv env = NewCaseEnv();
   std::unique_ptr<Log> log;
   Status s = OpenTaskLog(dir, env.env.get(), &log);
-  for (const WRecord& r : records) {
+  for (const Record& r : records) {
     int64_t offset = 0;
     if (s.ok()) s = log->Append(kInput, r.key, r.value, r.timestamp, &offset);
   }
@@ -259,7 +198,7 @@ Status RunThrough(const std::string& dir, std::unique_ptr<Processor> processor,
 // when emit-final's output is the model's (the suppressed side is wrong), E1 if the suppressed
 // side has a window the model dropped a late record from, else E7.
 std::string RuleOfEmitFinalDifference(
-    const WindowedAggregationConfig& config, const std::vector<WRecord>& input,
+    const Config& config, const std::vector<Record>& input,
     const std::map<std::string, std::vector<std::string>>& final_out,
     const std::map<std::string, std::vector<std::string>>& suppressed_out) {
   model::WindowedModelConfig mc;
@@ -270,7 +209,7 @@ std::string RuleOfEmitFinalDifference(
   mc.emit_interval_ms = 0;
   mc.aggregator = config.aggregator;
   model::WindowedAggregationModel model(mc);
-  for (const WRecord& r : input) model.AppendInput(r.key, r.timestamp, r.value);
+  for (const Record& r : input) model.AppendInput(r.key, r.timestamp, r.value);
   model.Process(static_cast<int64_t>(input.size()), 0);
   model.Commit();
   const std::vector<model::WindowedOutput>& out = model.committed_output();
@@ -314,10 +253,10 @@ std::string RuleOfEmitFinalDifference(
 
 // The E7 situations a differential case reaches: from its input (`records`, in order, without
 // the closing record) and what emit-final gave per key.
-void NoteE7Situations(const WindowedAggregationConfig& config, const std::vector<WRecord>& records,
+void NoteE7Situations(const Config& config, const std::vector<Record>& records,
                       const std::map<std::string, std::vector<std::string>>& final_out) {
   int64_t stream_time = -1;
-  for (const WRecord& r : records) {
+  for (const Record& r : records) {
     if (config.aggregator == model::AggregatorKind::kReduce && !r.value) continue;  // Skipped.
     const int64_t ts = r.timestamp;
     const bool out_of_order = ts < stream_time;
@@ -344,14 +283,51 @@ void NoteE7Situations(const WindowedAggregationConfig& config, const std::vector
   }
 }
 
+struct Family {
+  using Vocabulary = windowed::Vocabulary;
+  using Model = GenState;
+  using Sut = windowed::Sut;
+  // A failed start is credited by the Sut (Sut::Started): the rule of the configuration's output.
+  static constexpr std::string_view kStartRule = "";
+
+  // `config` outlives the case: kit::CheckProperty holds it.
+  static Model InitialModel(const Config& config) {
+    GenState state;
+    state.config = &config;
+    return state;
+  }
+  static rc::Gen<Op> GenOp(const Model& state) { return windowed::GenOp(*state.config, state); }
+  static bool Precondition(const Model&, const Op&) { return true; }
+  // An append moves the generator's aim to where it was drawn to.
+  static void Next(Model& state, const Op& op) {
+    if (op.type != OpType::kAppend) return;
+    state.cursor = op.cursor_after;
+    state.origin = op.origin_after;
+  }
+};
+static_assert(kit::Family<Family>);
+
+// A task running the configuration's aggregation (each processor wrapped by `wrap`, for tests)
+// beside its model, in a scratch directory of its own.
+kit::Start<Family> StartWith(ProcessorWrapper wrap) {
+  return [wrap](const Config& config, ReplayTarget, std::unique_ptr<Sut>* out) {
+    auto sut = std::make_unique<Sut>(ScratchDirectory("windowed"), config, wrap);
+    const Status s = sut->Start();
+    if (s.code() == Status::Code::kInvalidArgument) return s;  // The configuration cannot run.
+    if (!s.ok()) sut->set_started(Finding(sut->OutputRule(), "starting the task: " + s.ToString()));
+    *out = std::move(sut);
+    return Status::Ok();
+  };
+}
+
 }  // namespace
 
-bool IsE7WindowShape(const WindowedAggregationConfig& config) {
+bool IsE7WindowShape(const Config& config) {
   return config.kind == WindowKind::kTime && !config.emit_final && !config.in_memory_store &&
          !config.suppress && !AtLeastOnce(config);
 }
 
-std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
+std::vector<Config> Matrix() {
   const std::map<std::string, std::string> eos = {{"processing.guarantee", "exactly_once_v2"}};
   const std::map<std::string, std::string> eos_ru = {
       {"processing.guarantee", "exactly_once_v2"},
@@ -359,7 +335,7 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   const std::map<std::string, std::string> alos = {{"processing.guarantee", "at_least_once"}};
   auto time = [](std::string label, int64_t size, int64_t advance, int64_t grace, bool final,
                  std::map<std::string, std::string> streams) {
-    WindowedAggregationConfig c;
+    Config c;
     c.label = std::move(label);
     c.size_ms = size;
     c.advance_ms = advance;
@@ -370,41 +346,39 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   };
   // Emit interval 0 (as Kafka's tests set it): every attempt comes exactly one interval after the
   // last (E5's boundary).
-  auto interval_zero = [](WindowedAggregationConfig c) {
+  auto interval_zero = [](Config c) {
     c.emit_interval_ms = 0;
     return c;
   };
-  auto in_memory = [](WindowedAggregationConfig c) {
+  auto in_memory = [](Config c) {
     c.in_memory_store = true;
     return c;
   };
-  auto with = [](model::AggregatorKind aggregator, WindowedAggregationConfig c) {
+  auto with = [](model::AggregatorKind aggregator, Config c) {
     c.aggregator = aggregator;
     return c;
   };
-  auto suppressed = [](WindowedAggregationConfig c) {
+  auto suppressed = [](Config c) {
     c.suppress = true;
     return c;
   };
   // Unlimited windows from `start` (emit-eager only, E8): records before it fall in no window.
   auto unlimited = [&time](std::string label, int64_t start,
                            std::map<std::string, std::string> streams) {
-    WindowedAggregationConfig c = time(std::move(label), 10, 10, 0, false, std::move(streams));
+    Config c = time(std::move(label), 10, 10, 0, false, std::move(streams));
     c.kind = WindowKind::kUnlimited;
     c.start_ms = start;
     return c;
   };
   auto sliding = [&time](std::string label, int64_t difference, int64_t grace, bool final,
                          std::map<std::string, std::string> streams) {
-    WindowedAggregationConfig c =
-        time(std::move(label), difference, difference, grace, final, std::move(streams));
+    Config c = time(std::move(label), difference, difference, grace, final, std::move(streams));
     c.kind = WindowKind::kSliding;
     return c;
   };
   auto session = [&time](std::string label, int64_t gap, int64_t grace, bool final,
                          std::map<std::string, std::string> streams) {
-    WindowedAggregationConfig c =
-        time(std::move(label), gap, gap, grace, final, std::move(streams));
+    Config c = time(std::move(label), gap, gap, grace, final, std::move(streams));
     c.kind = WindowKind::kSession;
     return c;
   };
@@ -442,75 +416,21 @@ std::vector<WindowedAggregationConfig> WindowedAggregationMatrix() {
   };
 }
 
-PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
-                                                     const PropertyParams& params) {
-  return CheckWindowedAggregationMatchesModel(config, params, nullptr);
+PropertyOutcome CheckMatchesModel(const Config& config, const PropertyParams& params) {
+  return CheckMatchesModel(config, params, nullptr);
 }
 
-PropertyOutcome CheckWindowedAggregationMatchesModel(const WindowedAggregationConfig& config,
-                                                     const PropertyParams& params,
-                                                     const ProcessorWrapper& wrap) {
-  PropertyOutcome out;
-  out.property = "windowed/MatchesModel/" + config.label;
-  auto property = [&] {
-    const CaseScope scope;
-    const std::string dir = ScratchDirectory("windowed");
-    WindowedSut sut(dir, config, &out.operations, wrap);
-    if (const Status s = sut.Start(); !s.ok()) {
-      Fail(Finding(sut.OutputRule(), "starting the task: " + s.ToString()));
-    }
-    rc::state::check(WGenState{}, sut,
-                     [&config](const WGenState& state) { return GenWCommand(config, state); });
-  };
-  RunProperty(property, params, &out);
-  SaveWindowedTrace(config, params, &out);
-  return out;
+PropertyOutcome CheckMatchesModel(const Config& config, const PropertyParams& params,
+                                  const ProcessorWrapper& wrap) {
+  return kit::CheckProperty<Family>("windowed/MatchesModel/" + config.label, config,
+                                    StartWith(wrap), params);
 }
 
-Status ReadWindowedTrace(const std::string& path, WindowedTrace* trace) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::InvalidArgument("cannot open trace file " + path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return ParseWindowedTrace(text.str(), path, trace);
+Status Replay(const kit::Trace<Vocabulary>& trace, TraceReplay* out) {
+  return kit::Replay<Family>(trace, ReplayTarget::kBoth, StartWith(nullptr), out);
 }
 
-Status ReplayWindowedTrace(const WindowedTrace& trace, WindowedReplayOutcome* out) {
-  *out = WindowedReplayOutcome();
-  int64_t operations = 0;
-  const std::string dir = ScratchDirectory("windowed-replay");
-  WindowedSut sut(dir, trace.config, &operations);
-  if (const Status s = sut.Start(); s.code() == Status::Code::kInvalidArgument) {
-    // Before any step: the configuration cannot run (bad input, not a divergence).
-    return Status::InvalidArgument("line 1: the trace's config cannot run: " + s.ToString());
-  } else if (!s.ok()) {
-    const Finding why(sut.OutputRule(), "starting the task: " + s.ToString());
-    out->diverged = true;
-    out->line = 1;
-    out->op = "start";
-    out->rule = why.rule;
-    out->message = why.ToString();
-    return Status::Ok();
-  }
-  for (const auto& [line, json] : trace.steps) {
-    WOp op;
-    STATECHECK_RETURN_IF_ERROR(WOpFromJson(json, &op));
-    const CheckResult why = sut.Step(op, json.contains("expect") ? json["expect"] : Json());
-    if (why) {
-      out->diverged = true;
-      out->step = out->steps_run + 1;
-      out->line = line;
-      out->op = WOpToString(op);
-      out->rule = why->rule;
-      out->message = why->ToString();
-      return Status::Ok();
-    }
-    ++out->steps_run;
-  }
-  return Status::Ok();
-}
-
-PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationConfig& config,
+PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const Config& config,
                                                     const PropertyParams& params) {
   PropertyOutcome out;
   out.property = "windowed/EmitFinalEqualsSuppressedEager/" + config.label;
@@ -519,13 +439,13 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
     const auto drawn = *rc::gen::container<std::vector<std::pair<std::string, int64_t>>>(
         rc::gen::pair(rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"}),
                       rc::gen::inRange<int64_t>(0, 60)));
-    std::vector<WRecord> records;
+    std::vector<Record> records;
     for (const auto& [key, ts] : drawn) {
       records.push_back({key, ts, DrawRecordValue(config.aggregator)});
     }
-    std::vector<WRecord> input = records;
+    std::vector<Record> input = records;
     int64_t max_ts = 0;
-    for (const WRecord& r : input) max_ts = std::max(max_ts, r.timestamp);
+    for (const Record& r : input) max_ts = std::max(max_ts, r.timestamp);
     // Late enough to close every window, for both: end + grace <= its timestamp.
     input.push_back({"~flush", max_ts + config.size_ms + config.grace_ms});
     out.operations += static_cast<int64_t>(input.size());
@@ -584,4 +504,28 @@ PropertyOutcome CheckEmitFinalEqualsSuppressedEager(const WindowedAggregationCon
   return out;
 }
 
-}  // namespace statecheck::properties
+FamilyEntry Entry() {
+  FamilyEntry entry;
+  for (const Config& config : Matrix()) {
+    entry.properties.push_back(
+        {"windowed/MatchesModel/" + config.label, "windowed",
+         "WindowedAggregationProperty.MatchesModel",
+         [config](const PropertyParams& p) { return CheckMatchesModel(config, p); },
+         /*batch_divisor=*/8});
+    entry.properties.back().config = ConfigToJson(config).dump();
+    if (IsE7WindowShape(config)) {
+      entry.properties.push_back({"windowed/EmitFinalEqualsSuppressedEager/" + config.label,
+                                  "windowed",
+                                  "WindowedAggregationDifferential.EmitFinalEqualsSuppressedEager",
+                                  [config](const PropertyParams& p) {
+                                    return CheckEmitFinalEqualsSuppressedEager(config, p);
+                                  },
+                                  /*batch_divisor=*/8});
+      entry.properties.back().config = ConfigToJson(config)["window"].dump();
+    }
+  }
+  entry.trace_kinds.push_back(kit::TraceKindOf<Family>("windowed", StartWith(nullptr)));
+  return entry;
+}
+
+}  // namespace statecheck::properties::windowed

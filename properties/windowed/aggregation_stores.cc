@@ -1,4 +1,4 @@
-#include "properties/aggregation_stores.h"
+#include "properties/windowed/aggregation_stores.h"
 
 #include <algorithm>
 #include <functional>
@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-namespace statecheck::properties {
+namespace statecheck::properties::windowed {
 
 int64_t BigEndianAt(std::string_view b) {
   uint64_t v = 0;
@@ -137,4 +137,4 @@ std::string DescribeDifference(const std::map<std::string, std::string>& actual,
   return out;
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::windowed
