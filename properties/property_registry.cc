@@ -12,7 +12,7 @@
 #include "properties/kv_concurrency/history.h"
 #include "properties/kv_concurrency/history_file.h"
 #include "properties/kv_store/property.h"
-#include "properties/task_property.h"
+#include "properties/task/property.h"
 #include "properties/window_store/property.h"
 #include "properties/windowed/property.h"
 #include "statecheck/rocksdb_store.h"
@@ -28,10 +28,8 @@ namespace {
 // (properties/README.md), in the order the campaign runs them.
 std::vector<FamilyEntry> KitFamilies() {
   return {
-      window_store::Entry(),
-      kv_store::Entry(),
-      in_memory_kv::Entry(),
-      windowed::Entry(),
+      window_store::Entry(), kv_store::Entry(), in_memory_kv::Entry(),
+      task::Entry(),         windowed::Entry(),
   };
 }
 
@@ -50,15 +48,6 @@ std::vector<PropertySpec> AllProperties() {
   std::vector<PropertySpec> out;
   for (FamilyEntry& family : KitFamilies()) {
     for (PropertySpec& spec : family.properties) out.push_back(std::move(spec));
-  }
-  for (const TaskConfig& config : TaskOptionMatrix()) {
-    out.push_back({"task/MatchesModel/" + config.label, "task", "TaskProperty.MatchesModel",
-                   [config](const PropertyParams& p) { return CheckTaskMatchesModel(config, p); },
-                   /*batch_divisor=*/8});
-    out.back().config = DescribeStreamsConfig(config.streams_config) +
-                        (config.use_wal ? ", WAL" : "") +
-                        (config.power_loss ? ", crashes lose power" : ", process crashes") +
-                        (config.format_switches ? ", switching state.format" : "");
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
   // history judged afterwards (CheckKvConcurrency, kv_concurrency/history.h). Not a rapidcheck

@@ -1,4 +1,4 @@
-// The trace readers (the kit's, through the registry, and task_trace.h) on malformed input:
+// The trace readers (the kit's, through the registry) on malformed input:
 // regressions of what the trace fuzz targets found, and of traces the readers accepted although
 // they checked nothing (a misspelled key, a config that builds nothing).
 #include <gtest/gtest.h>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "properties/kit/json_lines.h"
-#include "properties/task_trace.h"
 #include "properties/trace_replay.h"
 
 namespace statecheck::properties {
@@ -21,10 +20,6 @@ constexpr char kWindowedHeader[] =
     "{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{\"window\":{\"kind\":\"time\","
     "\"size_ms\":5,\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}\n";
 
-Status ParseTask(const std::string& text, TaskTrace* trace) {
-  return ParseTaskTrace(text, "t.jsonl", trace);
-}
-
 // A trace of a family on the kit read and replayed through the registry (the family's headers
 // are its own): bad input is the reader's error.
 Status ReadByKind(const std::string& text) {
@@ -35,16 +30,6 @@ Status ReadByKind(const std::string& text) {
 void ExpectError(const Status& s, const std::string& message) {
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find(message), std::string::npos) << s;
-}
-
-// Regression (task_trace_fuzz): a header whose "kind" was not a string threw nlohmann's
-// type_error out of ReadTaskTrace, as did a header that was not an object.
-TEST(TraceParsers, TaskHeaderOfTheWrongTypeIsAnError) {
-  TaskTrace trace;
-  ExpectError(
-      ParseTask("{\"statecheck_trace\":1,\"kind\":7,\"config\":\"eos_rc\",\"setup\":{}}\n", &trace),
-      "line 1: header \"kind\" must be \"task\", not 7");
-  ExpectError(ParseTask("[1]\n", &trace), "line 1: the first line must be the trace's header");
 }
 
 // One header grammar for every kind (kit/trace_header.h): each reader refuses a trace of another
@@ -62,13 +47,7 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
   for (const auto& header : headers) {
     const std::string& kind = header.first;
     const std::string& rest = header.second;
-    auto parse = [&kind](const std::string& text) {
-      if (kind == "task") {
-        TaskTrace t;
-        return ParseTask(text, &t);
-      }
-      return ReadByKind(text);
-    };
+    auto parse = [&kind](const std::string& text) { return ReadByKind(text); };
     const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
     EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
     ExpectError(parse("{\"statecheck_trace\":2," + body),
@@ -80,38 +59,6 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
     ExpectError(parse("{\"statecheck_trace\":1.5," + body),
                 "line 1: \"statecheck_trace\" is the trace format's version, a number");
   }
-}
-
-// Regression (task_trace_fuzz): a faulty step's "error" that was not a string threw; an unknown
-// one silently meant EIO; a negative tear_seed wrapped around.
-TEST(TraceParsers, TaskFaultErrorAndTearSeedAreChecked) {
-  TaskTrace trace;
-  const std::string fault = "{\"op\":\"faultyCommit\",\"process\":1,\"point\":\"fsync\",\"n\":2,";
-  ExpectError(ParseTask(kTaskHeader + fault + "\"error\":5}\n", &trace),
-              "line 2: faultyCommit: field \"error\" is one of EIO, ENOSPC, short write");
-  ExpectError(ParseTask(kTaskHeader + fault + "\"error\":\"EFOO\"}\n", &trace),
-              "field \"error\" is one of");
-  ExpectError(ParseTask(kTaskHeader + fault + "\"tear_seed\":-1}\n", &trace),
-              "line 2: faultyCommit: tear_seed is a number from 0 to 2^64-1, not -1");
-  EXPECT_TRUE(ParseTask(kTaskHeader + fault + "\"error\":\"short write\"}\n", &trace).ok());
-}
-
-// Regression (task_trace_fuzz): a malformed setup was accepted by the reader (and failed only
-// on replay), an integer above int64 wrapped, and a failed read left a half-filled trace.
-TEST(TraceParsers, TaskSetupIsCheckedAndAnErrorLeavesTheTraceUntouched) {
-  TaskTrace trace;
-  trace.config = "mine";
-  ExpectError(ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\","
-                        "\"setup\":{}}\n",
-                        &trace),
-              "line 1: setup: missing integer field \"commit_interval_records\"");
-  ExpectError(ParseTask(std::string(kTaskHeader) +
-                            "{\"op\":\"process\",\"max_records\":" + "9223372036854775808}\n",
-                        &trace),
-              "line 2: process: missing integer field \"max_records\"");
-  EXPECT_EQ(trace.config, "mine");
-  EXPECT_TRUE(trace.steps.empty());
-  ExpectError(ParseTask("\n \n", &trace), "t.jsonl is empty");
 }
 
 // Regression (window_store_trace_fuzz): an iterator id above INT_MAX was truncated to another
@@ -148,42 +95,6 @@ TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
                          "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
                          "\"mesage\":\"\"}}\n"),
               "line 1: unknown key \"mesage\" in \"construction\"");
-
-  TaskTrace task;
-  ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
-              "line 2: unknown key \"tear_sed\" in a crash step");
-  ExpectError(
-      ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
-                "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
-                "\"uncommitted_max_bytes\":1,\"commit_interval\":5}}\n",
-                &task),
-      "line 1: unknown key \"commit_interval\" in setup");
-  ExpectError(
-      ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
-                "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
-                "\"uncommitted_max_bytes\":1},\"seeds\":5}\n",
-                &task),
-      "line 1: unknown key \"seeds\" in the header");
-  // Optional fields written out are still fields of the op.
-  EXPECT_TRUE(
-      ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_seed\":1}\n", &task).ok());
-}
-
-// rocksdb_options_files is optional: true (RocksDB writes its OPTIONS files) in every trace from
-// before it, so that their fault schedules replay as recorded; anything but a boolean is an error.
-TEST(TraceParsers, TaskSetupRocksDBOptionsFilesIsOptionalAndBoolean) {
-  Json j = {
-      {"commit_interval_records", 0}, {"commit_interval_ms", -1}, {"uncommitted_max_bytes", 1}};
-  TaskSetup setup;
-  setup.rocksdb_options_files = false;
-  ASSERT_TRUE(SetupFromJson(j, &setup).ok());
-  EXPECT_TRUE(setup.rocksdb_options_files);
-  j["rocksdb_options_files"] = false;
-  ASSERT_TRUE(SetupFromJson(j, &setup).ok());
-  EXPECT_FALSE(setup.rocksdb_options_files);
-  EXPECT_EQ(SetupJson(setup)["rocksdb_options_files"], false);
-  j["rocksdb_options_files"] = 0;
-  ExpectError(SetupFromJson(j, &setup), "setup: field \"rocksdb_options_files\" is true or false");
 }
 
 // The CLI told a trace's kind from its first line, so a leading blank line made a task trace

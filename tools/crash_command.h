@@ -1,5 +1,5 @@
-// `statecheck crash`: kill-and-recover cycles of a real task (properties/crash_runner.h) for one
-// configuration of the T1 table or all of them, each configuration in a worker process of its
+// `statecheck crash`: kill-and-recover cycles of a real task (properties/task/crash_runner.h) for
+// one configuration of the T1 table or all of them, each configuration in a worker process of its
 // own, `--jobs` at a time (tools/campaign_workers.h: ForkEach), so every core is busy. A worker
 // that dies is a failure of its configuration, like a failed check.
 #ifndef STATECHECK_TOOLS_CRASH_COMMAND_H_

@@ -17,6 +17,9 @@
 //     static void Next(Model&, const V::Op&);  // The next state, from the operation alone.
 //     // Optional: a check of the configuration before any case (T1's row, say).
 //     static std::optional<Finding> Preflight(const V::Config&);
+//     // Optional: each case's configuration, drawn from the property's (the task family's
+//     // per-case settings); a saved trace holds the drawn one.
+//     static rc::Gen<V::Config> GenConfig(const V::Config&);
 //   };
 //
 //   class Sut {
@@ -130,15 +133,15 @@ class Command final : public rc::state::Command<typename F::Model, Case<F>> {
   OpOf<F> op_;
 };
 
-// Writes the shrunk failing case of `out` as a trace (params.trace_dir), with the run's seed,
-// reproduce string and failure in its header.
+// Writes `failing`, the case `out` failed with, as a trace (params.trace_dir), with the run's
+// seed, reproduce string (if any) and failure in its header.
 template <Family F>
-void SaveFailingTrace(Trace<VocabularyOf<F>> failing, const PropertyParams& params,
-                      PropertyOutcome* out) {
-  if (out->passed || params.trace_dir.empty() || out->reproduce.empty()) return;
+void WriteFailingTrace(Trace<VocabularyOf<F>> failing, const PropertyParams& params,
+                       PropertyOutcome* out) {
+  if (out->passed || params.trace_dir.empty()) return;
   failing.info["property"] = out->property;
   failing.info["seed"] = params.seed;
-  failing.info["reproduce"] = out->reproduce;
+  if (!out->reproduce.empty()) failing.info["reproduce"] = out->reproduce;
   failing.info["failure"] = out->message;
   const std::string path = TracePathFor(params, *out);
   const Status s = WriteTraceFile(path, failing);
@@ -147,6 +150,14 @@ void SaveFailingTrace(Trace<VocabularyOf<F>> failing, const PropertyParams& para
   } else {
     out->message += "\n(the trace could not be saved: " + s.ToString() + ")";
   }
+}
+
+// Writes the shrunk failing case of a rapidcheck run (one with a reproduce string).
+template <Family F>
+void SaveFailingTrace(Trace<VocabularyOf<F>> failing, const PropertyParams& params,
+                      PropertyOutcome* out) {
+  if (out->reproduce.empty()) return;
+  WriteFailingTrace<F>(std::move(failing), params, out);
 }
 
 // The family's property for one configuration: random operation sequences from
@@ -161,6 +172,10 @@ PropertyOutcome CheckProperty(std::string property, const ConfigOf<F>& config,
     if (std::optional<Finding> finding = F::Preflight(config)) {
       out.rule = finding->rule;
       out.message = finding->ToString();
+      // A trace of no step: its replay fails the same check, at step 0.
+      Trace<VocabularyOf<F>> failing;
+      failing.config = config;
+      WriteFailingTrace<F>(std::move(failing), params, &out);
       return out;
     }
   }
@@ -169,7 +184,16 @@ PropertyOutcome CheckProperty(std::string property, const ConfigOf<F>& config,
     const CaseScope scope;
     Case<F> c;
     c.operations = &out.operations;
-    const Status started = start(config, ReplayTarget::kBoth, &c.sut);
+    ConfigOf<F> drawn;
+    const ConfigOf<F>* case_config_ptr = &config;
+    if constexpr (requires { F::GenConfig(config); }) {
+      drawn = *F::GenConfig(config);
+      case_config_ptr = &drawn;
+    }
+    const ConfigOf<F>& case_config = *case_config_ptr;
+    failing.config = case_config;  // A start that fails saves a trace of no step.
+    failing.steps.clear();
+    const Status started = start(case_config, ReplayTarget::kBoth, &c.sut);
     if (!started.ok()) {
       Fail(Finding{std::string(F::kStartRule), "the start failed: " + started.ToString()});
     }
@@ -177,14 +201,14 @@ PropertyOutcome CheckProperty(std::string property, const ConfigOf<F>& config,
       if (std::optional<Finding> finding = c.sut->Started()) Fail(std::move(*finding));
     }
     try {
-      rc::state::check(F::InitialModel(config), c, [](const typename F::Model& model) {
+      rc::state::check(F::InitialModel(case_config), c, [](const typename F::Model& model) {
         return rc::gen::map(F::GenOp(model), [](OpOf<F> op) {
           return std::shared_ptr<const rc::state::Command<typename F::Model, Case<F>>>(
               std::make_shared<Command<F>>(std::move(op)));
         });
       });
     } catch (...) {
-      failing.config = config;  // The last failing case is the shrunk one.
+      failing.config = case_config;  // The last failing case is the shrunk one.
       failing.steps = std::move(c.steps);
       throw;
     }

@@ -1,5 +1,5 @@
-// TaskSut's fault steps: arming fail points, damaged legacy files, faulty upgrades, crashes and
-// power loss (properties/task_sut.h).
+// Sut's fault steps: arming fail points, damaged legacy files, faulty upgrades, crashes and
+// power loss (sut.h).
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
@@ -27,14 +27,14 @@
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
 #include "properties/kit/json_lines.h"
-#include "properties/task_sut.h"
+#include "properties/task/sut.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
 namespace {
 
@@ -43,7 +43,7 @@ constexpr const char* kSyncFamilies[] = {"statecheck/fs/sync/*", "statecheck/fs/
 
 }  // namespace
 
-CheckResult TaskSut::Arm(const TaskOp& op) {
+CheckResult Sut::Arm(const Op& op) {
   if (op.point == kFullDisk) {
     if (!fault_env_.fs) return Finding("F1", "a full disk needs the fault file system");
     full_disk_refusals_ = fault_env_.fs->FullDiskRefusals();
@@ -61,13 +61,13 @@ CheckResult TaskSut::Arm(const TaskOp& op) {
   return std::nullopt;
 }
 
-bool TaskSut::ExplainedByInjectedFault(const Status& s, uint64_t fired) {
+bool Sut::ExplainedByInjectedFault(const Status& s, uint64_t fired) {
   if (faults::IsInjectedFault(s)) return true;
   return fired > 0 && s.code() == Status::Code::kInvalidArgument &&
          s.message().find("Direct I/O is not supported") != std::string::npos;
 }
 
-uint64_t TaskSut::Disarm(bool keep_disk_full) {
+uint64_t Sut::Disarm(bool keep_disk_full) {
   uint64_t fired = 0;
   for (const auto& [name, counts] : faults::FailPoints::Counts()) fired += counts.fired;
   faults::FailPoints::Reset();
@@ -79,11 +79,11 @@ uint64_t TaskSut::Disarm(bool keep_disk_full) {
   return fired;
 }
 
-std::string TaskSut::StoreOf(const std::string& position_file) {
+std::string Sut::StoreOf(const std::string& position_file) {
   return position_file.substr(0, position_file.size() - (sizeof(kPositionFileSuffix) - 1));
 }
 
-std::vector<std::string> TaskSut::LegacyFileNames() {
+std::vector<std::string> Sut::LegacyFileNames() {
   std::vector<std::string> names = {kCheckpointFileName};
   for (const std::string& store : model::TaskModel::StoreNames()) {
     names.push_back(store + kPositionFileSuffix);
@@ -91,7 +91,7 @@ std::vector<std::string> TaskSut::LegacyFileNames() {
   return names;
 }
 
-TaskSut::LegacyFiles TaskSut::ReadLegacyFiles() const {
+Sut::LegacyFiles Sut::ReadLegacyFiles() const {
   LegacyFiles out;
   for (const std::string& name : LegacyFileNames()) {
     if (Env()->FileExists(StatePath(name)).ok()) out.present.push_back(name);
@@ -111,7 +111,7 @@ TaskSut::LegacyFiles TaskSut::ReadLegacyFiles() const {
   return out;
 }
 
-CheckResult TaskSut::Damage(const std::string& file, const std::string& damage) {
+CheckResult Sut::Damage(const std::string& file, const std::string& damage) {
   const std::string path = StatePath(file);
   std::string text;
   if (!Env()->FileExists(path).ok() || !rocksdb::ReadFileToString(Env(), path, &text).ok()) {
@@ -145,7 +145,7 @@ CheckResult TaskSut::Damage(const std::string& file, const std::string& damage) 
   return std::nullopt;
 }
 
-CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
+CheckResult Sut::FaultyUpgrade(const Op& op) {
   if (options_.config.format != StateFormat::kLegacy) {
     return Finding("U2",
                    "faultyUpgrade: the task runs in the current format; the step needs "
@@ -188,7 +188,7 @@ CheckResult TaskSut::FaultyUpgrade(const TaskOp& op) {
   return Restart(/*clean=*/false, op.format, &before);
 }
 
-CheckResult TaskSut::Crash(uint64_t tear_seed, bool task_open) {
+CheckResult Sut::Crash(uint64_t tear_seed, bool task_open) {
   if (fault_env_.fs) fault_env_.fs->SetActive(false);  // Nothing written after the crash.
   if (task_open) task_->Abandon();
   task_.reset();
@@ -197,7 +197,7 @@ CheckResult TaskSut::Crash(uint64_t tear_seed, bool task_open) {
   return Restart(/*clean=*/false);
 }
 
-void TaskSut::NoteDown(Shutdown kind) {
+void Sut::NoteDown(Shutdown kind) {
   if (kind != Shutdown::kRevived) {
     CountCrash(/*power_loss=*/kind == Shutdown::kPowerLoss);
     ++crashes_since_commit_;
@@ -207,7 +207,7 @@ void TaskSut::NoteDown(Shutdown kind) {
   shutdown_.kind = kind;
 }
 
-CheckResult TaskSut::KeepGoing() {
+CheckResult Sut::KeepGoing() {
   // What the log holds before the failed task is asked to do anything more.
   auto ends = [&](std::map<std::string, int64_t>* out) -> CheckResult {
     for (const std::string& partition : log_->Partitions()) {
@@ -290,8 +290,8 @@ CheckResult TaskSut::KeepGoing() {
   return Restart(/*clean=*/false, std::nullopt, nullptr, keep_log);
 }
 
-faults::DurableDamage TaskSut::DrawDamage(uint64_t at, size_t candidates, uint64_t limit,
-                                          const std::string& how) {
+faults::DurableDamage Sut::DrawDamage(uint64_t at, size_t candidates, uint64_t limit,
+                                      const std::string& how) {
   faults::DurableDamage damage;
   damage.offset = (at / candidates) % limit;
   damage.kind =
@@ -301,8 +301,8 @@ faults::DurableDamage TaskSut::DrawDamage(uint64_t at, size_t candidates, uint64
   return damage;
 }
 
-CheckResult TaskSut::RepairDamage(const std::string& path, uint64_t offset,
-                                  const std::string& previous) {
+CheckResult Sut::RepairDamage(const std::string& path, uint64_t offset,
+                              const std::string& previous) {
   fault_env_.fs->SetActive(false);
   const Status s = fault_env_.fs->RepairDurable(path, offset, previous);
   fault_env_.fs->SetActive(true);
@@ -310,7 +310,7 @@ CheckResult TaskSut::RepairDamage(const std::string& path, uint64_t offset,
   return std::nullopt;
 }
 
-CheckResult TaskSut::DamageLog(const TaskOp& op) {
+CheckResult Sut::DamageLog(const Op& op) {
   if (!fault_env_.fs) return Finding("F6", "damageLog needs the fault file system");
   fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
   task_->Abandon();
@@ -393,7 +393,7 @@ CheckResult TaskSut::DamageLog(const TaskOp& op) {
   return Restart(/*clean=*/false);
 }
 
-CheckResult TaskSut::DamageStore(const TaskOp& op) {
+CheckResult Sut::DamageStore(const Op& op) {
   if (!fault_env_.fs) return Finding("F6", "damageStore needs the fault file system");
   fault_env_.fs->SetActive(false);  // The process dies; nothing is lost.
   task_->Abandon();
@@ -536,8 +536,8 @@ CheckResult TaskSut::DamageStore(const TaskOp& op) {
   return std::nullopt;
 }
 
-CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::string& how,
-                                       uint64_t offset, const std::string& previous) {
+CheckResult Sut::DamagedLegacyFile(const std::string& name, const std::string& how, uint64_t offset,
+                                   const std::string& previous) {
   const std::string path = StatePath(name);
   std::string after;
   if (!rocksdb::ReadFileToString(Env(), path, &after).ok() || offset > after.size()) {
@@ -576,7 +576,7 @@ CheckResult TaskSut::DamagedLegacyFile(const std::string& name, const std::strin
   return std::nullopt;
 }
 
-CheckResult TaskSut::FaultyRead(const TaskOp& op) {
+CheckResult Sut::FaultyRead(const Op& op) {
   struct Read {
     std::string what;  // "an IQ reader's scan of store kv", ...
     std::string rule;  // Whose check a wrong answer without a fault fails: T3/T4 or T5.
@@ -635,7 +635,7 @@ CheckResult TaskSut::FaultyRead(const TaskOp& op) {
   return std::nullopt;
 }
 
-CheckResult TaskSut::FaultyClose(const TaskOp& op) {
+CheckResult Sut::FaultyClose(const Op& op) {
   if (CheckResult why = Arm(op)) return why;
   CheckResult closed = CloseCleanly("F8");
   const uint64_t fired = Disarm();
@@ -675,7 +675,7 @@ CheckResult TaskSut::FaultyClose(const TaskOp& op) {
   return why;
 }
 
-CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
+CheckResult Sut::PowerLoss(uint64_t tear_seed) {
   NoteDown(config_.power_loss ? Shutdown::kPowerLoss : Shutdown::kCrash);
   if (!config_.power_loss) {
     if (fault_env_.fs) fault_env_.fs->SetActive(true);  // A process crash loses nothing.
@@ -699,4 +699,4 @@ CheckResult TaskSut::PowerLoss(uint64_t tear_seed) {
   return std::nullopt;
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

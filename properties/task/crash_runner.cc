@@ -1,4 +1,4 @@
-#include "properties/crash_runner.h"
+#include "properties/task/crash_runner.h"
 
 #include <fcntl.h>
 #include <fiu-control.h>
@@ -22,12 +22,12 @@
 #include "model/task_model.h"
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
-#include "properties/task_property.h"
+#include "properties/task/property.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 namespace {
 
 namespace fs = std::filesystem;
@@ -598,4 +598,4 @@ Status RunCrashCycles(const CrashRunOptions& o,
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

@@ -1,7 +1,7 @@
 // The task family's system under test: one case's engine side (a log and a task on the fault
 // file system) and model side (model::TaskModel), driven a step at a time, with the checks that
-// compare them (properties/task_checks.cc) and the fault steps (properties/task_faults.cc).
-// Internal to the task property (properties/task_property.cc runs it; task_generator.cc
+// compare them (checks.cc) and the fault steps (faults.cc).
+// Internal to the task property (property.cc declares it to the state-machine kit; generator.cc
 // generates its steps).
 #ifndef STATECHECK_PROPERTIES_TASK_SUT_H_
 #define STATECHECK_PROPERTIES_TASK_SUT_H_
@@ -19,34 +19,44 @@
 #include "model/state_config_model.h"
 #include "model/task_model.h"
 #include "properties/evidence.h"
+#include "properties/kit/family.h"
 #include "properties/recording_logger.h"
-#include "properties/task_property.h"
+#include "properties/task/property.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
 // The task's input and output partitions in every case.
 inline constexpr char kTaskInput[] = "input";
 inline constexpr char kTaskOutput[] = "output";
 
 // The engine side and the model side of one case.
-class TaskSut {
+class Sut {
  public:
-  TaskSut(std::string dir, const TaskConfig& config, const StateConfig& resolved,
-          const TaskSetup& setup, int64_t* operations);
+  // `config`'s task, with its setup, in `dir`.
+  Sut(std::string dir, const Config& config, const StateConfig& resolved);
 
-  ~TaskSut();
+  ~Sut();
 
-  // Opens the log and the task (a first start: C2); held or the finding.
-  CheckResult Start();
+  // Opens the log and the task (a first start: C2); held or the finding, which Started() then
+  // reports (the kit fails the case with it before any step).
+  CheckResult Start() {
+    started_ = Open();
+    return started_;
+  }
+  std::optional<Finding> Started() const { return started_; }
 
-  // Runs `op` on both sides and checks them; held or the finding, its message naming the step.
-  // When every check of the step held, the situations it reached count (evidence.h).
-  CheckResult Step(const TaskOp& op);
+  // Runs `op` on both sides and checks them; held or the finding, its message naming the case's
+  // setup. When every check of the step held, the situations it reached count (evidence.h). A
+  // task step records no expectation: a trace replays through the same checks.
+  kit::StepResult Step(const Op& op, const std::optional<Json>& expect);
 
  private:
+  // Start's work.
+  CheckResult Open();
+
   // What the model said before the step (for the situations the step reaches).
   struct ModelSnapshot {
     int64_t committed_input = 0;
@@ -100,7 +110,7 @@ class TaskSut {
     bool full_disk_start_failed = false;  // which failed with ENOSPC (F7).
   };
 
-  CheckResult Apply(const TaskOp& op);
+  CheckResult Apply(const Op& op);
 
   // A clean close (Task::Close) and the model's: its commit of what was processed since the last
   // one (C5). Held, or a finding of `rule` when Close fails.
@@ -109,7 +119,7 @@ class TaskSut {
   // Arms the fault of a faulty step: `op.point` ("fsync": every fsync and directory fsync) fails
   // its `op.n`-th time with `op.error`; kFullDisk fills the disk, `op.n` bytes left (F7). Held,
   // or an F1 finding (the harness could not inject).
-  CheckResult Arm(const TaskOp& op);
+  CheckResult Arm(const Op& op);
   // F1: whether `s`, from a call during which `fired` faults fired, is the injected error.
   // RocksDB's DB::Open opens CURRENT a second time when the first open fails, and when the second
   // succeeds reports "Direct I/O is not supported by the specified DB." (RocksDB 7.8,
@@ -145,7 +155,7 @@ class TaskSut {
   // armed. A failure must be the injected one (F1); then the machine loses power and the task
   // starts in `op.format`: each store must be legacy with its files, or current with what they
   // said (U2).
-  CheckResult FaultyUpgrade(const TaskOp& op);
+  CheckResult FaultyUpgrade(const Op& op);
 
   // A crash: the process dies (and under power loss the machine too), then restarts.
   CheckResult Crash(uint64_t tear_seed, bool task_open = true);
@@ -161,7 +171,7 @@ class TaskSut {
   // partition that has a valid record after it; a start must fail with Corruption naming the
   // file and the byte offset (InspectLog too). The damage is then repaired (the file restored
   // from a good copy) and the task restarts as after any crash.
-  CheckResult DamageLog(const TaskOp& op);
+  CheckResult DamageLog(const Op& op);
   // A damage step's damage to the (at % candidates)-th of its candidate files, whose first
   // `limit` bytes qualify: the byte (at / candidates % limit), the bit flipped or the run zeroed
   // (`how`: "flip" or "zero"; a run stays below `limit`), all drawn from `at`.
@@ -178,7 +188,7 @@ class TaskSut {
   // model), the file repaired if it is still there, and the task restarts as after a crash.
   // In the legacy format (whose start uses up the legacy files, so it cannot be tried and
   // abandoned) the damage goes to the .checkpoint or a .position file: DamagedLegacyFile.
-  CheckResult DamageStore(const TaskOp& op);
+  CheckResult DamageStore(const Op& op);
   // F6, U5: `previous` was at byte `offset` of the legacy file `name` before damage (`how`). What
   // the damaged file makes the start do is the model's (ExpectedLegacyFileDamage): a file that no
   // longer reads must be logged as an error naming it, and the stores it covers wiped and restored
@@ -192,7 +202,7 @@ class TaskSut {
   // what the model says or fails with the injected error — never fewer records or another value
   // without an error. The task is not touched: the step's checks then read every store again
   // without the fault, and the next steps process and commit on (the store goes on, F8).
-  CheckResult FaultyRead(const TaskOp& op);
+  CheckResult FaultyRead(const Op& op);
 
   // F8, L1 for a close: with the close's marker write armed, a clean close must succeed and log
   // an error naming each store whose marker it could not clear (as many as the point fired);
@@ -200,7 +210,7 @@ class TaskSut {
   // row says, nothing the close committed lost. When a marker was lost, the task closes cleanly
   // once more and the start after that must find every store clean and wipe none: recovery
   // converged (L1), rather than restoring again at every start (KAFKA-20753).
-  CheckResult FaultyClose(const TaskOp& op);
+  CheckResult FaultyClose(const Op& op);
 
   // Notes a crash or a revival for the restart's checks and the campaign's tally.
   void NoteDown(Shutdown kind);
@@ -256,10 +266,10 @@ class TaskSut {
   // The checks after every step: the commit triggers first (C5; T11 and T6 for the bytes
   // trigger), then what the commits made visible (C1, C3, C4), the stores (T3, T4, T5) and the
   // uncommitted bytes (T6).
-  CheckResult CheckLive(const TaskOp& op);
+  CheckResult CheckLive(const Op& op);
 
   // The situations of a step whose live checks held (C1, C3, C5, T11).
-  void NoteLive(const TaskOp& op, int64_t bytes);
+  void NoteLive(const Op& op, int64_t bytes);
 
   CheckResult ReadCommitted(int64_t* input, std::vector<model::OutputRecord>* output);
 
@@ -276,10 +286,9 @@ class TaskSut {
   static std::string Show(const model::StoreState& s);
 
   const std::string dir_;
-  const TaskConfig config_;
-  const TaskSetup setup_;
-  int64_t* operations_;
-  int steps_ = 0;
+  const Config config_;
+  const Setup setup_;
+  std::optional<Finding> started_;
   bool eos_ = false;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   faults::FaultEnv fault_env_;                  // Unless real_disk (never with power loss).
@@ -315,6 +324,6 @@ class TaskSut {
   std::vector<StateFormat> switches_;    // The formats each switch went to.
 };
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task
 
 #endif  // STATECHECK_PROPERTIES_TASK_SUT_H_

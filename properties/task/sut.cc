@@ -1,5 +1,5 @@
-// TaskSut: starting a case, applying a step to both sides, restarts (properties/task_sut.h).
-#include "properties/task_sut.h"
+// Sut: starting a case, applying a step to both sides, restarts (sut.h).
+#include "properties/task/sut.h"
 
 #include <rocksdb/env.h>
 #include <unistd.h>
@@ -25,11 +25,11 @@
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& resolved,
-                 const TaskSetup& setup, int64_t* operations)
-    : dir_(std::move(dir)), config_(config), setup_(setup), operations_(operations) {
+Sut::Sut(std::string dir, const Config& config, const StateConfig& resolved)
+    : dir_(std::move(dir)), config_(config), setup_(config.setup) {
+  const Setup& setup = config.setup;
   options_.application_id = "app";
   options_.input_partition = kTaskInput;
   options_.output_partition = kTaskOutput;
@@ -73,37 +73,36 @@ TaskSut::TaskSut(std::string dir, const TaskConfig& config, const StateConfig& r
   }
 }
 
-TaskSut::~TaskSut() {
+Sut::~Sut() {
   task_.reset();
   log_.reset();
   faults::FailPoints::Reset();
   std::filesystem::remove_all(dir_);
 }
 
-CheckResult TaskSut::Start() {
+CheckResult Sut::Open() {
   if (CheckResult why = OpenTheLog("C2")) return why;
   const Status s = OpenTask(options_, NewProcessor(), &task_);
   if (!s.ok()) return Finding("C2", "opening the task: " + s.ToString());
   return std::nullopt;
 }
 
-CheckResult TaskSut::Step(const TaskOp& op) {
-  ++*operations_;
-  ++steps_;
+kit::StepResult Sut::Step(const Op& op, const std::optional<Json>&) {
   before_ = Snapshot();
   step_ = StepFacts{};
   logs_->Take();
   CheckResult why = Apply(op);
   if (!why) why = CheckLive(op);
+  kit::StepResult result;
   if (!why) {
     HeldAll();
-    return std::nullopt;
+    return result;
   }
-  return Finding(why->rule, "step " + std::to_string(steps_) + ": " + TaskOpToString(op) + " (" +
-                                setup_.ToString() + ")\n  " + why->message);
+  result.finding = Finding(why->rule, "(" + setup_.ToString() + ")\n  " + why->message);
+  return result;
 }
 
-TaskSut::ModelSnapshot TaskSut::Snapshot() const {
+Sut::ModelSnapshot Sut::Snapshot() const {
   ModelSnapshot m;
   m.committed_input = model_->committed_input_offset();
   m.next_input = model_->next_input_offset();
@@ -118,9 +117,9 @@ TaskSut::ModelSnapshot TaskSut::Snapshot() const {
   return m;
 }
 
-CheckResult TaskSut::Apply(const TaskOp& op) {
+CheckResult Sut::Apply(const Op& op) {
   switch (op.type) {
-    case TaskOpType::kAppend: {
+    case OpType::kAppend: {
       for (const auto& [k, v] : op.records) {
         int64_t offset = 0;
         const Status s = log_->Append(
@@ -133,7 +132,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       if (!s.ok()) return Finding("C1", "syncing input: " + s.ToString());
       return std::nullopt;
     }
-    case TaskOpType::kProcess: {
+    case OpType::kProcess: {
       int64_t processed = 0;
       const Status s = task_->Process(op.n, &processed);
       if (!s.ok()) return Finding("C1", "Process: " + s.ToString());
@@ -144,18 +143,18 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       }
       return std::nullopt;
     }
-    case TaskOpType::kAdvanceClock:
+    case OpType::kAdvanceClock:
       clock_->Advance(op.n);
       return std::nullopt;
-    case TaskOpType::kCommit: {
+    case OpType::kCommit: {
       const Status s = task_->Commit();
       if (!s.ok()) return Finding("C1", "Commit: " + s.ToString());
       model_->Commit(clock_->NowMs());
       return std::nullopt;
     }
-    case TaskOpType::kCrash:
+    case OpType::kCrash:
       return Crash(op.tear_seed);
-    case TaskOpType::kFaultyCommit: {
+    case OpType::kFaultyCommit: {
       // Armed: process `k` records (commits their triggers ask for included), then commit.
       if (CheckResult why = Arm(op)) return why;
       int64_t processed = 0;
@@ -202,7 +201,7 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       }
       return op.keep_going ? KeepGoing() : Crash(op.tear_seed);
     }
-    case TaskOpType::kFaultyRestore: {
+    case OpType::kFaultyRestore: {
       // A crash, then a restart that fails at the armed fault (by default after the first
       // restore batch) with the injected error, said clearly (F1); then another crash and a
       // restart that must still find every commit.
@@ -239,20 +238,20 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       log_.reset();
       return Crash(op.tear_seed, /*task_open=*/false);
     }
-    case TaskOpType::kDamageLog:
+    case OpType::kDamageLog:
       return DamageLog(op);
-    case TaskOpType::kDamageStore:
+    case OpType::kDamageStore:
       return DamageStore(op);
-    case TaskOpType::kFaultyRead:
+    case OpType::kFaultyRead:
       return FaultyRead(op);
-    case TaskOpType::kFaultyClose:
+    case OpType::kFaultyClose:
       return FaultyClose(op);
-    case TaskOpType::kRestart: {
+    case OpType::kRestart: {
       if (CheckResult why = CloseCleanly("C1")) return why;
       return Restart(/*clean=*/true);
     }
-    case TaskOpType::kRestartAs:
-    case TaskOpType::kDamageFile: {
+    case OpType::kRestartAs:
+    case OpType::kDamageFile: {
       if (op.clean) {
         if (CheckResult why = CloseCleanly("C1")) return why;
       } else {
@@ -264,20 +263,20 @@ CheckResult TaskSut::Apply(const TaskOp& op) {
       if (!op.clean) {
         if (CheckResult why = PowerLoss(op.tear_seed)) return why;
       }
-      if (op.type == TaskOpType::kDamageFile) {
+      if (op.type == OpType::kDamageFile) {
         if (CheckResult why = Damage(op.file, op.damage)) return why;
         step_.damaged_file = op.file;
         step_.damage = op.damage;
       }
       return Restart(op.clean, op.format);
     }
-    case TaskOpType::kFaultyUpgrade:
+    case OpType::kFaultyUpgrade:
       return FaultyUpgrade(op);
   }
-  return Finding("C1", "unknown op " + TaskOpToString(op));
+  return Finding("C1", "unknown op " + OpToString(op));
 }
 
-CheckResult TaskSut::CloseCleanly(const std::string& rule) {
+CheckResult Sut::CloseCleanly(const std::string& rule) {
   const bool commits = model_->next_input_offset() > model_->committed_input_offset();
   const Status s = task_->Close();
   if (!s.ok()) return Finding(rule, "Close: " + s.ToString());
@@ -286,13 +285,13 @@ CheckResult TaskSut::CloseCleanly(const std::string& rule) {
   return std::nullopt;
 }
 
-void TaskSut::UseFormat(StateFormat format) {
+void Sut::UseFormat(StateFormat format) {
   format_ = format;
   options_.config = configs_.at(format);
   options_.config.uncommitted_max_bytes = setup_.uncommitted_max_bytes;
 }
 
-model::TaskModelConfig TaskSut::ModelConfig() const {
+model::TaskModelConfig Sut::ModelConfig() const {
   // The model runs T1's row as the model reads the table, not the engine's resolution.
   const model::T1Row& c = rows_.at(format_);
   model::TaskModelConfig mc;
@@ -309,11 +308,11 @@ model::TaskModelConfig TaskSut::ModelConfig() const {
   return mc;
 }
 
-std::string TaskSut::StatePath(const std::string& file) const {
+std::string Sut::StatePath(const std::string& file) const {
   return options_.state_directory + "/" + file;
 }
 
-std::string TaskSut::StartRule(const Status& s, const std::string& clean_rule) const {
+std::string Sut::StartRule(const Status& s, const std::string& clean_rule) const {
   switch (shutdown_.kind) {
     case Shutdown::kClean:
       return clean_rule;
@@ -331,7 +330,7 @@ std::string TaskSut::StartRule(const Status& s, const std::string& clean_rule) c
   return "F2";
 }
 
-LogOptions TaskSut::LogOptionsFor() const {
+LogOptions Sut::LogOptionsFor() const {
   LogOptions lo;
   lo.directory = dir_ + "/log";
   lo.env = options_.env;
@@ -340,7 +339,7 @@ LogOptions TaskSut::LogOptionsFor() const {
   return lo;
 }
 
-CheckResult TaskSut::OpenTheLog(const std::string& clean_rule) {
+CheckResult Sut::OpenTheLog(const std::string& clean_rule) {
   const bool kept = log_kept_after_failure_;
   log_kept_after_failure_ = false;
   const Status s = OpenLog(LogOptionsFor(), &log_);
@@ -360,8 +359,8 @@ CheckResult TaskSut::OpenTheLog(const std::string& clean_rule) {
   return std::nullopt;
 }
 
-CheckResult TaskSut::Restart(bool clean, std::optional<StateFormat> format,
-                             const LegacyFiles* upgrade_files, bool keep_log) {
+CheckResult Sut::Restart(bool clean, std::optional<StateFormat> format,
+                         const LegacyFiles* upgrade_files, bool keep_log) {
   task_.reset();
   if (clean) shutdown_ = ShutdownFacts{};
   if (!keep_log) {
@@ -394,8 +393,8 @@ CheckResult TaskSut::Restart(bool clean, std::optional<StateFormat> format,
   return CheckRestart(clean, before, upgrade_files != nullptr);
 }
 
-std::unique_ptr<Processor> TaskSut::NewProcessor() const {
+std::unique_ptr<Processor> Sut::NewProcessor() const {
   return config_.processor ? config_.processor() : NewKeyValueProcessor();
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

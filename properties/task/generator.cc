@@ -1,4 +1,4 @@
-#include "properties/task_generator.h"
+#include "properties/task/generator.h"
 
 #include <string>
 #include <vector>
@@ -6,35 +6,35 @@
 #include "properties/generators.h"
 #include "statecheck/hooks/fail_points.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
+rc::Gen<Op> GenOp(const GenState& state) {
   return rc::gen::exec([state] {
     const bool power_loss = state.power_loss;
     const int formats = state.format_switches ? 1 : 0;
     const int crashes = state.crashes ? 1 : 0;
-    TaskOp op;
-    op.type = PickWeighted<TaskOpType>(
-        {{4, TaskOpType::kAppend},
-         {5, TaskOpType::kProcess},
-         {2, TaskOpType::kAdvanceClock},  // C5's time interval.
-         {2, TaskOpType::kCommit},
-         {2 * crashes, TaskOpType::kCrash},
-         {2, TaskOpType::kRestart},
-         {power_loss ? 3 * crashes : 0, TaskOpType::kFaultyCommit},
-         {power_loss ? crashes : 0, TaskOpType::kFaultyRestore},
-         {3 * formats, TaskOpType::kRestartAs},
+    Op op;
+    op.type = PickWeighted<OpType>(
+        {{4, OpType::kAppend},
+         {5, OpType::kProcess},
+         {2, OpType::kAdvanceClock},  // C5's time interval.
+         {2, OpType::kCommit},
+         {2 * crashes, OpType::kCrash},
+         {2, OpType::kRestart},
+         {power_loss ? 3 * crashes : 0, OpType::kFaultyCommit},
+         {power_loss ? crashes : 0, OpType::kFaultyRestore},
+         {3 * formats, OpType::kRestartAs},
          // A damaged file matters most beside legacy stores (U5).
-         {(state.legacy ? 3 : 1) * formats, TaskOpType::kDamageFile},
-         {state.legacy ? 4 * formats * crashes : 0, TaskOpType::kFaultyUpgrade},
-         {power_loss ? crashes : 0, TaskOpType::kDamageLog},
-         {power_loss ? crashes : 0, TaskOpType::kDamageStore},
-         {1, TaskOpType::kFaultyRead},
+         {(state.legacy ? 3 : 1) * formats, OpType::kDamageFile},
+         {state.legacy ? 4 * formats * crashes : 0, OpType::kFaultyUpgrade},
+         {power_loss ? crashes : 0, OpType::kDamageLog},
+         {power_loss ? crashes : 0, OpType::kDamageStore},
+         {1, OpType::kFaultyRead},
          // A close's marker is the current format's: not drawn where the case starts legacy,
          // whose draws go to the upgrade steps (the sweep closes faultily there after upgrading).
-         {formats ? 0 : crashes, TaskOpType::kFaultyClose}});
+         {formats ? 0 : crashes, OpType::kFaultyClose}});
     switch (op.type) {
-      case TaskOpType::kAppend: {
+      case OpType::kAppend: {
         const int n = *UniformInRange<int>(1, 4);
         for (int i = 0; i < n; ++i) {
           std::string key = *rc::gen::elementOf(std::vector<std::string>{"a", "b", "ab", "c"});
@@ -46,13 +46,13 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         }
         break;
       }
-      case TaskOpType::kProcess:
+      case OpType::kProcess:
         op.n = *UniformInRange<int64_t>(1, 8);
         break;
-      case TaskOpType::kAdvanceClock:
+      case OpType::kAdvanceClock:
         op.n = *rc::gen::elementOf(std::vector<int64_t>{1, 60, 200});
         break;
-      case TaskOpType::kFaultyCommit: {
+      case OpType::kFaultyCommit: {
         std::vector<std::string> points = {"fsync",
                                            "fsync",
                                            "fsync",
@@ -105,7 +105,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         op.keep_going = *rc::gen::arbitrary<bool>();
         break;
       }
-      case TaskOpType::kFaultyRestore:
+      case OpType::kFaultyRestore:
         // Where a start can fail: the restore's own point, or any file operation of the log's
         // and the stores' recovery.
         op.point = *rc::gen::elementOf(std::vector<std::string>{
@@ -120,7 +120,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
             faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
-      case TaskOpType::kFaultyRead: {
+      case OpType::kFaultyRead: {
         // Where a read can fail: a step of its iterator, a Get, a read of a table file — the
         // last only where RocksDB runs no background work (the power-loss configurations): a
         // compaction that met the fault would fail the task's later writes at random.
@@ -132,17 +132,17 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         op.n = *UniformInRange<int64_t>(1, op.point == kFailStoreIterate ? 8 : 4);
         break;
       }
-      case TaskOpType::kFaultyClose:
+      case OpType::kFaultyClose:
         // The first or the second store the close closes loses its marker (or, past them, none).
         op.point = kFailStoreCloseMarker;
         op.n = *UniformInRange<int64_t>(1, 3);
         break;
-      case TaskOpType::kRestartAs:
-      case TaskOpType::kDamageFile:
+      case OpType::kRestartAs:
+      case OpType::kDamageFile:
         // Without crashes every switch starts after a clean close.
         op.clean = state.crashes ? *rc::gen::arbitrary<bool>() : true;
         op.format = *rc::gen::element(StateFormat::kLegacy, StateFormat::kCurrent);
-        if (op.type == TaskOpType::kDamageFile) {
+        if (op.type == OpType::kDamageFile) {
           op.file = *rc::gen::elementOf(
               std::vector<std::string>(std::begin(kLegacyFiles), std::end(kLegacyFiles)));
           // A negative offset (skipped with a warning, SPEC U) is the subtlest damage: thrice.
@@ -152,7 +152,7 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
         }
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
-      case TaskOpType::kFaultyUpgrade:
+      case OpType::kFaultyUpgrade:
         // Where an upgrade can fail: a store opened in the current format before its import,
         // between the imports and the deletion of the files, any operation on the legacy
         // files, or the n-th fsync (the imports' flushes).
@@ -179,11 +179,11 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
             faults::FaultSpec::Error::kIO, faults::FaultSpec::Error::kNoSpace});
         op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
-      case TaskOpType::kCrash:
+      case OpType::kCrash:
         if (power_loss) op.tear_seed = *rc::gen::arbitrary<uint64_t>();
         break;
-      case TaskOpType::kDamageLog:
-      case TaskOpType::kDamageStore:
+      case OpType::kDamageLog:
+      case OpType::kDamageStore:
         op.damage = *rc::gen::elementOf(
             std::vector<std::string>(std::begin(kLogDamages), std::end(kLogDamages)));
         op.n = *rc::gen::inRange<int64_t>(0, int64_t{1} << 40);
@@ -195,4 +195,4 @@ rc::Gen<TaskOp> GenTaskOp(const TaskGenState& state) {
   });
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

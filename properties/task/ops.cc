@@ -1,13 +1,12 @@
-#include "properties/task_trace.h"
+#include "properties/task/ops.h"
 
 #include <iterator>
 #include <limits>
 
 #include "properties/kit/json_lines.h"
-#include "properties/kit/trace_header.h"
 #include "statecheck/hooks/fail_points.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 namespace {
 
 constexpr const char* kErrorNames[] = {"EIO", "ENOSPC", "short write"};
@@ -56,56 +55,56 @@ Status OneOf(const Json& j, const std::string& name, const char* field,
 
 }  // namespace
 
-Json TaskOpToJson(const TaskOp& op) {
+Json OpToJson(const Op& op) {
   Json j;
-  j["op"] = kTaskOpNames[static_cast<int>(op.type)];
-  if (op.type == TaskOpType::kAppend) {
+  j["op"] = kOpNames[static_cast<int>(op.type)];
+  if (op.type == OpType::kAppend) {
     Json records = Json::array();
     for (const auto& [k, v] : op.records) {
       records.push_back(Json::array({EscapeBytes(k), v ? Json(EscapeBytes(*v)) : Json(nullptr)}));
     }
     j["records"] = std::move(records);
   }
-  if (op.type == TaskOpType::kProcess) j["max_records"] = op.n;
-  if (op.type == TaskOpType::kAdvanceClock) j["ms"] = op.n;
-  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile) {
+  if (op.type == OpType::kProcess) j["max_records"] = op.n;
+  if (op.type == OpType::kAdvanceClock) j["ms"] = op.n;
+  if (op.type == OpType::kRestartAs || op.type == OpType::kDamageFile) {
     j["clean"] = op.clean;
   }
-  if (op.type == TaskOpType::kDamageFile) {
+  if (op.type == OpType::kDamageFile) {
     j["file"] = op.file;
     j["damage"] = op.damage;
   }
-  if (op.type == TaskOpType::kDamageLog || op.type == TaskOpType::kDamageStore) {
+  if (op.type == OpType::kDamageLog || op.type == OpType::kDamageStore) {
     j["damage"] = op.damage;
     j["at"] = op.n;
   }
-  if (op.type == TaskOpType::kRestartAs || op.type == TaskOpType::kDamageFile ||
-      op.type == TaskOpType::kFaultyUpgrade) {
+  if (op.type == OpType::kRestartAs || op.type == OpType::kDamageFile ||
+      op.type == OpType::kFaultyUpgrade) {
     j["format"] = StateFormatName(op.format);
   }
-  if (op.type == TaskOpType::kFaultyCommit || op.type == TaskOpType::kFaultyUpgrade ||
-      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kFaultyRead ||
-      op.type == TaskOpType::kFaultyClose) {
-    if (op.type == TaskOpType::kFaultyCommit) j["process"] = op.k;
+  if (op.type == OpType::kFaultyCommit || op.type == OpType::kFaultyUpgrade ||
+      op.type == OpType::kFaultyRestore || op.type == OpType::kFaultyRead ||
+      op.type == OpType::kFaultyClose) {
+    if (op.type == OpType::kFaultyCommit) j["process"] = op.k;
     j["point"] = op.point;
     j["n"] = op.n;
     j["error"] = kErrorNames[static_cast<int>(op.error)];
-    if (op.type == TaskOpType::kFaultyCommit) j["keep_going"] = op.keep_going;
+    if (op.type == OpType::kFaultyCommit) j["keep_going"] = op.keep_going;
   }
-  if (op.type == TaskOpType::kCrash || op.type == TaskOpType::kFaultyCommit ||
-      op.type == TaskOpType::kFaultyRestore || op.type == TaskOpType::kRestartAs ||
-      op.type == TaskOpType::kDamageFile || op.type == TaskOpType::kFaultyUpgrade) {
+  if (op.type == OpType::kCrash || op.type == OpType::kFaultyCommit ||
+      op.type == OpType::kFaultyRestore || op.type == OpType::kRestartAs ||
+      op.type == OpType::kDamageFile || op.type == OpType::kFaultyUpgrade) {
     j["tear_seed"] = op.tear_seed;
   }
   return j;
 }
 
-std::string TaskOpToString(const TaskOp& op) {
+std::string OpToString(const Op& op) {
   // Points and files name what the trace said; invalid UTF-8 is replaced, not thrown.
-  return TaskOpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return OpToJson(op).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-Json SetupJson(const TaskSetup& setup) {
+Json SetupJson(const Setup& setup) {
   return Json{{"commit_interval_records", setup.commit_interval_records},
               {"commit_interval_ms", setup.commit_interval_ms},
               {"uncommitted_max_bytes", setup.uncommitted_max_bytes},
@@ -115,7 +114,7 @@ Json SetupJson(const TaskSetup& setup) {
               {"rocksdb_options_files", setup.rocksdb_options_files}};
 }
 
-Status SetupFromJson(const Json& j, TaskSetup* setup) {
+Status SetupFromJson(const Json& j, Setup* setup) {
   if (!j.is_object()) return Status::InvalidArgument("setup: must be a JSON object");
   STATECHECK_RETURN_IF_ERROR(CheckKeys(
       j,
@@ -156,18 +155,18 @@ Status SetupFromJson(const Json& j, TaskSetup* setup) {
   return Status::Ok();
 }
 
-Status TaskOpFromJson(const Json& j, TaskOp* op) {
-  *op = TaskOp();
+Status OpFromJson(const Json& j, Op* op) {
+  *op = Op();
   if (!j.is_object() || !j.contains("op") || !j["op"].is_string()) {
     return Status::InvalidArgument("missing field \"op\"");
   }
   const std::string name = j["op"].get<std::string>();
   int type = -1;
-  for (int i = 0; i < static_cast<int>(std::size(kTaskOpNames)); ++i) {
-    if (name == kTaskOpNames[i]) type = i;
+  for (int i = 0; i < static_cast<int>(std::size(kOpNames)); ++i) {
+    if (name == kOpNames[i]) type = i;
   }
   if (type < 0) return Status::InvalidArgument("unknown op \"" + name + "\"");
-  op->type = static_cast<TaskOpType>(type);
+  op->type = static_cast<OpType>(type);
   auto integer = [&](const char* field, int64_t* out) {
     if (!j.contains(field) || !IsInt64(j[field])) {
       return Status::InvalidArgument(name + ": missing integer field \"" + field + "\"");
@@ -176,7 +175,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
     return Status::Ok();
   };
   switch (op->type) {
-    case TaskOpType::kAppend:
+    case OpType::kAppend:
       if (!j.contains("records") || !j["records"].is_array()) {
         return Status::InvalidArgument("append: missing array field \"records\"");
       }
@@ -197,35 +196,35 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
         op->records.emplace_back(std::move(key), std::move(v));
       }
       return Status::Ok();
-    case TaskOpType::kProcess:
+    case OpType::kProcess:
       return integer("max_records", &op->n);
-    case TaskOpType::kAdvanceClock:
+    case OpType::kAdvanceClock:
       return integer("ms", &op->n);
-    case TaskOpType::kRestartAs:
-    case TaskOpType::kDamageFile:
+    case OpType::kRestartAs:
+    case OpType::kDamageFile:
       if (!j.contains("clean") || !j["clean"].is_boolean()) {
         return Status::InvalidArgument(name + ": missing boolean field \"clean\"");
       }
       op->clean = j["clean"].get<bool>();
-      if (op->type == TaskOpType::kDamageFile) {
+      if (op->type == OpType::kDamageFile) {
         STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "file", kLegacyFiles, &op->file));
         STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kDamages, &op->damage));
       }
       STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
       return TearSeed(j, name, &op->tear_seed);
-    case TaskOpType::kFaultyRestore:
-    case TaskOpType::kFaultyUpgrade:
-    case TaskOpType::kFaultyCommit:
-    case TaskOpType::kFaultyRead:
-    case TaskOpType::kFaultyClose: {
-      if (op->type == TaskOpType::kFaultyRestore && !j.contains("point")) {
+    case OpType::kFaultyRestore:
+    case OpType::kFaultyUpgrade:
+    case OpType::kFaultyCommit:
+    case OpType::kFaultyRead:
+    case OpType::kFaultyClose: {
+      if (op->type == OpType::kFaultyRestore && !j.contains("point")) {
         // Traces from before faultyRestore had a point: the restore's own, at its first reach.
         op->point = kFailTaskRestoreBatch;
         op->n = 1;
         return TearSeed(j, name, &op->tear_seed);
       }
       STATECHECK_RETURN_IF_ERROR(integer("n", &op->n));
-      if (op->type == TaskOpType::kFaultyCommit) {
+      if (op->type == OpType::kFaultyCommit) {
         STATECHECK_RETURN_IF_ERROR(integer("process", &op->k));
         if (j.contains("keep_going")) {  // Absent (traces from before F8): a crash.
           if (!j["keep_going"].is_boolean()) {
@@ -233,7 +232,7 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
           }
           op->keep_going = j["keep_going"].get<bool>();
         }
-      } else if (op->type == TaskOpType::kFaultyUpgrade) {
+      } else if (op->type == OpType::kFaultyUpgrade) {
         STATECHECK_RETURN_IF_ERROR(FormatField(j, name, &op->format));
       }
       if (!j.contains("point") || !j["point"].is_string()) {
@@ -247,8 +246,8 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
                     : error == "short write" ? faults::FaultSpec::Error::kShortWrite
                                              : faults::FaultSpec::Error::kIO;
       }
-      if (op->type == TaskOpType::kFaultyRead) return Status::Ok();
-      if (op->type == TaskOpType::kFaultyClose) {
+      if (op->type == OpType::kFaultyRead) return Status::Ok();
+      if (op->type == OpType::kFaultyClose) {
         // Only the marker write is a close's own step; a commit's faults are faultyCommit's.
         if (op->point != kFailStoreCloseMarker) {
           return Status::InvalidArgument(name + ": \"point\" is " +
@@ -259,53 +258,120 @@ Status TaskOpFromJson(const Json& j, TaskOp* op) {
       }
       [[fallthrough]];
     }
-    case TaskOpType::kCrash:
+    case OpType::kCrash:
       return TearSeed(j, name, &op->tear_seed);
-    case TaskOpType::kDamageLog:
-    case TaskOpType::kDamageStore:
+    case OpType::kDamageLog:
+    case OpType::kDamageStore:
       STATECHECK_RETURN_IF_ERROR(OneOf(j, name, "damage", kLogDamages, &op->damage));
       STATECHECK_RETURN_IF_ERROR(integer("at", &op->n));
       if (op->n < 0) return Status::InvalidArgument(name + ": \"at\" is not negative");
       return Status::Ok();
-    case TaskOpType::kCommit:
-    case TaskOpType::kRestart:
+    case OpType::kCommit:
+    case OpType::kRestart:
       return Status::Ok();
   }
   return Status::InvalidArgument("unknown op \"" + name + "\"");
 }
 
-Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrace* out) {
-  TaskTrace trace;
-  bool header = false;
-  STATECHECK_RETURN_IF_ERROR(ForEachJsonLine(text, [&](int line, Json j) {
-    if (!header) {
-      kit::TraceHeader h;
-      STATECHECK_RETURN_IF_ERROR(kit::ParseTraceHeader(line, j, "task", true, {}, &h));
-      if (!h.config.is_string() || h.config.get_ref<const std::string&>().empty()) {
-        return LineError(line, "the task header's \"config\" must be a configuration's label");
-      }
-      TaskSetup setup;
-      if (Status s = SetupFromJson(h.setup, &setup); !s.ok()) return LineError(line, s.message());
-      trace.config = j["config"].get<std::string>();
-      trace.setup = j["setup"];
-      trace.info = std::move(j);
-      header = true;
+std::vector<Config> T1Rows() {
+  auto row = [](std::string label, std::map<std::string, std::string> props, bool use_wal) {
+    Config c;
+    c.label = std::move(label);
+    c.streams_config = std::move(props);
+    c.use_wal = use_wal;
+    return c;
+  };
+  return {
+      row("alos_unset", {}, false),
+      row("alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true),
+      row("alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}, false),
+      row("eos_unset", {{"processing.guarantee", "exactly_once_v2"}}, false),
+      row("eos_ru",
+          {{"processing.guarantee", "exactly_once_v2"},
+           {"default.state.isolation.level", "READ_UNCOMMITTED"}},
+          false),
+      row("eos_rc",
+          {{"processing.guarantee", "exactly_once_v2"},
+           {"default.state.isolation.level", "READ_COMMITTED"}},
+          true),
+  };
+}
+
+std::vector<Config> OptionMatrix() {
+  std::vector<Config> out = T1Rows();
+  for (Config row : T1Rows()) {
+    row.label += "_powerloss";
+    row.power_loss = true;
+    out.push_back(std::move(row));
+  }
+  for (Config row : T1Rows()) {
+    row.label += "_formats";
+    row.power_loss = true;
+    row.format_switches = true;
+    out.push_back(std::move(row));
+  }
+  // Interleaved — the kinds (formats, power loss, process crashes), the guarantees and the
+  // isolation levels taking turns — so that a short campaign, which runs the configurations in
+  // this order and may end before the last ones, reaches every kind of situation early.
+  constexpr const char* kOrder[] = {"eos_ru_formats",     "alos_unset_powerloss", "eos_rc",
+                                    "alos_rc_formats",    "eos_ru_powerloss",     "alos_unset",
+                                    "eos_unset_formats",  "alos_rc_powerloss",    "eos_ru",
+                                    "alos_unset_formats", "eos_rc_powerloss",     "alos_rc",
+                                    "eos_rc_formats",     "alos_ru_powerloss",    "eos_unset",
+                                    "alos_ru_formats",    "eos_unset_powerloss",  "alos_ru"};
+  std::vector<Config> ordered;
+  for (const char* label : kOrder) {
+    for (Config& c : out) {
+      if (c.label == label) ordered.push_back(std::move(c));
+    }
+  }
+  return ordered;
+}
+
+Status Vocabulary::ConfigFromJson(const Json& j, Config* config) {
+  if (!j.is_string() || j.get_ref<const std::string&>().empty()) {
+    return Status::InvalidArgument("a task trace's \"config\" is a configuration's label");
+  }
+  std::string labels;
+  for (Config& c : OptionMatrix()) {
+    if (c.label == j.get_ref<const std::string&>()) {
+      c.setup = config->setup;
+      *config = std::move(c);
       return Status::Ok();
     }
-    TaskOp op;
-    Status s = TaskOpFromJson(j, &op);
-    if (s.ok()) {
-      // The keys TaskOpToJson writes for the op: every field it takes, optional ones included.
-      s = CheckKeys(j, KeysOf(TaskOpToJson(op)),
-                    "a " + std::string(kTaskOpNames[static_cast<int>(op.type)]) + " step");
-    }
-    if (!s.ok()) return LineError(line, s.message());
-    trace.steps.push_back({line, std::move(j)});
-    return Status::Ok();
-  }));
-  if (!header) return Status::InvalidArgument(source + " is empty");
-  *out = std::move(trace);
+    labels += (labels.empty() ? "" : ", ") + c.label;
+  }
+  return Status::InvalidArgument("unknown task configuration " + j.dump() + " (one of " + labels +
+                                 ")");
+}
+
+Status Vocabulary::OpFromJson(const Json& j, Op* op) {
+  Op read;
+  STATECHECK_RETURN_IF_ERROR(task::OpFromJson(j, &read));
+  // The keys OpToJson writes for the op: every field it takes, optional ones included.
+  STATECHECK_RETURN_IF_ERROR(
+      CheckKeys(j, KeysOf(task::OpToJson(read)),
+                "a " + std::string(kOpNames[static_cast<int>(read.type)]) + " step"));
+  *op = std::move(read);
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties
+const std::vector<std::string>& Vocabulary::HeaderKeys() {
+  static const std::vector<std::string> keys = {"setup"};
+  return keys;
+}
+
+Status Vocabulary::HeaderFromJson(const Json& keys, Config* config) {
+  if (!keys.contains("setup")) {
+    return Status::InvalidArgument("the header needs \"setup\": the case's settings");
+  }
+  return SetupFromJson(keys["setup"], &config->setup);
+}
+
+Status Vocabulary::CheckExpect(const Op& op, const Json&) {
+  return Status::InvalidArgument(
+      "a task step takes no \"expect\" (a " + std::string(kOpNames[static_cast<int>(op.type)]) +
+      " step is checked against the task model, as the property checks it)");
+}
+
+}  // namespace statecheck::properties::task

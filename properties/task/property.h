@@ -1,7 +1,7 @@
 // The task property (SPEC C1–C6, T6, T7, T9, T10): random sequences of input appends,
 // processing, clock advances, explicit commits, crashes and clean restarts run a task of the
 // key-value processor (statecheck/task.h) on a real log and real RocksDB stores (on the
-// in-memory file system, see TaskConfig::real_disk), in lockstep with the task model
+// in-memory file system, see Config::real_disk), in lockstep with the task model
 // (model/task_model.h).
 //
 // After every step: the committed input offset and the committed output in the log equal the
@@ -63,78 +63,28 @@
 
 #include "model/task_model.h"
 #include "properties/kit/outcome.h"
-#include "properties/kit/trace_header.h"
-#include "properties/task_trace.h"
+#include "properties/kit/trace.h"
+#include "properties/task/ops.h"
 #include "statecheck/status.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
-
-struct TaskConfig {
-  std::string label;                                  // e.g. "eos_rc": test and report ids.
-  std::map<std::string, std::string> streams_config;  // The T1 keys.
-  bool use_wal = false;                               // The stores' RocksDB WAL.
-  bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
-  // Without power loss: run on the real disk (a temporary directory) rather than on the
-  // in-memory file system. A process crash loses nothing on either, so the property checks the
-  // same thing; in memory no fsync waits for the disk, which makes the process-crash
-  // configurations several times faster (they get a few seconds of a short campaign). The
-  // matrix runs in memory; the crash runner (crash_runner.h) kills real processes on the disk.
-  bool real_disk = false;
-  // Starts in the legacy format and switches between the formats (SPEC U): the row's
-  // configuration with state.format=legacy or current.
-  bool format_switches = false;
-  // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
-  // plant a different one to see the property fail.)
-  std::function<std::unique_ptr<Processor>()> processor;
-  // False: the generator makes no step that crashes or loses power — no "crash", no
-  // "faultyCommit", "faultyRestore", "faultyUpgrade" (each ends in a power loss) or
-  // "faultyClose" (whose start is one after a crash for a store), and every
-  // "restartAs" and "damageFile" starts after a clean close. The situations that need a crash
-  // (C3's, C4's, F1–F4's, U2's, T10's after a crash ...) are then never reached; the others are.
-  // The matrix's configurations all have it true; replays of their traces too.
-  bool crashes = true;
-};
+namespace statecheck::properties::task {
 
 // Every record `reader` (a store or a query view) holds, read with All().
 Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out);
 
-// The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
-std::vector<TaskConfig> TaskT1Rows();
-
-// The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes,
-// with power loss (label suffix "_powerloss"), and switching formats under power loss
-// ("_formats"): 18 configurations, interleaved (kinds and rows taking turns).
-std::vector<TaskConfig> TaskOptionMatrix();
-
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as
 // a task trace, and `trace_path` names it.
-PropertyOutcome CheckTaskMatchesModel(const TaskConfig& config, const PropertyParams& params);
+PropertyOutcome CheckMatchesModel(const Config& config, const PropertyParams& params);
 
-// A task trace (JSON Lines): TaskTrace, in properties/task_trace.h (docs/traces.md).
+// Replays `trace` on the engine and the task model, checking as the property does (the kit's
+// replay, kit/family.h); `processor` (tests) replaces the configuration's. InvalidArgument when
+// the configuration cannot run (bad input).
+Status Replay(const kit::Trace<Vocabulary>& trace, TraceReplay* out,
+              std::function<std::unique_ptr<Processor>()> processor = nullptr);
 
-// Writes the failing case of `out` as a task trace (nothing if it passed or has no trace_dir).
-void SaveTaskTrace(const TaskConfig& config, const PropertyParams& params, PropertyOutcome* out);
-
-// Reads a task trace (ParseTaskTrace of the file's text). InvalidArgument "line N: <what is
-// wrong>" for a malformed one; `*trace` is left unchanged on any error.
-Status ReadTaskTrace(const std::string& path, TaskTrace* trace);
-
-struct TaskReplayOutcome {
-  int steps_run = 0;  // Steps that passed every check.
-  bool diverged = false;
-  int step = 0;  // 1-based, of the failing step (0: opening the task failed).
-  int line = 0;
-  std::string op;
-  std::string rule;     // The rule of the failing check's finding.
-  std::string message;  // What the checks said ("<rule>: ...").
-};
-
-// Runs the trace's operations on the engine and the task model, checking as the property
-// does; `processor` (tests) replaces the configuration's. InvalidArgument for an unknown
-// configuration or a bad setup.
-Status ReplayTaskTrace(const TaskTrace& trace, TaskReplayOutcome* out,
-                       std::function<std::unique_ptr<Processor>()> processor = nullptr);
+// The registry's entry: the matrix's properties and the traces.
+FamilyEntry Entry();
 
 // The fault sweep (F1–F8 coverage): every fail point in `points` in turn, in a fixed scenario
 // per configuration (eos and alos, with and without the WAL, and switching formats) that arms
@@ -156,6 +106,6 @@ const std::vector<std::string>& FaultSweepConfigs();
 FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
                                 const std::vector<std::string>& configs = {});
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task
 
 #endif  // STATECHECK_PROPERTIES_TASK_PROPERTY_H_

@@ -1,5 +1,5 @@
 // The task property over the T1 matrix (SPEC C1–C6, T6, T7, T9, T10).
-#include "properties/task_property.h"
+#include "properties/task/property.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,9 +16,9 @@
 #include "reports/run_report.h"
 #include "statecheck/hooks/fail_points.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-void PrintTo(const TaskConfig& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
 
 namespace {
 
@@ -29,7 +29,7 @@ constexpr const char* kTaskRules[] = {"T10", "T11", "C1", "C2", "C3", "C4", "C5"
 // And the situations it declares of other families' rules.
 constexpr const char* kTaskSituationsOfOtherRules[] = {"T8.position_restored_after_wipe"};
 
-class TaskProperty : public ::testing::TestWithParam<TaskConfig> {};
+class TaskProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(TaskProperty, MatchesModel) {
   PropertyParams p;
@@ -41,7 +41,7 @@ TEST_P(TaskProperty, MatchesModel) {
     p.max_success = std::atoi(cases);
   }
   if (std::getenv("STATECHECK_NO_SHRINK")) p.shrink = false;
-  const PropertyOutcome out = CheckTaskMatchesModel(GetParam(), p);
+  const PropertyOutcome out = CheckMatchesModel(GetParam(), p);
   EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
                           << p.seed << "):\n"
                           << out.message << "\nshrunk:\n  "
@@ -61,9 +61,9 @@ TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
   p.seed = 20261130;
   p.max_success = 60;
   p.max_size = 60;
-  for (const TaskConfig& config : TaskOptionMatrix()) {
+  for (const Config& config : OptionMatrix()) {
     if (!config.power_loss) continue;
-    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    const PropertyOutcome out = CheckMatchesModel(config, p);
     ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
   }
   for (const FailPointCount& c : EngineFailPointCounts()) {
@@ -158,8 +158,8 @@ TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
 // operations; a failure found with power loss and faults re-runs from its reproduce string with
 // the same message.
 TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
-  TaskConfig config;
-  for (const TaskConfig& c : TaskOptionMatrix()) {
+  Config config;
+  for (const Config& c : OptionMatrix()) {
     if (c.label == "alos_ru_powerloss") config = c;  // WAL, READ_UNCOMMITTED.
   }
   ASSERT_TRUE(config.power_loss);
@@ -167,8 +167,8 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
   p.seed = 77;
   p.max_success = 15;
   p.max_size = 60;
-  const PropertyOutcome first = CheckTaskMatchesModel(config, p);
-  const PropertyOutcome second = CheckTaskMatchesModel(config, p);
+  const PropertyOutcome first = CheckMatchesModel(config, p);
+  const PropertyOutcome second = CheckMatchesModel(config, p);
   ASSERT_TRUE(first.passed) << first.message;
   EXPECT_EQ(first.operations, second.operations);
   EXPECT_EQ(first.cases, second.cases);
@@ -190,27 +190,30 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
   p.trace_dir = (std::filesystem::temp_directory_path() /
                  ("statecheck-task-trace-" + std::to_string(::getpid())))
                     .string();
-  const PropertyOutcome failed = CheckTaskMatchesModel(config, p);
+  const PropertyOutcome failed = CheckMatchesModel(config, p);
   ASSERT_FALSE(failed.passed);
   ASSERT_FALSE(failed.reproduce.empty());
   EXPECT_LE(failed.counterexample.size(), 3u + 4u)
       << ::testing::PrintToString(failed.counterexample);
   PropertyParams again = p;
   again.reproduce = failed.reproduce;
-  const PropertyOutcome replayed = CheckTaskMatchesModel(config, again);
+  const PropertyOutcome replayed = CheckMatchesModel(config, again);
   EXPECT_FALSE(replayed.passed);
   EXPECT_EQ(replayed.message, failed.message);
 
   // And from the saved trace (statecheck replay): the same step fails with the same message.
   ASSERT_FALSE(failed.trace_path.empty());
-  TaskTrace trace;
-  ASSERT_TRUE(ReadTaskTrace(failed.trace_path, &trace).ok());
-  EXPECT_EQ(trace.config, config.label);
-  TaskReplayOutcome replay;
-  ASSERT_TRUE(ReplayTaskTrace(trace, &replay, config.processor).ok());
+  kit::Trace<Vocabulary> trace;
+  std::string text;
+  ASSERT_TRUE(kit::ReadTextFile(failed.trace_path, &text).ok());
+  ASSERT_TRUE(kit::ParseTrace(text, failed.trace_path, &trace).ok());
+  EXPECT_EQ(trace.config.label, config.label);
+  TraceReplay replay;
+  ASSERT_TRUE(Replay(trace, &replay, config.processor).ok());
   EXPECT_TRUE(replay.diverged);
   EXPECT_EQ(replay.message, failed.message);
-  ASSERT_TRUE(ReplayTaskTrace(trace, &replay).ok());  // The real processor passes it.
+  replay = TraceReplay();
+  ASSERT_TRUE(Replay(trace, &replay).ok());  // The real processor passes it.
   EXPECT_FALSE(replay.diverged) << replay.message;
   std::filesystem::remove_all(p.trace_dir);
 }
@@ -228,13 +231,13 @@ TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
     p.max_success = std::atoi(cases);
   }
   // The first N configurations only (what a campaign on a busy machine may get to).
-  size_t configs = TaskOptionMatrix().size();
+  size_t configs = OptionMatrix().size();
   if (const char* n = std::getenv("STATECHECK_TASK_EVIDENCE_CONFIGS")) configs = std::atoi(n);
   Evidence evidence;
-  for (const TaskConfig& config : TaskOptionMatrix()) {
+  for (const Config& config : OptionMatrix()) {
     if (configs-- == 0) break;
     p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    const PropertyOutcome out = CheckMatchesModel(config, p);
     ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
     evidence += out.evidence;
   }
@@ -257,7 +260,7 @@ TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
   }
 }
 
-// The generator knob: with TaskConfig::crashes off no step crashes or loses power, so no
+// The generator knob: with Config::crashes off no step crashes or loses power, so no
 // situation that needs a crash is counted, while those of clean runs still are.
 // The task family's situations that only a crash (or power loss, or a fault that ends in one)
 // can reach.
@@ -287,11 +290,11 @@ reports::RunReport RunInMemoryConfigurations(bool crashes, int cases) {
   p.max_success = cases;
   p.max_size = 80;
   reports::RunReport report;
-  for (TaskConfig config : TaskOptionMatrix()) {
+  for (Config config : OptionMatrix()) {
     if (!config.power_loss) continue;  // The in-memory configurations: fast.
     config.crashes = crashes;
     p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    const PropertyOutcome out = CheckMatchesModel(config, p);
     EXPECT_TRUE(out.passed) << out.property << ": " << out.message;
     reports::PropertyResult r;
     r.id = out.property;
@@ -349,11 +352,11 @@ TEST(TaskPropertyEvidence, WithoutCrashesOnlyTheCleanSituationsAreCounted) {
   p.max_size = 80;
   Evidence evidence;
   const FaultTally before = CurrentFaultTally();
-  for (TaskConfig config : TaskOptionMatrix()) {
+  for (Config config : OptionMatrix()) {
     if (!config.power_loss) continue;  // The in-memory configurations: fast.
     config.crashes = false;
     p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    const PropertyOutcome out = CheckMatchesModel(config, p);
     ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
     evidence += out.evidence;
   }
@@ -421,12 +424,12 @@ TEST(TaskPropertyAttribution, DuplicatedOutputIsC3OrC4ByTheGuarantee) {
   p.max_success = 30;
   p.max_size = 40;
   for (const char* label : {"eos_rc_powerloss", "alos_ru_powerloss"}) {
-    TaskConfig config;
-    for (const TaskConfig& c : TaskOptionMatrix()) {
+    Config config;
+    for (const Config& c : OptionMatrix()) {
       if (c.label == label) config = c;
     }
     config.processor = [] { return std::make_unique<ForwardsTwice>(); };
-    const PropertyOutcome out = CheckTaskMatchesModel(config, p);
+    const PropertyOutcome out = CheckMatchesModel(config, p);
     ASSERT_FALSE(out.passed) << label;
     const std::string rule = std::string(label).starts_with("eos") ? "C3" : "C4";
     EXPECT_EQ(out.rule, rule) << label << ": " << out.message;
@@ -434,8 +437,8 @@ TEST(TaskPropertyAttribution, DuplicatedOutputIsC3OrC4ByTheGuarantee) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(TaskOptionMatrix()),
+INSTANTIATE_TEST_SUITE_P(Matrix, TaskProperty, ::testing::ValuesIn(OptionMatrix()),
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

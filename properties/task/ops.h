@@ -1,10 +1,14 @@
-// Task traces (docs/traces.md): the operations of the task property (task_property.h) as JSON,
-// and the JSON Lines trace a failing case is saved as, parsed from text. Kept apart from the
-// property so that the parser builds alone (the task_trace_fuzz target).
-#ifndef STATECHECK_PROPERTIES_TASK_TRACE_H_
-#define STATECHECK_PROPERTIES_TASK_TRACE_H_
+// The task family's vocabulary (kit/trace.h): its configurations (the matrix, by label, and a
+// case's setup) and the operations of the task property (property.h) as the JSON of a task trace
+// (docs/traces.md). Kept apart from the property so that the parser builds alone (the
+// task_trace_fuzz target).
+#ifndef STATECHECK_PROPERTIES_TASK_OPS_H_
+#define STATECHECK_PROPERTIES_TASK_OPS_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,15 +17,15 @@
 #include <vector>
 
 #include "faults/fail_points.h"
+#include "properties/kit/json_lines.h"
 #include "statecheck/log.h"
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
+#include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-using Json = nlohmann::ordered_json;
-
-enum class TaskOpType {
+enum class OpType {
   kAppend,
   kProcess,
   kAdvanceClock,
@@ -38,7 +42,7 @@ enum class TaskOpType {
   kFaultyRead,     // Every configuration.
   kFaultyClose,    // Configurations with crashes.
 };
-inline constexpr const char* kTaskOpNames[] = {
+inline constexpr const char* kOpNames[] = {
     "append",        "process",      "advanceClock",  "commit",     "crash",
     "restart",       "faultyCommit", "faultyRestore", "restartAs",  "damageFile",
     "faultyUpgrade", "damageLog",    "damageStore",   "faultyRead", "faultyClose"};
@@ -55,8 +59,8 @@ inline constexpr const char* kLogDamages[] = {"flip", "zero"};
 // fit fails with ENOSPC until the step ends and the space comes back.
 inline constexpr char kFullDisk[] = "statecheck/fs/full";
 
-struct TaskOp {
-  TaskOpType type = TaskOpType::kCommit;
+struct Op {
+  OpType type = OpType::kCommit;
   std::vector<std::pair<std::string, std::optional<std::string>>> records;  // kAppend.
   // kProcess: records; kAdvanceClock: ms; kFaultyCommit: the fsync that fails; kDamageLog,
   // kDamageStore: where (the file, the byte, the bit or the run's length, all drawn from it).
@@ -84,13 +88,13 @@ struct TaskOp {
 
 // The op as a trace line writes it: "op" and every field the op takes (optional ones included),
 // and as one line of that JSON ({"op":"append","records":[["a",null]]}, ...).
-Json TaskOpToJson(const TaskOp& op);
-std::string TaskOpToString(const TaskOp& op);
-// The inverse of TaskOpToString. InvalidArgument naming what is wrong; `*op` is reset first.
-Status TaskOpFromJson(const Json& j, TaskOp* op);
+Json OpToJson(const Op& op);
+std::string OpToString(const Op& op);
+// The inverse of OpToString. InvalidArgument naming what is wrong; `*op` is reset first.
+Status OpFromJson(const Json& j, Op* op);
 
 // The task settings a case runs with, generated once per case (they shrink too).
-struct TaskSetup {
+struct Setup {
   int64_t commit_interval_records = 0;
   int64_t commit_interval_ms = -1;
   int64_t uncommitted_max_bytes = kDefaultUncommittedMaxBytes;
@@ -118,9 +122,45 @@ struct TaskSetup {
   }
 };
 
-Json SetupJson(const TaskSetup& setup);
+Json SetupJson(const Setup& setup);
 // InvalidArgument "setup: ..." naming the missing or mistyped field; `*setup` unchanged then.
-Status SetupFromJson(const Json& j, TaskSetup* setup);
+Status SetupFromJson(const Json& j, Setup* setup);
+
+struct Config {
+  std::string label;                                  // e.g. "eos_rc": test and report ids.
+  std::map<std::string, std::string> streams_config;  // The T1 keys.
+  bool use_wal = false;                               // The stores' RocksDB WAL.
+  bool power_loss = false;  // Crashes lose power, on the fault-injecting file system.
+  // Without power loss: run on the real disk (a temporary directory) rather than on the
+  // in-memory file system. A process crash loses nothing on either, so the property checks the
+  // same thing; in memory no fsync waits for the disk, which makes the process-crash
+  // configurations several times faster (they get a few seconds of a short campaign). The
+  // matrix runs in memory; the crash runner (crash_runner.h) kills real processes on the disk.
+  bool real_disk = false;
+  // Starts in the legacy format and switches between the formats (SPEC U): the row's
+  // configuration with state.format=legacy or current.
+  bool format_switches = false;
+  // The processor under test; null = NewKeyValueProcessor(), which the model describes. (Tests
+  // plant a different one to see the property fail.)
+  std::function<std::unique_ptr<Processor>()> processor;
+  // False: the generator makes no step that crashes or loses power — no "crash", no
+  // "faultyCommit", "faultyRestore", "faultyUpgrade" (each ends in a power loss) or
+  // "faultyClose" (whose start is one after a crash for a store), and every
+  // "restartAs" and "damageFile" starts after a clean close. The situations that need a crash
+  // (C3's, C4's, F1–F4's, U2's, T10's after a crash ...) are then never reached; the others are.
+  // The matrix's configurations all have it true; replays of their traces too.
+  bool crashes = true;
+  // A case's task settings: drawn for each case by the property, the header's "setup" in a trace.
+  Setup setup;
+};
+
+// The T1 matrix: processing guarantee × isolation setting (6 rows, process crashes).
+std::vector<Config> T1Rows();
+
+// The T1 matrix: processing guarantee × isolation setting (6 rows), each with process crashes,
+// with power loss (label suffix "_powerloss"), and switching formats under power loss
+// ("_formats"): 18 configurations, interleaved (kinds and rows taking turns).
+std::vector<Config> OptionMatrix();
 
 // A task trace (JSON Lines): a header {"statecheck_trace": 1, "kind": "task", "config": LABEL,
 // "setup": {commit_interval_records, commit_interval_ms, uncommitted_max_bytes and, optional,
@@ -130,18 +170,27 @@ Status SetupFromJson(const Json& j, TaskSetup* setup);
 // along: property, seed, reproduce, failure}, then one operation per line as the property
 // prints them ({"op":"append","records":[["a",null]]}, {"op":"faultyCommit","process":1,
 // "point":"fsync","n":2,"error":"EIO","tear_seed":0}, ...). docs/traces.md describes it.
-struct TaskTrace {
-  std::string config;
-  Json setup;
-  Json info;                                // The header.
-  std::vector<std::pair<int, Json>> steps;  // (line, operation).
+struct Vocabulary {
+  static constexpr std::string_view kKind = "task";
+  using Config = task::Config;
+  using Op = task::Op;
+  // The label of one of OptionMatrix()'s configurations; ConfigFromJson reads it back to that
+  // configuration (InvalidArgument naming the labels for another).
+  static Json ConfigToJson(const Config& config) { return config.label; }
+  static Status ConfigFromJson(const Json& j, Config* config);
+  static Json OpToJson(const Op& op) { return task::OpToJson(op); }
+  // OpToJson's form, and no key it does not write (optional ones included).
+  static Status OpFromJson(const Json& j, Op* op);
+  // The header's "setup" (SetupJson), beside "config": a task trace needs it.
+  static const std::vector<std::string>& HeaderKeys();
+  static Status HeaderFromJson(const Json& keys, Config* config);
+  static Json HeaderToJson(const Config& config) {
+    return Json{{"setup", SetupJson(config.setup)}};
+  }
+  // A task step has no "expect": its checks are the property's, against the model.
+  static Status CheckExpect(const Op& op, const Json& expect);
 };
 
-// Parses a task trace read from `source` (a file name, for the message of an empty trace).
-// InvalidArgument "line N: <what is wrong>" for a malformed one, "<source> is empty" for one
-// without a header; `*trace` is left unchanged on any error.
-Status ParseTaskTrace(std::string_view text, const std::string& source, TaskTrace* trace);
+}  // namespace statecheck::properties::task
 
-}  // namespace statecheck::properties
-
-#endif  // STATECHECK_PROPERTIES_TASK_TRACE_H_
+#endif  // STATECHECK_PROPERTIES_TASK_OPS_H_

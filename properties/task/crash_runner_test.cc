@@ -1,5 +1,5 @@
 // Kill-and-recover cycles (SPEC C1, C3, C4) for each row of the T1 matrix.
-#include "properties/crash_runner.h"
+#include "properties/task/crash_runner.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,15 +7,15 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "properties/task_property.h"
+#include "properties/task/property.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-void PrintTo(const TaskConfig& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
 
 namespace {
 
-class CrashRunner : public ::testing::TestWithParam<TaskConfig> {};
+class CrashRunner : public ::testing::TestWithParam<Config> {};
 
 TEST_P(CrashRunner, SurvivesKillsWithNothingLost) {
   CrashRunOptions o;
@@ -94,8 +94,8 @@ TEST(CrashRunnerAttribution, AWrongStoreUnderExactlyOnceIsC3) {
   std::filesystem::remove_all(o.directory);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, CrashRunner, ::testing::ValuesIn(TaskT1Rows()),
+INSTANTIATE_TEST_SUITE_P(Matrix, CrashRunner, ::testing::ValuesIn(T1Rows()),
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task

@@ -1,5 +1,5 @@
-// TaskSut's checks: the engine against the model after each step, after a restart, and on
-// disk after a crash (properties/task_sut.h).
+// Sut's checks: the engine against the model after each step, after a restart, and on
+// disk after a crash (sut.h).
 #include <rocksdb/env.h>
 #include <unistd.h>
 
@@ -18,16 +18,16 @@
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
 #include "properties/kit/json_lines.h"
-#include "properties/task_sut.h"
+#include "properties/task/sut.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/offset_checkpoint.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::task {
 
-CheckResult TaskSut::CheckStoresOnDisk() {
+CheckResult Sut::CheckStoresOnDisk() {
   for (const std::string& name : model::TaskModel::StoreNames()) {
     const std::string directory = options_.state_directory + "/" + name;
     rocksdb::Env* env = options_.env ? options_.env : rocksdb::Env::Default();
@@ -99,7 +99,7 @@ CheckResult TaskSut::CheckStoresOnDisk() {
 // exactly-once exactly the record before the committed input offset; under at-least-once at least
 // that one (writes after the last commit may be restored too) and none past the input. A wiped
 // store gets it back from its changelog records' sources.
-CheckResult TaskSut::CheckPosition(const StoreRestore& r, int64_t committed_input) const {
+CheckResult Sut::CheckPosition(const StoreRestore& r, int64_t committed_input) const {
   const Position got = task_->Store(r.store)->CommittedPosition();
   const std::string& input = options_.input_partition;
   // Offsets, -1 for none.
@@ -123,7 +123,7 @@ CheckResult TaskSut::CheckPosition(const StoreRestore& r, int64_t committed_inpu
   return std::nullopt;
 }
 
-CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool interrupted_upgrade) {
+CheckResult Sut::CheckRestart(bool clean, const LegacyFiles& before, bool interrupted_upgrade) {
   const bool legacy = options_.config.format == StateFormat::kLegacy;
   model::RestartObservation o;
   if (CheckResult why = ReadCommitted(&o.committed_input, &o.committed_output)) return why;
@@ -313,7 +313,7 @@ CheckResult TaskSut::CheckRestart(bool clean, const LegacyFiles& before, bool in
   return std::nullopt;
 }
 
-std::string TaskSut::ShowLost() const {
+std::string Sut::ShowLost() const {
   const faults::PowerLossStats& l = shutdown_.lost;
   return "the power loss dropped " + std::to_string(l.bytes_dropped) + " unsynced bytes of " +
          std::to_string(l.files_truncated) + " files, removed " + std::to_string(l.files_deleted) +
@@ -321,11 +321,11 @@ std::string TaskSut::ShowLost() const {
          std::to_string(l.deletes_restored) + " deletes";
 }
 
-void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const LegacyFiles& before,
-                          bool interrupted_upgrade, bool interrupted_start, bool uncommitted_work,
-                          size_t committed_output, size_t pending_output,
-                          const std::map<std::string, model::StoreState>& committed_stores,
-                          bool skipped_aborted) {
+void Sut::NoteRestart(bool clean, const model::RestartObservation& o, const LegacyFiles& before,
+                      bool interrupted_upgrade, bool interrupted_start, bool uncommitted_work,
+                      size_t committed_output, size_t pending_output,
+                      const std::map<std::string, model::StoreState>& committed_stores,
+                      bool skipped_aborted) {
   const bool legacy = format_ == StateFormat::kLegacy;
   const model::T1Row& row = rows_.at(format_);
   const bool ru = row.isolation == IsolationLevel::kReadUncommitted;
@@ -464,13 +464,13 @@ void TaskSut::NoteRestart(bool clean, const model::RestartObservation& o, const 
   ReachedIf(crashed && previous_format_ == StateFormat::kLegacy && legacy, "U4.crash_in_legacy");
 }
 
-std::string TaskSut::ShowPosition(const Position& p) {
+std::string Sut::ShowPosition(const Position& p) {
   Json j = Json::object();
   for (const auto& [k, v] : p) j[k] = v;
   return j.dump();
 }
 
-CheckResult TaskSut::CheckLive(const TaskOp& op) {
+CheckResult Sut::CheckLive(const Op& op) {
   // Checks: C5 — commits by reason (interval, explicit, close) against the model's
   for (int r : {0, 2, 3}) {
     if (task_->stats().commits_by_reason[r] != model_->commits_by_reason()[r]) {
@@ -542,7 +542,7 @@ CheckResult TaskSut::CheckLive(const TaskOp& op) {
   return std::nullopt;
 }
 
-void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
+void Sut::NoteLive(const Op& op, int64_t bytes) {
   const ModelSnapshot& b = before_;
   const bool restarted = restarts_ != b.restarts;
   const bool rc = options_.config.isolation == IsolationLevel::kReadCommitted;
@@ -577,7 +577,7 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
     ReachedIf((setup_.uncommitted_max_bytes > 12 || setup_.uncommitted_max_bytes < 0) &&
                   processed && bytes > 0 && model_->total_commits(1) == b.total_commits[1],
               "T11.unlimited_buffer");
-    ReachedIf(op.type == TaskOpType::kCommit && b.uncommitted_bytes > 0 && bytes == 0,
+    ReachedIf(op.type == OpType::kCommit && b.uncommitted_bytes > 0 && bytes == 0,
               "T11.commit_empties_buffer");
   } else {
     ReachedIf(
@@ -586,7 +586,7 @@ void TaskSut::NoteLive(const TaskOp& op, int64_t bytes) {
   }
 }
 
-CheckResult TaskSut::ReadCommitted(int64_t* input, std::vector<model::OutputRecord>* output) {
+CheckResult Sut::ReadCommitted(int64_t* input, std::vector<model::OutputRecord>* output) {
   CommittedOffsets c;
   Status s = log_->GetCommittedOffsets(task_->OffsetsGroup(), &c);
   *input = 0;
@@ -603,8 +603,8 @@ CheckResult TaskSut::ReadCommitted(int64_t* input, std::vector<model::OutputReco
   return std::nullopt;
 }
 
-CheckResult TaskSut::CountRecords(const std::string& partition, int64_t from, int64_t end,
-                                  bool committed, int64_t* count, Position* sources) {
+CheckResult Sut::CountRecords(const std::string& partition, int64_t from, int64_t end,
+                              bool committed, int64_t* count, Position* sources) {
   *count = 0;
   if (sources) sources->clear();
   if (from >= end) return std::nullopt;
@@ -624,17 +624,17 @@ CheckResult TaskSut::CountRecords(const std::string& partition, int64_t from, in
   return std::nullopt;
 }
 
-CheckResult TaskSut::ReadAll(KeyValueStore* store, bool view, model::StoreState* out,
-                             const std::string& rule) {
+CheckResult Sut::ReadAll(KeyValueStore* store, bool view, model::StoreState* out,
+                         const std::string& rule) {
   const Status s = view ? ReadStoreState(*store->NewQueryView(), out) : ReadStoreState(*store, out);
   if (s.ok()) return std::nullopt;
   return Finding(rule, "reading store " + store->name() + ": " + s.ToString());
 }
 
-std::string TaskSut::Show(const model::StoreState& s) {
+std::string Sut::Show(const model::StoreState& s) {
   Json j = Json::object();
   for (const auto& [k, v] : s) j[EscapeBytes(k)] = EscapeBytes(v);
   return j.dump();
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::task
