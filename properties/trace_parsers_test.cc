@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "properties/kit/json_lines.h"
+#include "properties/kit/test_support.h"
 #include "properties/trace_replay.h"
 
 namespace statecheck::properties {
@@ -27,10 +28,7 @@ Status ReadByKind(const std::string& text) {
   return ReplayTraceText(text, "w.jsonl", ReplayTarget::kBoth, &replay);
 }
 
-void ExpectError(const Status& s, const std::string& message) {
-  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
-  EXPECT_NE(s.message().find(message), std::string::npos) << s;
-}
+using kit::ExpectInvalidArgument;
 
 // One header grammar for every kind (kit/trace_header.h): each reader refuses a trace of another
 // format version, or without one, with the same words. (The task reader once read a header with
@@ -50,14 +48,14 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
     auto parse = [&kind](const std::string& text) { return ReadByKind(text); };
     const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
     EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
-    ExpectError(parse("{\"statecheck_trace\":2," + body),
-                "line 1: unsupported trace version 2 (this statecheck reads version 1)");
-    ExpectError(parse("{" + body),
-                "line 1: the first line must be the trace's header, "
-                "{\"statecheck_trace\": 1, \"kind\": \"" +
-                    kind + "\"");
-    ExpectError(parse("{\"statecheck_trace\":1.5," + body),
-                "line 1: \"statecheck_trace\" is the trace format's version, a number");
+    ExpectInvalidArgument(parse("{\"statecheck_trace\":2," + body),
+                          "line 1: unsupported trace version 2 (this statecheck reads version 1)");
+    ExpectInvalidArgument(parse("{" + body),
+                          "line 1: the first line must be the trace's header, "
+                          "{\"statecheck_trace\": 1, \"kind\": \"" +
+                              kind + "\"");
+    ExpectInvalidArgument(parse("{\"statecheck_trace\":1.5," + body),
+                          "line 1: \"statecheck_trace\" is the trace format's version, a number");
   }
 }
 
@@ -67,8 +65,9 @@ TEST(TraceParsers, WindowStoreIteratorIdAboveIntIsAnError) {
   const std::string header =
       "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
       "\"retention_ms\":10,\"window_size_ms\":5,\"retain_duplicates\":false}}\n";
-  ExpectError(ReadByKind(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n"),
-              "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
+  ExpectInvalidArgument(
+      ReadByKind(header + "{\"op\":\"open\",\"iterator\":4294967297,\"read\":\"all\"}\n"),
+      "line 2: field \"iterator\" must be from 0 to 2147483647, not 4294967297");
   EXPECT_TRUE(ReadByKind(header + "{\"op\":\"open\",\"iterator\":3,\"read\":\"all\"}\n").ok());
 }
 
@@ -80,21 +79,24 @@ constexpr char kWindowStoreHeader[] =
 // Every object of every kind of trace now takes only its own keys.
 TEST(TraceParsers, AnUnknownKeyAnywhereIsAnErrorNamingTheLineAndTheKey) {
   const std::string put = "{\"op\":\"put\",\"key\":\"a\",\"value\":\"1\",\"start\":0";
-  ExpectError(ReadByKind(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n"),
-              "line 2: unknown key \"expcet\" in a put step (it takes: op, key, value, start, "
-              "expect)");
+  ExpectInvalidArgument(
+      ReadByKind(kWindowStoreHeader + put + ",\"expcet\":{\"status\":\"OK\"}}\n"),
+      "line 2: unknown key \"expcet\" in a put step (it takes: op, key, value, start, "
+      "expect)");
   EXPECT_TRUE(ReadByKind(kWindowStoreHeader + put + ",\"expect\":{\"status\":\"OK\"}}\n").ok());
-  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n"),
-              "line 1: unknown key \"confg\" in the header");
-  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                         "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
-                         "\"window_size_ms\":5,\"retain_duplicates\":false}}\n"),
-              "line 1: config: unknown key \"retention\" in \"config\"");
-  ExpectError(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
-                         "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
-                         "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
-                         "\"mesage\":\"\"}}\n"),
-              "line 1: unknown key \"mesage\" in \"construction\"");
+  ExpectInvalidArgument(
+      ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"confg\":{}}\n"),
+      "line 1: unknown key \"confg\" in the header");
+  ExpectInvalidArgument(ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                                   "\"name\":\"s\",\"retention\":10,\"retention_ms\":10,"
+                                   "\"window_size_ms\":5,\"retain_duplicates\":false}}\n"),
+                        "line 1: config: unknown key \"retention\" in \"config\"");
+  ExpectInvalidArgument(
+      ReadByKind("{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{"
+                 "\"name\":\"s\",\"retention_ms\":10,\"window_size_ms\":5,"
+                 "\"retain_duplicates\":false},\"construction\":{\"status\":\"OK\","
+                 "\"mesage\":\"\"}}\n"),
+      "line 1: unknown key \"mesage\" in \"construction\"");
 }
 
 // The CLI told a trace's kind from its first line, so a leading blank line made a task trace
@@ -113,8 +115,8 @@ TEST(TraceParsers, AWindowStoreConfigThatBuildsNoStoreIsBadInput) {
       "{\"statecheck_trace\":1,\"kind\":\"window_store\",\"config\":{\"name\":\"s\","
       "\"retention_ms\":-1,\"window_size_ms\":5,\"retain_duplicates\":false}";
   const Status s = ReadByKind(header + "}\n{\"op\":\"metrics\"}\n");
-  ExpectError(s,
-              "line 1: the configuration cannot run: the model builds no store from this config:");
+  ExpectInvalidArgument(
+      s, "line 1: the configuration cannot run: the model builds no store from this config:");
   EXPECT_NE(s.message().find("\"construction\": {\"status\": \"InvalidArgument\"}"),
             std::string::npos)
       << s;

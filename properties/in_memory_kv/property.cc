@@ -64,9 +64,7 @@ PropertyOutcome Check(const Factory& sut, const Config& config, const PropertyPa
 }
 
 TraceKindSpec TraceKind(const Factory& sut) {
-  return kit::TraceKindOf<Family>(
-      "in_memory_kv", StartWith(sut),
-      {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth});
+  return kit::TraceKindOf<Family>("in_memory_kv", StartWith(sut), EveryReplayTarget());
 }
 
 FamilyEntry Entry() {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "properties/kit/test_support.h"
 #include "properties/kit/trace.h"
 #include "properties/rapidcheck_runner.h"
 #include "testing/forwarding_key_value_store.h"
@@ -17,24 +18,12 @@
 namespace statecheck::properties::in_memory_kv {
 namespace {
 
-PropertyParams Params(int cases) {
-  PropertyParams p;
-  p.seed = 20261207;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  p.max_success = cases;
-  p.max_size = 60;
-  return p;
-}
+PropertyParams Params(int cases) { return kit::TestParams(20261207, cases, 60); }
 
 TEST(InMemoryKvProperty, MatchesModel) {
-  PropertyParams p = Params(200);
-  if (const char* cases = std::getenv("STATECHECK_KV_PROPERTY_CASES")) {
-    p.max_success = std::atoi(cases);
-  }
+  const PropertyParams p = kit::TestParams(20261207, 200, 60, "STATECHECK_KV_PROPERTY_CASES");
   const PropertyOutcome out = Check(EngineFactory(), Config{}, p);
-  EXPECT_TRUE(out.passed) << out.message << "\nreproduce: statecheck run --reproduce '"
-                          << out.reproduce << "'";
-  EXPECT_EQ(out.cases, p.max_success);
+  kit::ExpectPassed(out, p);
   // What it checks: T3's visibility, T6's zero bytes, T8's positions among them.
   for (const char* situation :
        {"T3.iq_get_uncommitted_put", "T6.read_uncommitted_zero", "T8.commit_converges"}) {

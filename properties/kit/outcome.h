@@ -47,6 +47,12 @@ struct PropertyOutcome {
 // (then the two must also agree with each other). Families whose system under test is the
 // engine and the model together take kBoth only.
 enum class ReplayTarget { kEngine, kModel, kBoth };
+// Every target: the family's start takes the implementation and the model apart.
+inline const std::vector<ReplayTarget>& EveryReplayTarget() {
+  static const std::vector<ReplayTarget> targets = {ReplayTarget::kEngine, ReplayTarget::kModel,
+                                                    ReplayTarget::kBoth};
+  return targets;
+}
 inline const char* ReplayTargetName(ReplayTarget target) {
   static const char* const kNames[] = {"engine", "model", "both"};
   return kNames[static_cast<int>(target)];

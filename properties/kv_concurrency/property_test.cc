@@ -25,6 +25,7 @@
 #include "properties/rapidcheck_runner.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
+#include "testing/forwarding_key_value_store.h"
 
 namespace statecheck::properties {
 namespace {
@@ -139,98 +140,22 @@ class VectorIterator final : public KeyValueIterator {
 // Decorates a READ_COMMITTED store so that its query views read through the writer's own
 // methods, which see the uncommitted buffer (T5) — a dirty read. Every call on either side
 // takes one mutex, so the bug is an isolation violation and not a data race (TSan stays quiet).
-class DirtyReadStore final : public KeyValueStore {
+class DirtyReadStore final : public testing::ForwardingStore {
  public:
-  explicit DirtyReadStore(std::unique_ptr<KeyValueStore> inner) : inner_(std::move(inner)) {}
-
-  const std::string& name() const override { return inner_->name(); }
-  bool persistent() const override { return inner_->persistent(); }
-  bool is_open() const override { return inner_->is_open(); }
-  IsolationLevel isolation() const override { return inner_->isolation(); }
+  using ForwardingStore::ForwardingStore;
 
   Status Put(std::string_view key, std::optional<std::string_view> value,
              const RecordContext* context) override {
-    Status s;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      s = inner_->Put(key, value, context);
-    }
+    const Status s = ForwardingStore::Put(key, value, context);
     // Holds the epoch open, unlocked, so that readers get to see the uncommitted write.
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     return s;
   }
-  Status PutIfAbsent(std::string_view key, std::string_view value,
-                     std::optional<std::string>* existing, const RecordContext* context) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->PutIfAbsent(key, value, existing, context);
-  }
-  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
-                const RecordContext* context) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->PutAll(kvs, context);
-  }
-  Status Delete(std::string_view key, std::optional<std::string>* old,
-                const RecordContext* context) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->Delete(key, old, context);
-  }
-  Status Get(std::string_view key, std::optional<std::string>* value) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->Get(key, value);
-  }
-  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
-               std::unique_ptr<KeyValueIterator>* it) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->Range(from, to, it);
-  }
-  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
-                      std::unique_ptr<KeyValueIterator>* it) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->ReverseRange(from, to, it);
-  }
-  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->PrefixScan(prefix, it);
-  }
-  Status All(std::unique_ptr<KeyValueIterator>* it) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->All(it);
-  }
-  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->ReverseAll(it);
-  }
-  int64_t ApproximateNumUncommittedBytes() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->ApproximateNumUncommittedBytes();
-  }
-  Status Commit(const ChangelogOffsets& offsets) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->Commit(offsets);
-  }
-  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->CommittedOffset(partition);
-  }
-  Status Rollback() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->Rollback();
-  }
-  Position UncommittedPosition() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->UncommittedPosition();
-  }
-  Position CommittedPosition() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inner_->CommittedPosition();
-  }
   std::shared_ptr<QueryView> NewQueryView() override { return std::make_shared<View>(this); }
-  void Close() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    inner_->Close();
-  }
 
  private:
+  std::unique_lock<std::mutex> Lock() const override { return std::unique_lock<std::mutex>(mu_); }
+
   // Reads the writer's view and reports the committed position, as an honest view would.
   class View final : public QueryView {
    public:
@@ -285,7 +210,6 @@ class DirtyReadStore final : public KeyValueStore {
   };
 
   mutable std::mutex mu_;
-  std::unique_ptr<KeyValueStore> inner_;
 };
 
 TEST(KvConcurrency, CheckerCatchesPlantedDirtyRead) {
@@ -375,46 +299,12 @@ TEST(KvConcurrencyAttribution, EngineStorePassesWithEvidence) {
 // A view whose reads lag: it serves the state as of the last commit (under READ_UNCOMMITTED a
 // write that returned must be visible at once), or reports the uncommitted position, or now and
 // then returns a value nobody wrote, or a store whose writer loses a key once readers have read.
-class LaggingStore final : public KeyValueStore {
+class LaggingStore final : public testing::ForwardingStore {
  public:
   enum class Bug { kStaleView, kUncommittedPosition, kGarbage, kWriterLosesAKey };
   LaggingStore(std::unique_ptr<KeyValueStore> inner, Bug bug)
-      : inner_(std::move(inner)), bug_(bug) {}
+      : ForwardingStore(std::move(inner)), bug_(bug) {}
 
-  const std::string& name() const override { return inner_->name(); }
-  bool persistent() const override { return inner_->persistent(); }
-  bool is_open() const override { return inner_->is_open(); }
-  IsolationLevel isolation() const override { return inner_->isolation(); }
-  Status Put(std::string_view key, std::optional<std::string_view> value,
-             const RecordContext* context) override {
-    return inner_->Put(key, value, context);
-  }
-  Status PutIfAbsent(std::string_view key, std::string_view value,
-                     std::optional<std::string>* existing, const RecordContext* context) override {
-    return inner_->PutIfAbsent(key, value, existing, context);
-  }
-  Status PutAll(const std::vector<std::pair<std::string, std::optional<std::string>>>& kvs,
-                const RecordContext* context) override {
-    return inner_->PutAll(kvs, context);
-  }
-  Status Delete(std::string_view key, std::optional<std::string>* old,
-                const RecordContext* context) override {
-    return inner_->Delete(key, old, context);
-  }
-  Status Get(std::string_view key, std::optional<std::string>* value) override {
-    return inner_->Get(key, value);
-  }
-  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
-               std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->Range(from, to, it);
-  }
-  Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
-                      std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->ReverseRange(from, to, it);
-  }
-  Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->PrefixScan(prefix, it);
-  }
   Status All(std::unique_ptr<KeyValueIterator>* it) override {
     STATECHECK_RETURN_IF_ERROR(inner_->All(it));
     if (bug_ == Bug::kWriterLosesAKey && reads_.load() > 0) {
@@ -425,12 +315,6 @@ class LaggingStore final : public KeyValueStore {
       *it = std::make_unique<VectorIterator>(std::move(records));
     }
     return Status::Ok();
-  }
-  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->ReverseAll(it);
-  }
-  int64_t ApproximateNumUncommittedBytes() const override {
-    return inner_->ApproximateNumUncommittedBytes();
   }
   Status Commit(const ChangelogOffsets& offsets) override {
     STATECHECK_RETURN_IF_ERROR(inner_->Commit(offsets));
@@ -444,22 +328,15 @@ class LaggingStore final : public KeyValueStore {
     as_of_commit_ = std::move(state);
     return Status::Ok();
   }
-  std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
-    return inner_->CommittedOffset(partition);
-  }
-  Status Rollback() override { return inner_->Rollback(); }
-  Position UncommittedPosition() const override { return inner_->UncommittedPosition(); }
-  Position CommittedPosition() const override { return inner_->CommittedPosition(); }
   std::shared_ptr<QueryView> NewQueryView() override {
     return std::make_shared<View>(this, inner_->NewQueryView());
   }
-  void Close() override { inner_->Close(); }
 
  private:
-  class View final : public QueryView {
+  class View final : public testing::ForwardingView {
    public:
     View(LaggingStore* store, std::shared_ptr<QueryView> inner)
-        : store_(store), inner_(std::move(inner)) {}
+        : ForwardingView(std::move(inner)), store_(store) {}
     Status Get(std::string_view key, std::optional<std::string>* value) override {
       ++store_->reads_;
       STATECHECK_RETURN_IF_ERROR(inner_->Get(key, value));
@@ -485,33 +362,16 @@ class LaggingStore final : public KeyValueStore {
       }
       return Status::Ok();
     }
-    Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
-                 std::unique_ptr<KeyValueIterator>* it) override {
-      return inner_->Range(from, to, it);
-    }
-    Status ReverseRange(std::optional<std::string_view> from, std::optional<std::string_view> to,
-                        std::unique_ptr<KeyValueIterator>* it) override {
-      return inner_->ReverseRange(from, to, it);
-    }
-    Status PrefixScan(std::string_view prefix, std::unique_ptr<KeyValueIterator>* it) override {
-      return inner_->PrefixScan(prefix, it);
-    }
-    Status All(std::unique_ptr<KeyValueIterator>* it) override { return inner_->All(it); }
-    Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
-      return inner_->ReverseAll(it);
-    }
     Position LastReadPosition() const override {
       return store_->bug_ == Bug::kUncommittedPosition ? position_ : inner_->LastReadPosition();
     }
 
    private:
     LaggingStore* store_;
-    std::shared_ptr<QueryView> inner_;
     Position position_;  // This view's thread only, as the interface's LastReadPosition.
     int64_t gets_ = 0;
   };
 
-  std::unique_ptr<KeyValueStore> inner_;
   const Bug bug_;
   std::atomic<int64_t> reads_{0};
   std::mutex mu_;
@@ -752,24 +612,27 @@ TEST(KvConcurrency, CheckerAcceptsCleanHistory) {
   EXPECT_NE(report.find("No violation"), std::string::npos) << report;
 }
 
-TEST(KvConcurrency, CheckerCatchesDirtyRead) {
-  HistoryBuilder b;
-  b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
+// Judges `b`'s history under READ_COMMITTED, EXPECTs a violation whose report holds `text`, and
+// returns the report.
+std::string ExpectViolation(const HistoryBuilder& b, const std::string& text) {
   std::string report;
   const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
   EXPECT_EQ(s.code(), Status::Code::kAborted);
-  EXPECT_NE(report.find("dirty read: #1 reader-1 Get(\"a\") -> \"e1:a\""), std::string::npos)
-      << report;
+  EXPECT_NE(report.find(text), std::string::npos) << report;
+  return report;
+}
+
+TEST(KvConcurrency, CheckerCatchesDirtyRead) {
+  HistoryBuilder b;
+  b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
+  const std::string report = ExpectViolation(b, "dirty read: #1 reader-1 Get(\"a\") -> \"e1:a\"");
   EXPECT_NE(report.find("committed only later, by #2 writer Commit"), std::string::npos) << report;
 }
 
 TEST(KvConcurrency, CheckerCatchesRolledBackRead) {
   HistoryBuilder b;
   b.Put(1, 2, 1, "a", "e1:a").Rollback(3, 4, 1).Get(1, 5, 6, "a", "e1:a", {});
-  std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
-  EXPECT_EQ(s.code(), Status::Code::kAborted);
-  EXPECT_NE(report.find("rolled-back read: #2 reader-1"), std::string::npos) << report;
+  ExpectViolation(b, "rolled-back read: #2 reader-1");
 }
 
 TEST(KvConcurrency, CheckerCatchesTornCommit) {
@@ -778,10 +641,7 @@ TEST(KvConcurrency, CheckerCatchesTornCommit) {
       .Put(3, 4, 1, "b", "e1:b")
       .Commit(5, 6, 1, At(1))
       .All(1, 7, 8, {{"a", "e1:a"}}, At(1));  // Half of the commit.
-  std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
-  EXPECT_EQ(s.code(), Status::Code::kAborted);
-  EXPECT_NE(report.find("torn read: #3 reader-1 All()"), std::string::npos) << report;
+  ExpectViolation(b, "torn read: #3 reader-1 All()");
 }
 
 TEST(KvConcurrency, CheckerCatchesBackwardsPosition) {
@@ -793,12 +653,8 @@ TEST(KvConcurrency, CheckerCatchesBackwardsPosition) {
       // Both reads overlap commit 2, so each alone is fine; in this order they are not.
       .Get(1, 8, 9, "a", "e2:a", At(2))
       .Get(1, 10, 11, "a", "e1:a", At(1));
-  std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
-  EXPECT_EQ(s.code(), Status::Code::kAborted);
-  EXPECT_NE(report.find("position went backwards: #5 reader-1 Get(\"a\") -> \"e1:a\""),
-            std::string::npos)
-      << report;
+  const std::string report =
+      ExpectViolation(b, "position went backwards: #5 reader-1 Get(\"a\") -> \"e1:a\"");
   EXPECT_EQ(report.find("stale read"), std::string::npos) << report;
 }
 
@@ -809,10 +665,7 @@ TEST(KvConcurrency, CheckerCatchesStaleRead) {
       .Put(5, 6, 2, "a", "e2:a")
       .Commit(7, 8, 2, At(2))
       .Get(1, 9, 10, "a", "e1:a", At(1));  // Commit 2 had returned.
-  std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
-  EXPECT_EQ(s.code(), Status::Code::kAborted);
-  EXPECT_NE(report.find("stale read: #4 reader-1"), std::string::npos) << report;
+  ExpectViolation(b, "stale read: #4 reader-1");
 }
 
 TEST(KvConcurrency, CheckerCatchesPositionMismatchAndWrongCommitPosition) {

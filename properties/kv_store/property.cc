@@ -132,9 +132,7 @@ PropertyOutcome Check(const Factory& sut, const Config& config, const PropertyPa
 }
 
 TraceKindSpec TraceKind(const Factory& sut) {
-  return kit::TraceKindOf<Family>(
-      "kv_store", StartWith(sut),
-      {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth});
+  return kit::TraceKindOf<Family>("kv_store", StartWith(sut), EveryReplayTarget());
 }
 
 FamilyEntry Entry() {

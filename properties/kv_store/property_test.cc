@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "properties/kit/test_support.h"
 #include "properties/kit/trace.h"
 #include "properties/property_registry.h"
 #include "properties/rapidcheck_runner.h"
@@ -29,20 +30,9 @@ namespace {
 class KvStoreProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(KvStoreProperty, MatchesModel) {
-  PropertyParams p;
-  p.seed = 20261130;
-  p.max_success = 60;
-  p.max_size = 60;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_KV_PROPERTY_CASES")) {
-    p.max_success = std::atoi(cases);
-  }
+  const PropertyParams p = kit::TestParams(20261130, 60, 60, "STATECHECK_KV_PROPERTY_CASES");
   const PropertyOutcome out = Check(EngineFactory(), GetParam(), p);
-  EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
-                          << p.seed << "):\n"
-                          << out.message << "\nreproduce: statecheck run --reproduce '"
-                          << out.reproduce << "'";
-  EXPECT_EQ(out.cases, p.max_success);
+  kit::ExpectPassed(out, p);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, KvStoreProperty, ::testing::ValuesIn(OptionMatrix()),
@@ -63,11 +53,8 @@ const Config& ConfigNamed(const std::string& label) {
 // catalogue declares for T1-T9 must be counted, and every situation counted must be declared.
 
 TEST(KvStoreEvidence, ShortRunReachesEverySituationOfT1ToT9) {
-  PropertyParams p;
-  p.seed = 42;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  p.max_success = 40;  // The campaign's cases per batch (tools/campaign.h).
-  p.max_size = 80;     // And its longest sequence.
+  // The campaign's cases per batch (tools/campaign.h), and its longest sequence.
+  const PropertyParams p = kit::TestParams(42, 40, 80);
   Evidence total;
   for (const Config& config : OptionMatrix()) {
     if (!config.label.ends_with("_nowal")) continue;  // The six rows, once each.
@@ -318,37 +305,38 @@ void ExpectCredited(const Factory& factory, const std::string& label, const std:
   if (keep == nullptr || *keep == 0) std::filesystem::remove_all(p.trace_dir);
 }
 
-TEST(KvStoreAttribution, WriterGetMissingABufferedDeleteIsT5) {
-  ExpectCredited(Planted<GetMissesBufferedDelete>(), "eos_unset_nowal", "T5");
+// Each wrong store's failure is credited to the rule it breaks, and its trace replays to it.
+struct WrongStore {
+  const char* name;
+  Factory factory;
+  const char* config;
+  const char* rule;
+};
+
+class KvStoreWrongStore : public ::testing::TestWithParam<WrongStore> {};
+
+TEST_P(KvStoreWrongStore, IsCreditedToTheRuleItBreaks) {
+  ExpectCredited(GetParam().factory, GetParam().config, GetParam().rule);
 }
 
-TEST(KvStoreAttribution, RollbackKeepingThePositionIsT9) {
-  ExpectCredited(Planted<RollbackKeepsPosition>(), "alos_rc_nowal", "T9");
-}
-
-TEST(KvStoreAttribution, OverwriteCountedTwiceIsT6) {
-  ExpectCredited(Planted<OverwriteCountedTwice>(), "eos_rc_nowal", "T6");
-}
-
-TEST(KvStoreAttribution, EmptyOffsetsClearingOnePartitionIsT7) {
-  ExpectCredited(Planted<EmptyOffsetsClearOnlyOne>(), "alos_unset_nowal", "T7");
-}
-
-TEST(KvStoreAttribution, DataLostByACleanRestartIsT7) {
-  ExpectCredited(Planted<ForwardingStore>(/*lose_on_reopen=*/true), "eos_ru_nowal", "T7");
-}
-
-TEST(KvStoreAttribution, IqReportingTheUncommittedPositionIsT8) {
-  ExpectCredited(Planted<IqReportsUncommittedPosition>(), "eos_unset_nowal", "T8");
-}
-
-TEST(KvStoreAttribution, IqGetSeeingTheBufferIsT4) {
-  ExpectCredited(Planted<IqGetSeesTheBuffer>(), "eos_rc_nowal", "T4");
-}
-
-TEST(KvStoreAttribution, IqGetMissingADirectWriteIsT3) {
-  ExpectCredited(Planted<IqGetMissesDirectWrites>(), "alos_ru_nowal", "T3");
-}
+INSTANTIATE_TEST_SUITE_P(
+    WrongStores, KvStoreWrongStore,
+    ::testing::Values(
+        WrongStore{"WriterGetMissingABufferedDelete", Planted<GetMissesBufferedDelete>(),
+                   "eos_unset_nowal", "T5"},
+        WrongStore{"RollbackKeepingThePosition", Planted<RollbackKeepsPosition>(), "alos_rc_nowal",
+                   "T9"},
+        WrongStore{"OverwriteCountedTwice", Planted<OverwriteCountedTwice>(), "eos_rc_nowal", "T6"},
+        WrongStore{"EmptyOffsetsClearingOnePartition", Planted<EmptyOffsetsClearOnlyOne>(),
+                   "alos_unset_nowal", "T7"},
+        WrongStore{"DataLostByACleanRestart", Planted<ForwardingStore>(/*lose_on_reopen=*/true),
+                   "eos_ru_nowal", "T7"},
+        WrongStore{"IqReportingTheUncommittedPosition", Planted<IqReportsUncommittedPosition>(),
+                   "eos_unset_nowal", "T8"},
+        WrongStore{"IqGetSeeingTheBuffer", Planted<IqGetSeesTheBuffer>(), "eos_rc_nowal", "T4"},
+        WrongStore{"IqGetMissingADirectWrite", Planted<IqGetMissesDirectWrites>(), "alos_ru_nowal",
+                   "T3"}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // The engine's own store passes: the wrappers above are the only bugs.
 TEST(KvStoreAttribution, TheForwardingStoreAlonePasses) {

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "properties/kit/test_support.h"
 #include "properties/kit/trace.h"
 
 namespace statecheck::properties::task {
@@ -22,19 +23,17 @@ Status ParseTask(const std::string& text, Trace* trace) {
   return kit::ParseTrace(text, "t.jsonl", trace);
 }
 
-void ExpectError(const Status& s, const std::string& message) {
-  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
-  EXPECT_NE(s.message().find(message), std::string::npos) << s;
-}
+using kit::ExpectInvalidArgument;
 
 // Regression (task_trace_fuzz): a header whose "kind" was not a string threw nlohmann's
 // type_error out of ReadTaskTrace, as did a header that was not an object.
 TEST(TaskTrace, HeaderOfTheWrongTypeIsAnError) {
   Trace trace;
-  ExpectError(
+  ExpectInvalidArgument(
       ParseTask("{\"statecheck_trace\":1,\"kind\":7,\"config\":\"eos_rc\",\"setup\":{}}\n", &trace),
       "line 1: header \"kind\" must be \"task\", not 7");
-  ExpectError(ParseTask("[1]\n", &trace), "line 1: the first line must be the trace's header");
+  ExpectInvalidArgument(ParseTask("[1]\n", &trace),
+                        "line 1: the first line must be the trace's header");
 }
 
 // Regression (task_trace_fuzz): a faulty step's "error" that was not a string threw; an unknown
@@ -42,12 +41,12 @@ TEST(TaskTrace, HeaderOfTheWrongTypeIsAnError) {
 TEST(TaskTrace, FaultErrorAndTearSeedAreChecked) {
   Trace trace;
   const std::string fault = "{\"op\":\"faultyCommit\",\"process\":1,\"point\":\"fsync\",\"n\":2,";
-  ExpectError(ParseTask(kTaskHeader + fault + "\"error\":5}\n", &trace),
-              "line 2: faultyCommit: field \"error\" is one of EIO, ENOSPC, short write");
-  ExpectError(ParseTask(kTaskHeader + fault + "\"error\":\"EFOO\"}\n", &trace),
-              "field \"error\" is one of");
-  ExpectError(ParseTask(kTaskHeader + fault + "\"tear_seed\":-1}\n", &trace),
-              "line 2: faultyCommit: tear_seed is a number from 0 to 2^64-1, not -1");
+  ExpectInvalidArgument(ParseTask(kTaskHeader + fault + "\"error\":5}\n", &trace),
+                        "line 2: faultyCommit: field \"error\" is one of EIO, ENOSPC, short write");
+  ExpectInvalidArgument(ParseTask(kTaskHeader + fault + "\"error\":\"EFOO\"}\n", &trace),
+                        "field \"error\" is one of");
+  ExpectInvalidArgument(ParseTask(kTaskHeader + fault + "\"tear_seed\":-1}\n", &trace),
+                        "line 2: faultyCommit: tear_seed is a number from 0 to 2^64-1, not -1");
   EXPECT_TRUE(ParseTask(kTaskHeader + fault + "\"error\":\"short write\"}\n", &trace).ok());
 }
 
@@ -56,31 +55,33 @@ TEST(TaskTrace, FaultErrorAndTearSeedAreChecked) {
 TEST(TaskTrace, SetupIsCheckedAndAnErrorLeavesTheTraceUntouched) {
   Trace trace;
   trace.config.label = "mine";
-  ExpectError(ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\","
-                        "\"setup\":{}}\n",
-                        &trace),
-              "line 1: setup: missing integer field \"commit_interval_records\"");
-  ExpectError(ParseTask(std::string(kTaskHeader) +
-                            "{\"op\":\"process\",\"max_records\":" + "9223372036854775808}\n",
-                        &trace),
-              "line 2: process: missing integer field \"max_records\"");
+  ExpectInvalidArgument(ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\","
+                                  "\"setup\":{}}\n",
+                                  &trace),
+                        "line 1: setup: missing integer field \"commit_interval_records\"");
+  ExpectInvalidArgument(
+      ParseTask(std::string(kTaskHeader) +
+                    "{\"op\":\"process\",\"max_records\":" + "9223372036854775808}\n",
+                &trace),
+      "line 2: process: missing integer field \"max_records\"");
   EXPECT_EQ(trace.config.label, "mine");
   EXPECT_TRUE(trace.steps.empty());
-  ExpectError(ParseTask("\n \n", &trace), "t.jsonl is empty");
+  ExpectInvalidArgument(ParseTask("\n \n", &trace), "t.jsonl is empty");
 }
 
 // Every object of a task trace takes only its own keys (a misspelled one was ignored).
 TEST(TaskTrace, AnUnknownKeyIsAnErrorNamingTheLineAndTheKey) {
   Trace task;
-  ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
-              "line 2: unknown key \"tear_sed\" in a crash step");
-  ExpectError(
+  ExpectInvalidArgument(
+      ParseTask(std::string(kTaskHeader) + "{\"op\":\"crash\",\"tear_sed\":1}\n", &task),
+      "line 2: unknown key \"tear_sed\" in a crash step");
+  ExpectInvalidArgument(
       ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
                 "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
                 "\"uncommitted_max_bytes\":1,\"commit_interval\":5}}\n",
                 &task),
       "line 1: unknown key \"commit_interval\" in setup");
-  ExpectError(
+  ExpectInvalidArgument(
       ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
                 "\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
                 "\"uncommitted_max_bytes\":1},\"seeds\":5}\n",
@@ -105,7 +106,8 @@ TEST(TaskTrace, SetupRocksDBOptionsFilesIsOptionalAndBoolean) {
   EXPECT_FALSE(setup.rocksdb_options_files);
   EXPECT_EQ(SetupJson(setup)["rocksdb_options_files"], false);
   j["rocksdb_options_files"] = 0;
-  ExpectError(SetupFromJson(j, &setup), "setup: field \"rocksdb_options_files\" is true or false");
+  ExpectInvalidArgument(SetupFromJson(j, &setup),
+                        "setup: field \"rocksdb_options_files\" is true or false");
 }
 
 // A trace's config is a label of the matrix, and a step has no "expect".
@@ -114,14 +116,16 @@ TEST(TaskTrace, TheConfigIsAMatrixLabelAndAStepHasNoExpectation) {
   ASSERT_TRUE(ParseTask(kTaskHeader, &trace).ok());
   EXPECT_EQ(trace.config.label, "eos_rc");
   EXPECT_EQ(trace.config.setup.uncommitted_max_bytes, 1);
-  ExpectError(ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rcc\","
-                        "\"setup\":{\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
-                        "\"uncommitted_max_bytes\":1}}\n",
-                        &trace),
-              "line 1: config: unknown task configuration \"eos_rcc\" (one of ");
-  ExpectError(ParseTask(std::string(kTaskHeader) + "{\"op\":\"commit\",\"expect\":{}}\n", &trace),
-              "line 2: a task step takes no \"expect\"");
-  ExpectError(
+  ExpectInvalidArgument(
+      ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rcc\","
+                "\"setup\":{\"commit_interval_records\":0,\"commit_interval_ms\":-1,"
+                "\"uncommitted_max_bytes\":1}}\n",
+                &trace),
+      "line 1: config: unknown task configuration \"eos_rcc\" (one of ");
+  ExpectInvalidArgument(
+      ParseTask(std::string(kTaskHeader) + "{\"op\":\"commit\",\"expect\":{}}\n", &trace),
+      "line 2: a task step takes no \"expect\"");
+  ExpectInvalidArgument(
       ParseTask("{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\"}\n", &trace),
       "line 1: the header needs \"setup\"");
 }

@@ -12,9 +12,11 @@
 
 #include "faults/fault_fs.h"
 #include "properties/fault_tally.h"
+#include "properties/kit/test_support.h"
 #include "reports/rule_catalogue.h"
 #include "reports/run_report.h"
 #include "statecheck/hooks/fail_points.h"
+#include "testing/forwarding_processor_context.h"
 
 namespace statecheck::properties::task {
 
@@ -32,22 +34,9 @@ constexpr const char* kTaskSituationsOfOtherRules[] = {"T8.position_restored_aft
 class TaskProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(TaskProperty, MatchesModel) {
-  PropertyParams p;
-  p.seed = 20261130;
-  p.max_success = 40;
-  p.max_size = 60;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_TASK_PROPERTY_CASES")) {
-    p.max_success = std::atoi(cases);
-  }
+  PropertyParams p = kit::TestParams(20261130, 40, 60, "STATECHECK_TASK_PROPERTY_CASES");
   if (std::getenv("STATECHECK_NO_SHRINK")) p.shrink = false;
-  const PropertyOutcome out = CheckMatchesModel(GetParam(), p);
-  EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
-                          << p.seed << "):\n"
-                          << out.message << "\nshrunk:\n  "
-                          << ::testing::PrintToString(out.counterexample)
-                          << "\nreproduce: statecheck run --reproduce '" << out.reproduce << "'";
-  EXPECT_EQ(out.cases, p.max_success);
+  kit::ExpectPassed(CheckMatchesModel(GetParam(), p), p);
 }
 
 // Coverage: the power-loss configurations, 60 cases each, make every engine fail point fire and
@@ -222,14 +211,7 @@ TEST(TaskPropertyReproducibility, ASeedReplaysOperationsFaultsAndFailures) {
 // gives the family — count every situation the task family's rules declare, and count no name
 // the catalogue does not declare.
 TEST(TaskPropertyEvidence, EverySituationOfTheFamilysRulesIsCounted) {
-  PropertyParams p;
-  p.seed = 42;
-  p.max_success = 5;
-  p.max_size = 80;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_TASK_EVIDENCE_CASES")) {
-    p.max_success = std::atoi(cases);
-  }
+  PropertyParams p = kit::TestParams(42, 5, 80, "STATECHECK_TASK_EVIDENCE_CASES");
   // The first N configurations only (what a campaign on a busy machine may get to).
   size_t configs = OptionMatrix().size();
   if (const char* n = std::getenv("STATECHECK_TASK_EVIDENCE_CONFIGS")) configs = std::atoi(n);
@@ -282,20 +264,25 @@ bool NeedsCrash(const std::string& name) {
          name == "L1.lost_marker_wiped_once" || name == "L1.lost_marker_restored_once";
 }
 
-// The in-memory configurations of the matrix, `cases` each, with or without crashes: their
-// results as a report's properties.
-reports::RunReport RunInMemoryConfigurations(bool crashes, int cases) {
-  PropertyParams p;
-  p.seed = 42;
-  p.max_success = cases;
-  p.max_size = 80;
-  reports::RunReport report;
+// The in-memory configurations of the matrix (the fast ones), `cases` each, each from its own
+// seed, with or without crashes: their outcomes and seeds.
+std::vector<std::pair<PropertyOutcome, uint64_t>> RunInMemory(bool crashes, int cases) {
+  PropertyParams p = kit::TestParams(42, cases, 80);
+  std::vector<std::pair<PropertyOutcome, uint64_t>> out;
   for (Config config : OptionMatrix()) {
-    if (!config.power_loss) continue;  // The in-memory configurations: fast.
+    if (!config.power_loss) continue;
     config.crashes = crashes;
     p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    const PropertyOutcome out = CheckMatchesModel(config, p);
-    EXPECT_TRUE(out.passed) << out.property << ": " << out.message;
+    out.emplace_back(CheckMatchesModel(config, p), p.seed);
+    EXPECT_TRUE(out.back().first.passed)
+        << out.back().first.property << ": " << out.back().first.message;
+  }
+  return out;
+}
+
+reports::RunReport RunInMemoryConfigurations(bool crashes, int cases) {
+  reports::RunReport report;
+  for (const auto& [out, seed] : RunInMemory(crashes, cases)) {
     reports::PropertyResult r;
     r.id = out.property;
     r.family = "task";
@@ -304,7 +291,7 @@ reports::RunReport RunInMemoryConfigurations(bool crashes, int cases) {
     r.cases = out.cases;
     r.evidence = out.evidence.situations;
     r.rule_cases = out.evidence.rule_cases;
-    r.batches.push_back({0, p.seed, out.cases, out.operations, 0, out.passed});
+    r.batches.push_back({0, seed, out.cases, out.operations, 0, out.passed});
     report.properties.push_back(std::move(r));
   }
   return report;
@@ -346,20 +333,9 @@ TEST(TaskPropertyEvidence, WithoutCrashesExactlyTheRulesThatNeedOneAreNotExercis
 }
 
 TEST(TaskPropertyEvidence, WithoutCrashesOnlyTheCleanSituationsAreCounted) {
-  PropertyParams p;
-  p.seed = 42;
-  p.max_success = 8;
-  p.max_size = 80;
   Evidence evidence;
   const FaultTally before = CurrentFaultTally();
-  for (Config config : OptionMatrix()) {
-    if (!config.power_loss) continue;  // The in-memory configurations: fast.
-    config.crashes = false;
-    p.seed = p.seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    const PropertyOutcome out = CheckMatchesModel(config, p);
-    ASSERT_TRUE(out.passed) << out.property << ": " << out.message;
-    evidence += out.evidence;
-  }
+  for (const auto& [out, seed] : RunInMemory(/*crashes=*/false, 8)) evidence += out.evidence;
   EXPECT_EQ(CurrentFaultTally().crashes, before.crashes);
   if (std::getenv("STATECHECK_PRINT_EVIDENCE")) {
     for (const auto& [name, cases] : evidence.situations) std::cout << name << " " << cases << "\n";
@@ -383,32 +359,14 @@ TEST(TaskPropertyEvidence, WithoutCrashesOnlyTheCleanSituationsAreCounted) {
 TEST(TaskPropertyAttribution, DuplicatedOutputIsC3OrC4ByTheGuarantee) {
   class ForwardsTwice : public Processor {
    public:
-    class Twice : public ProcessorContext {
+    class Twice : public testing::ForwardingContext {
      public:
-      explicit Twice(ProcessorContext* inner) : inner_(inner) {}
-      Status Get(std::string_view store, std::string_view key,
-                 std::optional<std::string>* value) override {
-        return inner_->Get(store, key, value);
-      }
-      Status Put(std::string_view store, std::string_view key,
-                 std::optional<std::string_view> value) override {
-        return inner_->Put(store, key, value);
-      }
-      Status Range(std::string_view store, std::optional<std::string_view> from,
-                   std::optional<std::string_view> to,
-                   std::unique_ptr<KeyValueIterator>* it) override {
-        return inner_->Range(store, from, to, it);
-      }
+      using ForwardingContext::ForwardingContext;
       Status Forward(std::string_view key, std::optional<std::string_view> value,
                      int64_t timestamp) override {
         STATECHECK_RETURN_IF_ERROR(inner_->Forward(key, value, timestamp));
         return inner_->Forward(key, value, timestamp);
       }
-      int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
-      int64_t WallClockMs() const override { return inner_->WallClockMs(); }
-
-     private:
-      ProcessorContext* inner_;
     };
     std::vector<std::string> StoreNames() const override { return inner_->StoreNames(); }
     Status Process(const LogRecord& record, ProcessorContext* context) override {

@@ -500,8 +500,7 @@ Status Replay(const kit::Trace<Vocabulary>& trace, ReplayTarget target, const Fa
 
 TraceKindSpec TraceKind(const Factory& sut) {
   TraceKindSpec spec =
-      kit::TraceKindOf<Family>("window_store", StartWith(sut),
-                               {ReplayTarget::kEngine, ReplayTarget::kModel, ReplayTarget::kBoth});
+      kit::TraceKindOf<Family>("window_store", StartWith(sut), EveryReplayTarget());
   spec.emit_gtest = [](std::string_view text, const std::string& source, std::string test_name,
                        std::string* out) {
     kit::Trace<Vocabulary> trace;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "properties/kit/test_support.h"
 #include "reports/rule_catalogue.h"
 #include "statecheck/hooks/planted_bugs.h"
 #include "statecheck/in_memory_window_store.h"
@@ -24,23 +25,13 @@ namespace {
 
 // CI settings, overridable: STATECHECK_SEED, STATECHECK_PROPERTY_CASES.
 PropertyParams ParamsFromEnvironment() {
-  PropertyParams p;
-  p.seed = 20261130;
-  p.max_success = 2000;
-  p.max_size = 100;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_PROPERTY_CASES"))
-    p.max_success = std::atoi(cases);
+  PropertyParams p = kit::TestParams(20261130, 2000, 100, "STATECHECK_PROPERTY_CASES");
   p.trace_dir = (std::filesystem::current_path() / "counterexamples").string();
   return p;
 }
 
 void ExpectPassed(const PropertyOutcome& out, const PropertyParams& p) {
-  EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
-                          << p.seed << "):\n"
-                          << out.message << "\ntrace: " << out.trace_path
-                          << "\nreplay: statecheck replay " << out.trace_path
-                          << "\nreproduce=" << out.reproduce;
+  kit::ExpectPassed(out, p);
   ::testing::Test::RecordProperty("cases", out.cases);
   ::testing::Test::RecordProperty("operations", std::to_string(out.operations));
 }
@@ -58,7 +49,6 @@ TEST_P(WindowStoreProperty, MatchesModel) {
   const PropertyParams p = ParamsFromEnvironment();
   const PropertyOutcome out = CheckMatchesModel(EngineFactory(), GetParam(), p);
   ExpectPassed(out, p);
-  EXPECT_EQ(out.cases, p.max_success);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, WindowStoreProperty, ::testing::ValuesIn(OptionMatrix()),
@@ -311,10 +301,7 @@ Status NewLenientStore(const WindowStoreOptions& o, std::unique_ptr<WindowStore>
 
 // Runs the property over the option matrix against `factory` until one configuration fails.
 PropertyOutcome FirstFailure(const Factory& factory) {
-  PropertyParams p;
-  p.seed = 16;
-  p.max_success = 300;
-  p.max_size = 80;
+  const PropertyParams p = kit::TestParams(16, 300, 80);
   PropertyOutcome last;
   for (const Config& config : OptionMatrix()) {
     last = CheckMatchesModel(factory, config, p);
@@ -365,11 +352,7 @@ TEST(WindowStoreProperty, ConstructionFailureIsCreditedToW1) {
 // a few hundred cases per configuration: far less than a campaign's share), and every
 // situation the run counted is declared.
 TEST(WindowStoreProperty, EveryDeclaredSituationIsReached) {
-  PropertyParams p;
-  p.seed = 42;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  p.max_success = 200;
-  p.max_size = 80;
+  const PropertyParams p = kit::TestParams(42, 200, 80);
   Evidence evidence;
   const PropertyOutcome construction = CheckConstruction(EngineFactory(), p);
   ASSERT_TRUE(construction.passed) << construction.message;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "properties/kit/test_support.h"
 #include "properties/kit/trace.h"
 #include "properties/windowed/property.h"
 
@@ -24,33 +25,32 @@ Status Parse(const std::string& text) {
   return kit::ParseTrace(text, "w", &trace);
 }
 
-void ExpectError(const Status& s, const std::string& message) {
-  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
-  EXPECT_NE(s.message().find(message), std::string::npos) << s;
-}
+using kit::ExpectInvalidArgument;
 
 // Regression (windowed_trace_fuzz): a window "kind", "emit" or "store" that was not a string,
 // and a header "statecheck_trace" that was not a number, threw nlohmann's type_error.
 TEST(WindowedTrace, FieldsOfTheWrongTypeAreErrors) {
   Trace trace;
-  ExpectError(
+  ExpectInvalidArgument(
       kit::ParseTrace("{\"statecheck_trace\":\"1\",\"kind\":\"windowed\",\"config\":{}}", "w",
                       &trace),
       "line 1: \"statecheck_trace\" is the trace format's version, a number (1), not \"1\"");
-  ExpectError(kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                              "\"window\":{\"kind\":[\"time\"]}}}",
-                              "w", &trace),
-              "line 1: config: window \"kind\" must be");
-  ExpectError(kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                              "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
-                              "\"emit\":1}}",
-                              "w", &trace),
-              "line 1: config: \"emit\" must be");
-  ExpectError(kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                              "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
-                              "\"emit\":\"ON_WINDOW_UPDATE\",\"store\":{}}}",
-                              "w", &trace),
-              "line 1: config: \"store\" must be");
+  ExpectInvalidArgument(kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                                        "\"window\":{\"kind\":[\"time\"]}}}",
+                                        "w", &trace),
+                        "line 1: config: window \"kind\" must be");
+  ExpectInvalidArgument(
+      kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                      "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
+                      "\"emit\":1}}",
+                      "w", &trace),
+      "line 1: config: \"emit\" must be");
+  ExpectInvalidArgument(
+      kit::ParseTrace("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                      "\"window\":{\"kind\":\"session\",\"gap_ms\":1,\"grace_ms\":0},"
+                      "\"emit\":\"ON_WINDOW_UPDATE\",\"store\":{}}}",
+                      "w", &trace),
+      "line 1: config: \"store\" must be");
 }
 
 // Regression (windowed_trace_fuzz): a timestamp of 2^64-1 wrapped to -1 ("no timestamp"), and a
@@ -58,7 +58,7 @@ TEST(WindowedTrace, FieldsOfTheWrongTypeAreErrors) {
 TEST(WindowedTrace, TimestampAboveInt64IsAnErrorAndLeavesTheTraceUntouched) {
   Trace trace;
   trace.config.label = "mine";
-  ExpectError(
+  ExpectInvalidArgument(
       kit::ParseTrace(std::string(kWindowedHeader) + "{\"op\":\"append\",\"records\":[[\"a\","
                                                      "18446744073709551615]]}\n",
                       "w", &trace),
@@ -72,24 +72,24 @@ TEST(WindowedTrace, TimestampAboveInt64IsAnErrorAndLeavesTheTraceUntouched) {
 
 // Every object of a windowed trace takes only its own keys (a misspelled one was ignored).
 TEST(WindowedTrace, AnUnknownKeyIsAnErrorNamingTheLineAndTheKey) {
-  ExpectError(
+  ExpectInvalidArgument(
       Parse(std::string(kWindowedHeader) + "{\"op\":\"commit\",\"expect\":{\"emited\":[]}}\n"),
       "line 2: unknown key \"emited\" in \"expect\"");
-  ExpectError(Parse(std::string(kWindowedHeader) +
-                    "{\"op\":\"commit\",\"expect\":{\"emitted\":[{\"key\":\"a\","
-                    "\"valeu\":\"1\"}]}}\n"),
-              "line 2: unknown key \"valeu\" in an emitted record");
-  ExpectError(Parse(std::string(kWindowedHeader) +
-                    "{\"op\":\"process\",\"max_records\":1,\"expcet\":{}}\n"),
-              "line 2: unknown key \"expcet\" in a process step");
-  ExpectError(Parse("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                    "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance\":5,"
-                    "\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}"),
-              "line 1: config: unknown key \"advance\" in a time window");
-  ExpectError(Parse("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
-                    "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
-                    "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"emitt\":1}}"),
-              "line 1: config: unknown key \"emitt\" in config");
+  ExpectInvalidArgument(Parse(std::string(kWindowedHeader) +
+                              "{\"op\":\"commit\",\"expect\":{\"emitted\":[{\"key\":\"a\","
+                              "\"valeu\":\"1\"}]}}\n"),
+                        "line 2: unknown key \"valeu\" in an emitted record");
+  ExpectInvalidArgument(Parse(std::string(kWindowedHeader) +
+                              "{\"op\":\"process\",\"max_records\":1,\"expcet\":{}}\n"),
+                        "line 2: unknown key \"expcet\" in a process step");
+  ExpectInvalidArgument(Parse("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                              "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance\":5,"
+                              "\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}"),
+                        "line 1: config: unknown key \"advance\" in a time window");
+  ExpectInvalidArgument(Parse("{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{"
+                              "\"window\":{\"kind\":\"time\",\"size_ms\":5,\"advance_ms\":5,"
+                              "\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\",\"emitt\":1}}"),
+                        "line 1: config: unknown key \"emitt\" in config");
 }
 
 // Windowed records compared as ordered JSON objects (field order significant) and a count
@@ -117,7 +117,7 @@ TEST(WindowedTrace, AConfigThatCannotRunIsBadInput) {
                       "w", &trace)
           .ok());
   TraceReplay out;
-  ExpectError(Replay(trace, &out), "line 1: the configuration cannot run:");
+  ExpectInvalidArgument(Replay(trace, &out), "line 1: the configuration cannot run:");
   EXPECT_FALSE(out.diverged);
 }
 

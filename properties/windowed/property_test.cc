@@ -9,12 +9,15 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "properties/generators.h"
+#include "properties/kit/test_support.h"
 #include "properties/rapidcheck_runner.h"
 #include "reports/rule_catalogue.h"
+#include "testing/forwarding_processor_context.h"
 
 namespace statecheck::properties::windowed {
 
@@ -25,21 +28,8 @@ namespace {
 class WindowedAggregationProperty : public ::testing::TestWithParam<Config> {};
 
 TEST_P(WindowedAggregationProperty, MatchesModel) {
-  PropertyParams p;
-  p.seed = 20261130;
-  p.max_success = 60;
-  p.max_size = 60;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
-  if (const char* cases = std::getenv("STATECHECK_WINDOWED_PROPERTY_CASES")) {
-    p.max_success = std::atoi(cases);
-  }
-  const PropertyOutcome out = CheckMatchesModel(GetParam(), p);
-  EXPECT_TRUE(out.passed) << out.property << " failed after " << out.cases << " cases (seed "
-                          << p.seed << "):\n"
-                          << out.message << "\nshrunk:\n  "
-                          << ::testing::PrintToString(out.counterexample)
-                          << "\nreproduce: statecheck run --reproduce '" << out.reproduce << "'";
-  EXPECT_EQ(out.cases, p.max_success);
+  const PropertyParams p = kit::TestParams(20261130, 60, 60, "STATECHECK_WINDOWED_PROPERTY_CASES");
+  kit::ExpectPassed(CheckMatchesModel(GetParam(), p), p);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, WindowedAggregationProperty, ::testing::ValuesIn(Matrix()),
@@ -47,11 +37,7 @@ INSTANTIATE_TEST_SUITE_P(Matrix, WindowedAggregationProperty, ::testing::ValuesI
 
 // E7, for each window shape of the matrix (tumbling, hopping with grace).
 TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
-  PropertyParams p;
-  p.seed = 20261130;
-  p.max_success = 40;
-  p.max_size = 40;
-  if (const char* seed = std::getenv("STATECHECK_SEED")) p.seed = std::strtoull(seed, nullptr, 10);
+  const PropertyParams p = kit::TestParams(20261130, 40, 40);
   for (const Config& config : Matrix()) {
     if (!IsE7WindowShape(config)) continue;
     const PropertyOutcome out = CheckEmitFinalEqualsSuppressedEager(config, p);
@@ -66,10 +52,7 @@ TEST(WindowedAggregationDifferential, EmitFinalEqualsSuppressedEager) {
 // configuration, every situation E1–E7 and E10 declare is counted, and every situation counted
 // is declared.
 TEST(WindowedEvidence, EverySituationOfTheWindowedRulesIsCounted) {
-  PropertyParams p;
-  p.seed = 42;
-  p.max_success = 5;
-  p.max_size = 80;
+  const PropertyParams p = kit::TestParams(42, 5, 80);
   Evidence total;
   for (const Config& config : Matrix()) {
     PropertyOutcome out = CheckMatchesModel(config, p);
@@ -116,50 +99,21 @@ class WrappedProcessor : public Processor {
 };
 
 // A context that forwards each output record twice.
-class DoublingContext final : public ProcessorContext {
+class DoublingContext final : public testing::ForwardingContext {
  public:
-  explicit DoublingContext(ProcessorContext* inner) : inner_(inner) {}
-  Status Get(std::string_view store, std::string_view key,
-             std::optional<std::string>* value) override {
-    return inner_->Get(store, key, value);
-  }
-  Status Put(std::string_view store, std::string_view key,
-             std::optional<std::string_view> value) override {
-    return inner_->Put(store, key, value);
-  }
-  Status Range(std::string_view store, std::optional<std::string_view> from,
-               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->Range(store, from, to, it);
-  }
+  using ForwardingContext::ForwardingContext;
   Status Forward(std::string_view key, std::optional<std::string_view> value,
                  int64_t timestamp) override {
     const Status s = inner_->Forward(key, value, timestamp);
     return s.ok() ? inner_->Forward(key, value, timestamp) : s;
   }
-  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
-  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
-
- private:
-  ProcessorContext* inner_;
 };
 
 // A context that holds back what one record's processing forwards, for the caller to forward in
 // reverse order.
-class ReversingContext final : public ProcessorContext {
+class ReversingContext final : public testing::ForwardingContext {
  public:
-  explicit ReversingContext(ProcessorContext* inner) : inner_(inner) {}
-  Status Get(std::string_view store, std::string_view key,
-             std::optional<std::string>* value) override {
-    return inner_->Get(store, key, value);
-  }
-  Status Put(std::string_view store, std::string_view key,
-             std::optional<std::string_view> value) override {
-    return inner_->Put(store, key, value);
-  }
-  Status Range(std::string_view store, std::optional<std::string_view> from,
-               std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
-    return inner_->Range(store, from, to, it);
-  }
+  using ForwardingContext::ForwardingContext;
   Status Forward(std::string_view key, std::optional<std::string_view> value,
                  int64_t timestamp) override {
     held_.push_back({std::string(key),
@@ -167,8 +121,6 @@ class ReversingContext final : public ProcessorContext {
                      timestamp});
     return Status::Ok();
   }
-  int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
-  int64_t WallClockMs() const override { return inner_->WallClockMs(); }
   Status ForwardReversed() {
     for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
       const Status s = inner_->Forward(
@@ -185,7 +137,6 @@ class ReversingContext final : public ProcessorContext {
     std::optional<std::string> value;
     int64_t timestamp;
   };
-  ProcessorContext* inner_;
   std::vector<Held> held_;
 };
 
@@ -201,6 +152,22 @@ PropertyOutcome RunWrapped(const std::string& label, const ProcessorWrapper& wra
   }
   ADD_FAILURE() << "no configuration " << label;
   return {};
+}
+
+// A ProcessorWrapper wrapping each processor in a `P`.
+template <class P>
+ProcessorWrapper Wrapping() {
+  return [](std::unique_ptr<Processor> p) {
+    return std::unique_ptr<Processor>(std::make_unique<P>(std::move(p)));
+  };
+}
+
+// EXPECTs configuration `label`, wrapped by `wrap`, to fail, credited to one of `rules`.
+void ExpectCreditedTo(const std::string& label, const ProcessorWrapper& wrap,
+                      const std::set<std::string>& rules) {
+  const PropertyOutcome out = RunWrapped(label, wrap);
+  ASSERT_FALSE(out.passed) << label;
+  EXPECT_TRUE(rules.contains(out.rule)) << label << ": " << out.rule << ": " << out.message;
 }
 
 // The last emitted close time left out of the commit metadata: E10's check.
@@ -266,15 +233,9 @@ TEST(WindowedAttribution, OutputForwardedTwiceIsTheEmitStrategysRule) {
       return inner_->Process(record, &doubling);
     }
   };
-  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
-    return std::unique_ptr<Processor>(std::make_unique<Doubles>(std::move(p)));
-  };
-  PropertyOutcome out = RunWrapped("hopping_final", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E3") << out.message;
-  out = RunWrapped("session_eager_alos", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E2") << out.message;
+  const ProcessorWrapper wrap = Wrapping<Doubles>();
+  ExpectCreditedTo("hopping_final", wrap, {"E3"});
+  ExpectCreditedTo("session_eager_alos", wrap, {"E2"});
 }
 
 // One record's outputs in reverse order: under emit-final, windows that closed together out of
@@ -289,15 +250,9 @@ TEST(WindowedAttribution, ReversedOrderIsE4UnderEmitFinalAndE2UnderEmitEager) {
       return s.ok() ? reversing.ForwardReversed() : s;
     }
   };
-  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
-    return std::unique_ptr<Processor>(std::make_unique<Reverses>(std::move(p)));
-  };
-  PropertyOutcome out = RunWrapped("hopping_final", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E4") << out.message;
-  out = RunWrapped("hopping_eager", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_EQ(out.rule, "E2") << out.message;
+  const ProcessorWrapper wrap = Wrapping<Reverses>();
+  ExpectCreditedTo("hopping_final", wrap, {"E4"});
+  ExpectCreditedTo("hopping_eager", wrap, {"E2"});
 }
 
 // Each record's value replaced before the aggregation sees it (nulls kept): a reduce's and an
@@ -313,18 +268,10 @@ TEST(WindowedAttribution, WrongValuesAreTheEmitStrategysRule) {
       return inner_->Process(replaced, context);
     }
   };
-  const ProcessorWrapper wrap = [](std::unique_ptr<Processor> p) {
-    return std::unique_ptr<Processor>(std::make_unique<ReplacesValues>(std::move(p)));
-  };
-  PropertyOutcome out = RunWrapped("hopping_reduce_eager", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_TRUE(out.rule == "E2" || out.rule == "E6") << out.rule << ": " << out.message;
-  out = RunWrapped("unlimited_reduce_alos", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_TRUE(out.rule == "E2" || out.rule == "E6") << out.rule << ": " << out.message;
-  out = RunWrapped("tumbling_aggregate_final_alos", wrap);
-  ASSERT_FALSE(out.passed);
-  EXPECT_TRUE(out.rule == "E3" || out.rule == "E6") << out.rule << ": " << out.message;
+  const ProcessorWrapper wrap = Wrapping<ReplacesValues>();
+  ExpectCreditedTo("hopping_reduce_eager", wrap, {"E2", "E6"});
+  ExpectCreditedTo("unlimited_reduce_alos", wrap, {"E2", "E6"});
+  ExpectCreditedTo("tumbling_aggregate_final_alos", wrap, {"E3", "E6"});
 }
 
 // Every configuration survives the trip through a trace header.

@@ -82,6 +82,21 @@ Aggregator AggregatorOf(model::AggregatorKind kind) {
 }
 
 // The aggregation processor of `config`, reporting to `stats`.
+namespace {
+
+// The options a session and a sliding aggregation share, from `config`.
+template <class Options>
+void SetCommonOptions(const Config& config, EmitStrategy emit,
+                      std::shared_ptr<AggregationStats> stats, Options* a) {
+  a->emit = emit;
+  a->emit_interval_ms = config.emit_interval_ms;
+  a->store = StoreOf(config);
+  a->stats = std::move(stats);
+  a->logger = NullLogger();
+}
+
+}  // namespace
+
 Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> stats,
                      std::unique_ptr<Processor>* out) {
   const EmitStrategy emit =
@@ -107,22 +122,14 @@ Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> sta
       SessionWindowedAggregationOptions a;
       STATECHECK_RETURN_IF_ERROR(
           SessionWindows::OfInactivityGapAndGrace(config.size_ms, config.grace_ms, &a.windows));
-      a.emit = emit;
-      a.emit_interval_ms = config.emit_interval_ms;
-      a.store = StoreOf(config);
-      a.stats = std::move(stats);
-      a.logger = NullLogger();
+      SetCommonOptions(config, emit, std::move(stats), &a);
       return NewSessionWindowedAggregation(a, out);
     }
     case WindowKind::kSliding: {
       SlidingWindowedAggregationOptions a;
       STATECHECK_RETURN_IF_ERROR(
           SlidingWindows::OfTimeDifferenceAndGrace(config.size_ms, config.grace_ms, &a.windows));
-      a.emit = emit;
-      a.emit_interval_ms = config.emit_interval_ms;
-      a.store = StoreOf(config);
-      a.stats = std::move(stats);
-      a.logger = NullLogger();
+      SetCommonOptions(config, emit, std::move(stats), &a);
       return NewSlidingWindowedAggregation(a, out);
     }
     case WindowKind::kUnlimited: {
@@ -139,37 +146,40 @@ Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> sta
   return Status::InvalidArgument("no aggregation for this window kind in this build");
 }
 
+namespace {
+
+// The fields every windowed model's configuration shares, from `config`.
+template <class ModelConfig>
+ModelConfig CommonModelConfig(const Config& config) {
+  ModelConfig mc;
+  mc.grace_ms = config.grace_ms;
+  mc.emit_final = config.emit_final;
+  mc.emit_interval_ms = config.emit_interval_ms;
+  mc.at_least_once = AtLeastOnce(config);
+  return mc;
+}
+
+}  // namespace
+
 std::unique_ptr<model::AggregationModel> MakeModel(const Config& config) {
   switch (config.kind) {
     case WindowKind::kTime: {
-      model::WindowedModelConfig mc;
+      auto mc = CommonModelConfig<model::WindowedModelConfig>(config);
       mc.size_ms = config.size_ms;
       mc.advance_ms = config.advance_ms;
-      mc.grace_ms = config.grace_ms;
-      mc.emit_final = config.emit_final;
-      mc.emit_interval_ms = config.emit_interval_ms;
-      mc.at_least_once = AtLeastOnce(config);
       mc.aggregator = config.aggregator;
       mc.suppress = config.suppress;
       if (config.in_memory_store) mc.retention_ms = kInMemoryRetentionMs;
       return std::make_unique<model::WindowedAggregationModel>(mc);
     }
     case WindowKind::kSession: {
-      model::SessionModelConfig mc;
+      auto mc = CommonModelConfig<model::SessionModelConfig>(config);
       mc.gap_ms = config.size_ms;
-      mc.grace_ms = config.grace_ms;
-      mc.emit_final = config.emit_final;
-      mc.emit_interval_ms = config.emit_interval_ms;
-      mc.at_least_once = AtLeastOnce(config);
       return std::make_unique<model::SessionAggregationModel>(mc);
     }
     case WindowKind::kSliding: {
-      model::SlidingModelConfig mc;
+      auto mc = CommonModelConfig<model::SlidingModelConfig>(config);
       mc.time_difference_ms = config.size_ms;
-      mc.grace_ms = config.grace_ms;
-      mc.emit_final = config.emit_final;
-      mc.emit_interval_ms = config.emit_interval_ms;
-      mc.at_least_once = AtLeastOnce(config);
       return std::make_unique<model::SlidingAggregationModel>(mc);
     }
     case WindowKind::kUnlimited: {
