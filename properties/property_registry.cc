@@ -44,6 +44,15 @@ std::vector<TraceKindSpec> AllTraceKinds() {
   return out;
 }
 
+std::vector<std::pair<std::string, std::vector<std::string>>> DeclaredFamilyRules() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (FamilyEntry& family : KitFamilies()) {
+    if (family.rules.empty() || family.properties.empty()) continue;
+    out.emplace_back(family.properties.front().family, std::move(family.rules));
+  }
+  return out;
+}
+
 std::vector<PropertySpec> AllProperties() {
   std::vector<PropertySpec> out;
   for (FamilyEntry& family : KitFamilies()) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "properties/kit/outcome.h"
@@ -16,6 +17,10 @@ std::vector<TraceKindSpec> AllTraceKinds();
 
 // All properties, in a fixed order (shards and reports rely on it), checking the engine.
 std::vector<PropertySpec> AllProperties();
+
+// The rules each family declares in its own code (FamilyEntry::rules), by family: what
+// reports/rules.json's property_families does not list it under.
+std::vector<std::pair<std::string, std::vector<std::string>>> DeclaredFamilyRules();
 
 // The property id a rapidcheck reproduce string (PropertyOutcome::reproduce) belongs to.
 Status PropertyIdOfReproduce(const std::string& reproduce, std::string* id);

@@ -57,20 +57,19 @@ Status ParseSituations(const json& element, std::size_t index, Rule* rule) {
                    std::string("field \"situations\" must be an array, got ") + it->type_name());
   }
   for (const json& item : *it) {
-    if (!item.is_object() || item.size() != 2 || !item.contains("name") ||
-        !item.contains("text") || !item["name"].is_string() || !item["text"].is_string()) {
-      return Invalid(index, id,
-                     "a situation must be {\"name\": string, \"text\": string}, got " +
-                         item.dump());
+    if (!item.is_object() || item.size() != 2 || !item.contains("name") || !item.contains("text") ||
+        !item["name"].is_string() || !item["text"].is_string()) {
+      return Invalid(
+          index, id,
+          "a situation must be {\"name\": string, \"text\": string}, got " + item.dump());
     }
     Situation s{item["name"].get<std::string>(), item["text"].get<std::string>()};
     const std::string prefix = id + ".";
-    const std::string_view suffix = std::string_view(s.name).substr(
-        std::min(s.name.size(), prefix.size()));
+    const std::string_view suffix =
+        std::string_view(s.name).substr(std::min(s.name.size(), prefix.size()));
     if (s.name.compare(0, prefix.size(), prefix) != 0 || suffix.empty() ||
-        !std::all_of(suffix.begin(), suffix.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_';
-        })) {
+        !std::all_of(suffix.begin(), suffix.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_'; })) {
       return Invalid(index, id,
                      "situation \"" + s.name + "\" must be \"" + prefix +
                          "\" followed by lower-case letters, digits and '_'");
@@ -179,6 +178,21 @@ const RuleCatalogue& RuleCatalogue::Builtin() {
     return parsed;
   }();
   return *catalogue;
+}
+
+Status RuleCatalogue::AddPropertyFamily(std::string_view id, const std::string& family) {
+  for (Rule& rule : rules_) {
+    if (rule.id != id) continue;
+    if (rule.situations.empty()) {
+      return Status::InvalidArgument("rule " + rule.id + " declares no situations: family \"" +
+                                     family + "\" cannot check it");
+    }
+    auto& f = rule.property_families;
+    if (std::find(f.begin(), f.end(), family) == f.end()) f.push_back(family);
+    return Status::Ok();
+  }
+  return Status::NotFound("no rule " + std::string(id) + " in the catalogue (family \"" + family +
+                          "\" declares it)");
 }
 
 Status RuleCatalogue::Parse(std::string_view text, RuleCatalogue* out) {

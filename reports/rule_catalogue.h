@@ -71,6 +71,12 @@ class RuleCatalogue {
   // Every rule, in catalogue (docs/spec.md) order.
   const std::vector<Rule>& rules() const { return rules_; }
 
+  // Adds `family` to the property families of rule `id` (once): a family that declares in its
+  // own code the rules it checks (properties/kit/outcome.h, FamilyEntry::rules). NotFound for
+  // no such rule; InvalidArgument for a rule that declares no situations (a family of a rule
+  // must be able to reach them).
+  Status AddPropertyFamily(std::string_view id, const std::string& family);
+
   // The rule with this exact id, or nullptr. The pointer lives as long as the catalogue.
   const Rule* Find(std::string_view id) const;
 

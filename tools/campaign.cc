@@ -23,6 +23,7 @@
 #include "statecheck/hooks/planted_bugs.h"
 #include "tools/campaign_internal.h"
 #include "tools/campaign_workers.h"
+#include "tools/catalogue.h"
 
 namespace statecheck::tools {
 namespace internal {
@@ -167,7 +168,7 @@ namespace internal {
 
 void Campaign::MakePlans() {
   reports::RunReport& report = result_->report;
-  for (const reports::Rule& rule : reports::RuleCatalogue::Builtin().rules()) {
+  for (const reports::Rule& rule : Catalogue().rules()) {
     for (const std::string& family : rule.property_families) {
       for (const reports::Situation& sit : rule.situations) {
         family_situations_[family].push_back(sit.name);
@@ -451,7 +452,7 @@ Status Campaign::Run() {
   // (a typo would otherwise never count, or count for nothing).
   for (const reports::PropertyResult& p : report.properties) {
     for (const auto& [name, n] : p.evidence) {
-      if (!reports::RuleCatalogue::Builtin().FindSituation(name)) {
+      if (!Catalogue().FindSituation(name)) {
         return Status::FailedPrecondition("harness bug: property " + p.id +
                                           " counted the situation \"" + name +
                                           "\", which reports/rules.json does not declare");
@@ -466,7 +467,7 @@ Status Campaign::Run() {
 Status RunCampaign(const CampaignOptions& options, CampaignResult* result) {
   *result = CampaignResult();
   std::vector<const reports::Rule*> rules;
-  STATECHECK_RETURN_IF_ERROR(reports::RuleCatalogue::Builtin().Select(options.select, &rules));
+  STATECHECK_RETURN_IF_ERROR(Catalogue().Select(options.select, &rules));
   if (options.batches_per_property <= 0 && options.budget_seconds <= 0) {
     return Status::InvalidArgument("--budget must be a positive number of seconds");
   }

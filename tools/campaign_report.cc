@@ -14,6 +14,7 @@
 #include "reports/run_report.h"
 #include "tools/campaign.h"
 #include "tools/campaign_internal.h"
+#include "tools/catalogue.h"
 
 namespace statecheck::tools {
 namespace {
@@ -103,8 +104,7 @@ Status MergeReportFiles(const std::vector<std::string>& inputs, const std::strin
   }
   STATECHECK_RETURN_IF_ERROR(reports::MergeReports(shards, &result->report));
   std::vector<const reports::Rule*> rules;
-  STATECHECK_RETURN_IF_ERROR(
-      reports::RuleCatalogue::Builtin().Select(result->report.configuration.select, &rules));
+  STATECHECK_RETURN_IF_ERROR(Catalogue().Select(result->report.configuration.select, &rules));
   result->verdicts = reports::RuleVerdicts(rules, result->report);
   for (const auto& p : result->report.properties) result->findings += p.passed ? 0 : 1;
   result->report_dir = out_dir;

@@ -11,6 +11,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "reports/rule_catalogue.h"
+#include "tools/catalogue.h"
+
 namespace statecheck::tools {
 namespace {
 
@@ -295,6 +298,30 @@ TEST(Campaign, ShardsAndBadInputAreClearErrors) {
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("no property family \"no_such_family\" (one of"), std::string::npos)
       << s;
+}
+
+}  // namespace
+}  // namespace statecheck::tools
+
+namespace statecheck::tools {
+namespace {
+
+// A family in a folder of its own declares its rules in its code, not in rules.json: the
+// campaign's catalogue lists it among their families all the same, and the rules rules.json
+// lists no family for stay as they are.
+TEST(CampaignCatalogue, AFamilyDeclaringItsRulesInCodeIsAmongTheirFamilies) {
+  const reports::RuleCatalogue& builtin = reports::RuleCatalogue::Builtin();
+  const reports::RuleCatalogue& merged = Catalogue();
+  ASSERT_EQ(merged.rules().size(), builtin.rules().size());
+  for (const char* id : {"T3", "T5", "T6", "T7", "T8", "T9"}) {
+    const auto& in_json = builtin.Find(id)->property_families;
+    const auto& merged_families = merged.Find(id)->property_families;
+    EXPECT_EQ(std::count(in_json.begin(), in_json.end(), "in_memory_kv"), 0) << id;
+    EXPECT_EQ(std::count(merged_families.begin(), merged_families.end(), "in_memory_kv"), 1) << id;
+  }
+  EXPECT_EQ(merged.Find("W3")->property_families, builtin.Find("W3")->property_families);
+  reports::RuleCatalogue copy = builtin;
+  EXPECT_EQ(copy.AddPropertyFamily("T99", "x").code(), Status::Code::kNotFound);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "reports/rule_sites.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/status.h"
+#include "tools/catalogue.h"
 #include "tools/cli.h"
 
 namespace statecheck::cli {
@@ -26,7 +27,7 @@ namespace {
 
 int ListRules(bool json, bool checks, const std::string& select) {
   std::vector<const reports::Rule*> rules;
-  const Status s = reports::RuleCatalogue::Builtin().Select(select, &rules);
+  const Status s = tools::Catalogue().Select(select, &rules);
   if (!s.ok()) return UsageError(s.message());
   if (checks) {
     std::cout << reports::FormatCheckNames(rules);
@@ -41,7 +42,7 @@ int ListRules(bool json, bool checks, const std::string& select) {
 // Where each selected rule is kept (engine/), encoded (model/) and checked (properties/), from
 // the tags in the sources under `source` (reports/rule_sites.h).
 int ListRuleSites(bool json, const std::string& select, const std::string& source) {
-  const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  const reports::RuleCatalogue& catalogue = tools::Catalogue();
   std::vector<const reports::Rule*> rules;
   Status s = catalogue.Select(select, &rules);
   if (!s.ok()) return UsageError(s.message());

@@ -10,6 +10,7 @@
 #include "reports/rule_catalogue.h"
 #include "statecheck/hooks/planted_bugs.h"
 #include "tools/campaign.h"
+#include "tools/catalogue.h"
 
 namespace statecheck::tools {
 namespace {
@@ -34,7 +35,7 @@ std::vector<std::string> Split(std::string_view list) {
 // The rule ids of a selector ("E", "W3,T4"), or InvalidArgument.
 Status RuleIds(const std::string& selector, std::set<std::string>* ids) {
   std::vector<const reports::Rule*> rules;
-  STATECHECK_RETURN_IF_ERROR(reports::RuleCatalogue::Builtin().Select(selector, &rules));
+  STATECHECK_RETURN_IF_ERROR(Catalogue().Select(selector, &rules));
   for (const reports::Rule* r : rules) ids->insert(r->id);
   return Status::Ok();
 }

@@ -127,6 +127,10 @@ struct TraceKindSpec {
 struct FamilyEntry {
   std::vector<PropertySpec> properties;
   std::vector<TraceKindSpec> trace_kinds;
+  // The rules its checks enforce, declared here rather than in reports/rules.json's
+  // property_families (which a family in its own folder need not touch): the campaign counts
+  // the family's cases and findings for them (tools/catalogue.h).
+  std::vector<std::string> rules;
 };
 
 }  // namespace statecheck::properties
