@@ -27,10 +27,13 @@ namespace {
 // The families on the state-machine kit, each in a folder of its own, one entry each
 // (properties/README.md), in the order the campaign runs them.
 std::vector<FamilyEntry> KitFamilies() {
-  return {
-      window_store::Entry(), kv_store::Entry(), in_memory_kv::Entry(),
-      task::Entry(),         windowed::Entry(),
-  };
+  std::vector<FamilyEntry> out;
+  out.push_back(window_store::Entry());
+  out.push_back(kv_store::Entry());
+  out.push_back(in_memory_kv::Entry());
+  out.push_back(task::Entry());
+  out.push_back(windowed::Entry());
+  return out;
 }
 
 }  // namespace
