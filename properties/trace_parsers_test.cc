@@ -45,16 +45,15 @@ TEST(TraceParsers, EveryKindChecksTheFormatVersionTheSameWay) {
   for (const auto& header : headers) {
     const std::string& kind = header.first;
     const std::string& rest = header.second;
-    auto parse = [&kind](const std::string& text) { return ReadByKind(text); };
     const std::string body = "\"kind\":\"" + kind + "\"," + rest + "}\n";
-    EXPECT_TRUE(parse("{\"statecheck_trace\":1," + body).ok()) << kind;
-    ExpectInvalidArgument(parse("{\"statecheck_trace\":2," + body),
+    EXPECT_TRUE(ReadByKind("{\"statecheck_trace\":1," + body).ok()) << kind;
+    ExpectInvalidArgument(ReadByKind("{\"statecheck_trace\":2," + body),
                           "line 1: unsupported trace version 2 (this statecheck reads version 1)");
-    ExpectInvalidArgument(parse("{" + body),
+    ExpectInvalidArgument(ReadByKind("{" + body),
                           "line 1: the first line must be the trace's header, "
                           "{\"statecheck_trace\": 1, \"kind\": \"" +
                               kind + "\"");
-    ExpectInvalidArgument(parse("{\"statecheck_trace\":1.5," + body),
+    ExpectInvalidArgument(ReadByKind("{\"statecheck_trace\":1.5," + body),
                           "line 1: \"statecheck_trace\" is the trace format's version, a number");
   }
 }

@@ -12,8 +12,6 @@
 namespace statecheck::properties::window_store {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 // One record of a step's result: [key, start, end, value] (or [key, start, end] for
 // peekNextKey), the key and value unescaped.

@@ -7,6 +7,7 @@
 #define STATECHECK_PROPERTIES_WINDOW_STORE_ATTRIBUTION_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -17,6 +18,10 @@
 #include "properties/window_store/ops.h"
 
 namespace statecheck::properties::window_store {
+
+// The ends of the time line.
+inline constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 // __int128: the ends of int64 plus or minus a retention must not overflow.
 __extension__ typedef __int128 Wide;

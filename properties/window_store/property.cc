@@ -24,8 +24,6 @@
 namespace statecheck::properties::window_store {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 int64_t Saturate(Wide v) { return v > kMax ? kMax : v < kMin ? kMin : static_cast<int64_t>(v); }
 
