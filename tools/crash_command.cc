@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "properties/task/crash_runner.h"
-#include "properties/task/ops.h"
+#include "model/state_config_model.h"
+#include "properties/crash/crash_runner.h"
 #include "tools/campaign_workers.h"
 
 namespace statecheck::tools {
@@ -27,9 +27,9 @@ std::string FormatProbability(double p) {
 
 using Json = nlohmann::json;
 
-std::vector<properties::task::Config> Selected(const std::string& config) {
-  std::vector<properties::task::Config> out;
-  for (const properties::task::Config& c : properties::task::T1Rows()) {
+std::vector<model::T1Configuration> Selected(const std::string& config) {
+  std::vector<model::T1Configuration> out;
+  for (const model::T1Configuration& c : model::T1Configurations()) {
     if (config == "all" || config == c.label) out.push_back(c);
   }
   return out;
@@ -42,23 +42,23 @@ std::string Secs(double s) {
 }
 
 // One configuration's cycles, in its worker: the result as JSON for the parent to print.
-Json RunOne(const properties::task::Config& c, const CrashFlags& flags, uint64_t seed,
+Json RunOne(const model::T1Configuration& c, const CrashFlags& flags, uint64_t seed,
             const std::string& directory) {
-  properties::task::CrashRunOptions o;
+  properties::CrashRunOptions o;
   o.seed = seed;
   o.cycles = flags.cycles;
   o.label = c.label;
-  o.streams_config = c.streams_config;
+  o.streams_config = c.props;
   o.directory = directory;
   o.keep = flags.keep;
   o.records_per_cycle = flags.records_per_cycle;
   o.tolerate_io_errors = flags.tolerate_io_errors;
   o.io_error_probability = flags.io_errors;
-  properties::task::CrashRunResult r;
+  properties::CrashRunResult r;
   const int step = std::max(1, flags.cycles / 4);
-  const Status s = properties::task::RunCrashCycles(
+  const Status s = properties::RunCrashCycles(
       o,
-      [&](const properties::task::CrashCycleReport& cycle) {
+      [&](const properties::CrashCycleReport& cycle) {
         if ((cycle.cycle + 1) % step == 0 && cycle.cycle + 1 < flags.cycles) {
           std::cout << "  " << c.label << ": " << cycle.cycle + 1 << "/" << flags.cycles
                     << " cycles, committed input " << cycle.committed_input << "\n"
@@ -85,7 +85,7 @@ Json RunOne(const properties::task::Config& c, const CrashFlags& flags, uint64_t
 Status ValidateCrashFlags(const CrashFlags& flags) {
   if (Selected(flags.config).empty()) {
     std::string labels;
-    for (const properties::task::Config& c : properties::task::T1Rows()) {
+    for (const model::T1Configuration& c : model::T1Configurations()) {
       labels += (labels.empty() ? "" : ", ") + c.label;
     }
     return Status::InvalidArgument("--config " + flags.config +
@@ -96,7 +96,7 @@ Status ValidateCrashFlags(const CrashFlags& flags) {
 }
 
 bool RunCrashCommand(const CrashFlags& flags, std::ostream& out) {
-  const std::vector<properties::task::Config> configs = Selected(flags.config);
+  const std::vector<model::T1Configuration> configs = Selected(flags.config);
   const uint64_t seed = flags.seed ? *flags.seed : std::random_device{}();
   const std::string base = flags.dir.empty() ? (std::filesystem::temp_directory_path() /
                                                 ("statecheck-crash-" + std::to_string(::getpid())))

@@ -97,32 +97,15 @@ kit::Start<Family> StartWith(Factory factory) {
 }  // namespace
 
 std::vector<Config> OptionMatrix() {
-  struct Row {
-    const char* label;
-    std::map<std::string, std::string> props;
-  };
-  const std::vector<Row> rows = {
-      {"alos_unset", {}},
-      {"alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}},
-      {"alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}},
-      {"eos_unset", {{"processing.guarantee", "exactly_once_v2"}}},
-      {"eos_ru",
-       {{"processing.guarantee", "exactly_once_v2"},
-        {"default.state.isolation.level", "READ_UNCOMMITTED"}}},
-      {"eos_rc",
-       {{"processing.guarantee", "exactly_once_v2"},
-        {"default.state.isolation.level", "READ_COMMITTED"}}},
-  };
+  const std::vector<model::T1Configuration>& rows = model::T1Configurations();
   // Variant-major: the six rows of T1 come first (a short campaign runs the properties in this
   // order, so every row of the table gets cases early), then again with the WAL, then with a
   // tiny write buffer.
   std::vector<Config> out;
-  for (const Row& row : rows)
-    out.push_back({std::string(row.label) + "_nowal", row.props, false, 0});
-  for (const Row& row : rows) out.push_back({std::string(row.label) + "_wal", row.props, true, 0});
-  for (const Row& row : rows) {
-    out.push_back({std::string(row.label) + "_tinybuffer", row.props, false, 64 << 10});
-  }
+  for (const auto& row : rows) out.push_back({row.label + "_nowal", row.props, false, 0});
+  for (const auto& row : rows) out.push_back({row.label + "_wal", row.props, true, 0});
+  for (const auto& row : rows)
+    out.push_back({row.label + "_tinybuffer", row.props, false, 64 << 10});
   return out;
 }
 

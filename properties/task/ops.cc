@@ -3,6 +3,7 @@
 #include <iterator>
 #include <limits>
 
+#include "model/state_config_model.h"
 #include "properties/kit/json_lines.h"
 #include "statecheck/hooks/fail_points.h"
 
@@ -274,27 +275,16 @@ Status OpFromJson(const Json& j, Op* op) {
 }
 
 std::vector<Config> T1Rows() {
-  auto row = [](std::string label, std::map<std::string, std::string> props, bool use_wal) {
+  std::vector<Config> out;
+  for (const model::T1Configuration& row : model::T1Configurations()) {
     Config c;
-    c.label = std::move(label);
-    c.streams_config = std::move(props);
-    c.use_wal = use_wal;
-    return c;
-  };
-  return {
-      row("alos_unset", {}, false),
-      row("alos_ru", {{"default.state.isolation.level", "READ_UNCOMMITTED"}}, true),
-      row("alos_rc", {{"default.state.isolation.level", "READ_COMMITTED"}}, false),
-      row("eos_unset", {{"processing.guarantee", "exactly_once_v2"}}, false),
-      row("eos_ru",
-          {{"processing.guarantee", "exactly_once_v2"},
-           {"default.state.isolation.level", "READ_UNCOMMITTED"}},
-          false),
-      row("eos_rc",
-          {{"processing.guarantee", "exactly_once_v2"},
-           {"default.state.isolation.level", "READ_COMMITTED"}},
-          true),
-  };
+    c.label = row.label;
+    c.streams_config = row.props;
+    // The stores' WAL on in one row of each guarantee.
+    c.use_wal = row.label == "alos_ru" || row.label == "eos_rc";
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::vector<Config> OptionMatrix() {

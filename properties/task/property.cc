@@ -35,18 +35,6 @@ namespace statecheck::properties::task {
 // counterexample).
 void showValue(const Config& config, std::ostream& os) { os << SetupJson(config.setup).dump(); }
 
-Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out) {
-  out->clear();
-  std::unique_ptr<KeyValueIterator> it;
-  STATECHECK_RETURN_IF_ERROR(reader.All(&it));
-  KeyValue kv;
-  while (it->HasNext()) {
-    STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-    (*out)[kv.key] = kv.value;
-  }
-  return Status::Ok();
-}
-
 namespace {
 
 // T1: the engine's row against the table's, in each format the configuration runs in. Held, or

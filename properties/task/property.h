@@ -64,14 +64,14 @@
 #include "model/task_model.h"
 #include "properties/kit/outcome.h"
 #include "properties/kit/trace.h"
+#include "properties/store_state.h"
 #include "properties/task/ops.h"
 #include "statecheck/status.h"
 #include "statecheck/task.h"
 
 namespace statecheck::properties::task {
 
-// Every record `reader` (a store or a query view) holds, read with All().
-Status ReadStoreState(ReadOnlyKeyValueStore& reader, model::StoreState* out);
+using properties::ReadStoreState;  // properties/store_state.h
 
 // Runs the property. A failure's shrunk case is also written to `params.trace_dir` (if set) as
 // a task trace, and `trace_path` names it.

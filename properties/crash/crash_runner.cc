@@ -1,4 +1,4 @@
-#include "properties/task/crash_runner.h"
+#include "properties/crash/crash_runner.h"
 
 #include <fcntl.h>
 #include <fiu-control.h>
@@ -19,15 +19,16 @@
 
 #include "faults/fail_points.h"
 #include "faults/fault_fs.h"
+#include "model/state_config_model.h"
 #include "model/task_model.h"
 #include "properties/generators.h"
 #include "properties/harness_rocksdb.h"
-#include "properties/task/property.h"
+#include "properties/store_state.h"
 #include "statecheck/hooks/fail_points.h"
 #include "statecheck/log.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties::task {
+namespace statecheck::properties {
 namespace {
 
 namespace fs = std::filesystem;
@@ -598,4 +599,4 @@ Status RunCrashCycles(const CrashRunOptions& o,
   return Status::Ok();
 }
 
-}  // namespace statecheck::properties::task
+}  // namespace statecheck::properties

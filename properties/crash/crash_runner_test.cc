@@ -1,5 +1,5 @@
 // Kill-and-recover cycles (SPEC C1, C3, C4) for each row of the T1 matrix.
-#include "properties/task/crash_runner.h"
+#include "properties/crash/crash_runner.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,15 +7,18 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "properties/task/property.h"
+#include "model/state_config_model.h"
 
-namespace statecheck::properties::task {
+namespace statecheck::model {
 
-void PrintTo(const Config& config, std::ostream* os) { *os << config.label; }
+void PrintTo(const T1Configuration& config, std::ostream* os) { *os << config.label; }
 
+}  // namespace statecheck::model
+
+namespace statecheck::properties {
 namespace {
 
-class CrashRunner : public ::testing::TestWithParam<Config> {};
+class CrashRunner : public ::testing::TestWithParam<model::T1Configuration> {};
 
 TEST_P(CrashRunner, SurvivesKillsWithNothingLost) {
   CrashRunOptions o;
@@ -24,7 +27,7 @@ TEST_P(CrashRunner, SurvivesKillsWithNothingLost) {
   if (const char* seed = std::getenv("STATECHECK_SEED")) o.seed = std::strtoull(seed, nullptr, 10);
   if (const char* cycles = std::getenv("STATECHECK_CRASH_CYCLES")) o.cycles = std::atoi(cycles);
   o.label = GetParam().label;
-  o.streams_config = GetParam().streams_config;
+  o.streams_config = GetParam().props;
   o.directory = (std::filesystem::temp_directory_path() /
                  ("statecheck-crash-test-" + std::to_string(::getpid()) + "-" + o.label))
                     .string();
@@ -94,8 +97,8 @@ TEST(CrashRunnerAttribution, AWrongStoreUnderExactlyOnceIsC3) {
   std::filesystem::remove_all(o.directory);
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, CrashRunner, ::testing::ValuesIn(T1Rows()),
+INSTANTIATE_TEST_SUITE_P(Matrix, CrashRunner, ::testing::ValuesIn(model::T1Configurations()),
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace
-}  // namespace statecheck::properties::task
+}  // namespace statecheck::properties

@@ -26,8 +26,8 @@
 // Every random choice — input, commit interval, kill point, clean or not — comes from the seed,
 // so `statecheck crash --seed S --cycles N` replays a run (RocksDB's own background timing
 // aside).
-#ifndef STATECHECK_PROPERTIES_TASK_CRASH_RUNNER_H_
-#define STATECHECK_PROPERTIES_TASK_CRASH_RUNNER_H_
+#ifndef STATECHECK_PROPERTIES_CRASH_CRASH_RUNNER_H_
+#define STATECHECK_PROPERTIES_CRASH_CRASH_RUNNER_H_
 
 #include <cstdint>
 #include <functional>
@@ -40,7 +40,7 @@
 #include "statecheck/status.h"
 #include "statecheck/task.h"
 
-namespace statecheck::properties::task {
+namespace statecheck::properties {
 
 struct CrashRunOptions {
   uint64_t seed = 1;
@@ -111,6 +111,6 @@ Status RunCrashCycles(const CrashRunOptions& options,
                       const std::function<void(const CrashCycleReport&)>& progress,
                       CrashRunResult* result);
 
-}  // namespace statecheck::properties::task
+}  // namespace statecheck::properties
 
-#endif  // STATECHECK_PROPERTIES_TASK_CRASH_RUNNER_H_
+#endif  // STATECHECK_PROPERTIES_CRASH_CRASH_RUNNER_H_
