@@ -144,7 +144,9 @@ class ForwardingStore : public KeyValueStore {
 // A view that forwards to another; tests override the call their bug is in.
 class ForwardingView : public QueryView {
  public:
-  explicit ForwardingView(std::shared_ptr<QueryView> inner) : inner_(std::move(inner)) {}
+  // `store`: the store the view was made of, for a test whose view reads through it.
+  explicit ForwardingView(std::shared_ptr<QueryView> inner, KeyValueStore* store = nullptr)
+      : inner_(std::move(inner)), store_(store) {}
   Status Get(std::string_view key, std::optional<std::string>* value) override {
     return inner_->Get(key, value);
   }
@@ -167,6 +169,7 @@ class ForwardingView : public QueryView {
 
  protected:
   std::shared_ptr<QueryView> inner_;
+  KeyValueStore* store_;
 };
 
 }  // namespace statecheck::testing

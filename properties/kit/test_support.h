@@ -1,6 +1,6 @@
 // What the families' tests share (tests only: it includes GoogleTest): a property run's
 // parameters with the environment's overrides, the expectation that a run passed with what a
-// failure needs to be re-run, and the expectation of a reader's error.
+// failure needs to be re-run, and a reader's parse and the expectation of its error.
 #ifndef STATECHECK_PROPERTIES_KIT_TEST_SUPPORT_H_
 #define STATECHECK_PROPERTIES_KIT_TEST_SUPPORT_H_
 
@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "properties/kit/outcome.h"
+#include "properties/kit/trace.h"
 #include "statecheck/status.h"
 
 namespace statecheck::properties::kit {
@@ -41,6 +43,14 @@ inline void ExpectPassed(const PropertyOutcome& out, const PropertyParams& p) {
                           << out.trace_path << "\nreproduce: statecheck run --reproduce '"
                           << out.reproduce << "'";
   EXPECT_EQ(out.cases, p.max_success) << out.property;
+}
+
+// Parses `text` as a trace of vocabulary V read from "t.jsonl" (into `*trace`, if given): what a
+// family's reader tests check the errors of.
+template <class V>
+Status ParseText(std::string_view text, Trace<V>* trace = nullptr) {
+  Trace<V> parsed;
+  return ParseTrace(text, "t.jsonl", trace ? trace : &parsed);
 }
 
 // EXPECTs bad input: InvalidArgument whose message holds `message`.

@@ -62,31 +62,6 @@ Json EventJson(const KvEvent& ev) {
   return j;
 }
 
-// A status of `code` with `message` (Status builds one per code).
-Status StatusOf(Status::Code code, const std::string& message) {
-  switch (code) {
-    case Status::Code::kOk:
-      return Status::Ok();
-    case Status::Code::kInvalidArgument:
-      return Status::InvalidArgument(message);
-    case Status::Code::kNotFound:
-      return Status::NotFound(message);
-    case Status::Code::kCorruption:
-      return Status::Corruption(message);
-    case Status::Code::kIOError:
-      return Status::IOError(message);
-    case Status::Code::kAborted:
-      return Status::Aborted(message);
-    case Status::Code::kFailedPrecondition:
-      return Status::FailedPrecondition(message);
-    case Status::Code::kOutOfRange:
-      return Status::OutOfRange(message);
-    case Status::Code::kUnimplemented:
-      return Status::Unimplemented(message);
-  }
-  return Status::Ok();
-}
-
 // The reader of one event line's fields, each error naming the field (kit/json_lines.h).
 class Fields {
  public:
@@ -170,7 +145,7 @@ Status ParseEvent(const Json& j, int readers, KvEvent* out) {
     }
     message = m->get<std::string>();
   }
-  ev.status = StatusOf(code, message);
+  ev.status = Status::FromCode(code, message);
   switch (ev.kind) {
     case KvEventKind::kPut:
     case KvEventKind::kDelete:

@@ -171,59 +171,51 @@ class EmptyOffsetsClearOnlyOne final : public ForwardingStore {
   }
 };
 
-// T8: a READ_COMMITTED IQ read reports the uncommitted position.
-class IqReportsUncommittedPosition final : public ForwardingStore {
+// A store whose query views are `View`s made of its own (each told the store it came from).
+template <class View>
+class StoreWithView final : public ForwardingStore {
  public:
   using ForwardingStore::ForwardingStore;
   std::shared_ptr<QueryView> NewQueryView() override {
-    class View final : public ForwardingView {
-     public:
-      View(std::shared_ptr<QueryView> inner, KeyValueStore* store)
-          : ForwardingView(std::move(inner)), store_(store) {}
-      Status Get(std::string_view key, std::optional<std::string>* value) override {
-        position_ = store_->UncommittedPosition();
-        return inner_->Get(key, value);
-      }
-      Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
-                   std::unique_ptr<KeyValueIterator>* it) override {
-        position_ = store_->UncommittedPosition();
-        return inner_->Range(from, to, it);
-      }
-      Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
-        position_ = store_->UncommittedPosition();
-        return inner_->ReverseAll(it);
-      }
-      Position LastReadPosition() const override { return position_; }
-
-     private:
-      KeyValueStore* store_;
-      Position position_;
-    };
     return std::make_shared<View>(inner_->NewQueryView(), this);
   }
 };
+
+// T8: a READ_COMMITTED IQ read reports the uncommitted position.
+class UncommittedPositionView final : public ForwardingView {
+ public:
+  using ForwardingView::ForwardingView;
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    position_ = store_->UncommittedPosition();
+    return inner_->Get(key, value);
+  }
+  Status Range(std::optional<std::string_view> from, std::optional<std::string_view> to,
+               std::unique_ptr<KeyValueIterator>* it) override {
+    position_ = store_->UncommittedPosition();
+    return inner_->Range(from, to, it);
+  }
+  Status ReverseAll(std::unique_ptr<KeyValueIterator>* it) override {
+    position_ = store_->UncommittedPosition();
+    return inner_->ReverseAll(it);
+  }
+  Position LastReadPosition() const override { return position_; }
+
+ private:
+  Position position_;
+};
+using IqReportsUncommittedPosition = StoreWithView<UncommittedPositionView>;
 
 // T4: a READ_COMMITTED IQ get reads the writer's buffer.
-class IqGetSeesTheBuffer final : public ForwardingStore {
+class WritersGetView final : public ForwardingView {
  public:
-  using ForwardingStore::ForwardingStore;
-  std::shared_ptr<QueryView> NewQueryView() override {
-    class View final : public ForwardingView {
-     public:
-      View(std::shared_ptr<QueryView> inner, KeyValueStore* store)
-          : ForwardingView(std::move(inner)), store_(store) {}
-      Status Get(std::string_view key, std::optional<std::string>* value) override {
-        std::optional<std::string> ignored;
-        STATECHECK_RETURN_IF_ERROR(inner_->Get(key, &ignored));  // For its position.
-        return store_->Get(key, value);
-      }
-
-     private:
-      KeyValueStore* store_;
-    };
-    return std::make_shared<View>(inner_->NewQueryView(), this);
+  using ForwardingView::ForwardingView;
+  Status Get(std::string_view key, std::optional<std::string>* value) override {
+    std::optional<std::string> ignored;
+    STATECHECK_RETURN_IF_ERROR(inner_->Get(key, &ignored));  // For its position.
+    return store_->Get(key, value);
   }
 };
+using IqGetSeesTheBuffer = StoreWithView<WritersGetView>;
 
 // T3: a READ_UNCOMMITTED IQ get misses a key put since the last commit.
 class IqGetMissesDirectWrites final : public ForwardingStore {

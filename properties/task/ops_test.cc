@@ -19,9 +19,7 @@ constexpr char kTaskHeader[] =
     "{\"statecheck_trace\":1,\"kind\":\"task\",\"config\":\"eos_rc\",\"setup\":{"
     "\"commit_interval_records\":0,\"commit_interval_ms\":-1,\"uncommitted_max_bytes\":1}}\n";
 
-Status ParseTask(const std::string& text, Trace* trace) {
-  return kit::ParseTrace(text, "t.jsonl", trace);
-}
+Status ParseTask(const std::string& text, Trace* trace) { return kit::ParseText(text, trace); }
 
 using kit::ExpectInvalidArgument;
 

@@ -78,6 +78,28 @@ Status GetBytes(const Json& j, const char* field, bool nullable, std::optional<s
   return Status::Ok();
 }
 
+// The enumerator `names` names in string field `field` of `j`: InvalidArgument for a missing
+// field, or for a name that is none of them ("unknown op \"x\"; ops are: put, ...").
+template <class E, size_t N>
+Status ByName(const Json& j, const char* field, const std::array<std::string_view, N>& names,
+              E* out) {
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_string()) {
+    return Status::InvalidArgument(std::string("missing string field \"") + field + "\"");
+  }
+  const std::string name = it->get<std::string>();
+  std::string all;
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) {
+      *out = static_cast<E>(i);
+      return Status::Ok();
+    }
+    all += (all.empty() ? "" : ", ") + std::string(names[i]);
+  }
+  return Status::InvalidArgument("unknown " + std::string(field) + " \"" + name + "\"; " + field +
+                                 "s are: " + all);
+}
+
 }  // namespace
 
 std::string_view OpTypeName(OpType type) { return kOpNames[static_cast<size_t>(type)]; }
@@ -148,24 +170,8 @@ Json OpToJson(const Op& op) {
 
 Status OpFromJson(const Json& j, Op* out) {
   if (!j.is_object()) return Status::InvalidArgument("an operation must be a JSON object");
-  auto name_it = j.find("op");
-  if (name_it == j.end() || !name_it->is_string()) {
-    return Status::InvalidArgument("missing string field \"op\"");
-  }
-  const std::string name = name_it->get<std::string>();
   Op op;
-  bool known = false;
-  for (size_t i = 0; i < kOpNames.size(); ++i) {
-    if (kOpNames[i] == name) {
-      op.type = static_cast<OpType>(i);
-      known = true;
-    }
-  }
-  if (!known) {
-    std::string all;
-    for (auto n : kOpNames) all += (all.empty() ? "" : ", ") + std::string(n);
-    return Status::InvalidArgument("unknown op \"" + name + "\"; ops are: " + all);
-  }
+  STATECHECK_RETURN_IF_ERROR(ByName(j, "op", kOpNames, &op.type));
   std::optional<std::string> bytes;
   switch (op.type) {
     case OpType::kPut:
@@ -186,23 +192,7 @@ Status OpFromJson(const Json& j, Op* out) {
       if (op.type == OpType::kOpen) {
         STATECHECK_RETURN_IF_ERROR(GetIterator(j, &op.iterator));
       }
-      auto read_it = j.find("read");
-      if (read_it == j.end() || !read_it->is_string()) {
-        return Status::InvalidArgument("missing string field \"read\"");
-      }
-      const std::string read = read_it->get<std::string>();
-      bool found = false;
-      for (size_t i = 0; i < kReadNames.size(); ++i) {
-        if (kReadNames[i] == read) {
-          op.read = static_cast<ReadKind>(i);
-          found = true;
-        }
-      }
-      if (!found) {
-        std::string all;
-        for (auto n : kReadNames) all += (all.empty() ? "" : ", ") + std::string(n);
-        return Status::InvalidArgument("unknown read \"" + read + "\"; reads are: " + all);
-      }
+      STATECHECK_RETURN_IF_ERROR(ByName(j, "read", kReadNames, &op.read));
       if (ReadTakesKey(op.read)) {
         STATECHECK_RETURN_IF_ERROR(GetBytes(j, "key", true, &bytes));
         op.null_key = !bytes;

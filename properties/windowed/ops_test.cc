@@ -20,10 +20,7 @@ constexpr char kWindowedHeader[] =
     "{\"statecheck_trace\":1,\"kind\":\"windowed\",\"config\":{\"window\":{\"kind\":\"time\","
     "\"size_ms\":5,\"advance_ms\":5,\"grace_ms\":0},\"emit\":\"ON_WINDOW_CLOSE\"}}\n";
 
-Status Parse(const std::string& text) {
-  Trace trace;
-  return kit::ParseTrace(text, "w", &trace);
-}
+Status Parse(const std::string& text) { return kit::ParseText<Vocabulary>(text); }
 
 using kit::ExpectInvalidArgument;
 

@@ -84,15 +84,21 @@ Aggregator AggregatorOf(model::AggregatorKind kind) {
 // The aggregation processor of `config`, reporting to `stats`.
 namespace {
 
-// The options a session and a sliding aggregation share, from `config`.
-template <class Options>
-void SetCommonOptions(const Config& config, EmitStrategy emit,
-                      std::shared_ptr<AggregationStats> stats, Options* a) {
-  a->emit = emit;
-  a->emit_interval_ms = config.emit_interval_ms;
-  a->store = StoreOf(config);
-  a->stats = std::move(stats);
-  a->logger = NullLogger();
+// A session or a sliding aggregation of `config`: its windows from `windows_of` (size and
+// grace), the options the two share, made by `make`.
+template <class Options, class WindowsOf, class Make>
+Status MakeSessionOrSlidingAggregation(const Config& config, EmitStrategy emit,
+                                       std::shared_ptr<AggregationStats> stats,
+                                       WindowsOf windows_of, Make make,
+                                       std::unique_ptr<Processor>* out) {
+  Options a;
+  STATECHECK_RETURN_IF_ERROR(windows_of(config.size_ms, config.grace_ms, &a.windows));
+  a.emit = emit;
+  a.emit_interval_ms = config.emit_interval_ms;
+  a.store = StoreOf(config);
+  a.stats = std::move(stats);
+  a.logger = NullLogger();
+  return make(a, out);
 }
 
 }  // namespace
@@ -118,20 +124,14 @@ Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> sta
       return config.suppress ? NewSuppressedTimeWindowedAggregation(a, out)
                              : NewTimeWindowedAggregation(a, out);
     }
-    case WindowKind::kSession: {
-      SessionWindowedAggregationOptions a;
-      STATECHECK_RETURN_IF_ERROR(
-          SessionWindows::OfInactivityGapAndGrace(config.size_ms, config.grace_ms, &a.windows));
-      SetCommonOptions(config, emit, std::move(stats), &a);
-      return NewSessionWindowedAggregation(a, out);
-    }
-    case WindowKind::kSliding: {
-      SlidingWindowedAggregationOptions a;
-      STATECHECK_RETURN_IF_ERROR(
-          SlidingWindows::OfTimeDifferenceAndGrace(config.size_ms, config.grace_ms, &a.windows));
-      SetCommonOptions(config, emit, std::move(stats), &a);
-      return NewSlidingWindowedAggregation(a, out);
-    }
+    case WindowKind::kSession:
+      return MakeSessionOrSlidingAggregation<SessionWindowedAggregationOptions>(
+          config, emit, std::move(stats), &SessionWindows::OfInactivityGapAndGrace,
+          &NewSessionWindowedAggregation, out);
+    case WindowKind::kSliding:
+      return MakeSessionOrSlidingAggregation<SlidingWindowedAggregationOptions>(
+          config, emit, std::move(stats), &SlidingWindows::OfTimeDifferenceAndGrace,
+          &NewSlidingWindowedAggregation, out);
     case WindowKind::kUnlimited: {
       UnlimitedWindowedAggregationOptions a;
       STATECHECK_RETURN_IF_ERROR(UnlimitedWindows::StartOn(config.start_ms, &a.windows));

@@ -61,6 +61,12 @@ class [[nodiscard]] Status {
     return a.code_ == b.code_ && a.message_ == b.message_;
   }
 
+  // A status of `code` with `msg` (none for kOk): for code that reads a status back from its
+  // code's name (CodeFromName).
+  static Status FromCode(Code code, std::string_view msg) {
+    return code == Code::kOk ? Status() : Status(code, msg);
+  }
+
  private:
   Status(Code code, std::string_view msg) : code_(code), message_(msg) {}
 
