@@ -62,7 +62,7 @@ std::vector<PropertySpec> AllProperties() {
     for (PropertySpec& spec : family.properties) out.push_back(std::move(spec));
   }
   // The concurrency check (T2, T3, T4, T8): one writer and three readers on the real store, the
-  // history judged afterwards (CheckKvConcurrency, kv_concurrency/history.h). Not a rapidcheck
+  // history judged afterwards (kv_concurrency::Check, kv_concurrency/history.h). Not a rapidcheck
   // property: a batch runs max(1, max_success / 20) workloads, each one case and from its own seed;
   // a failure is reported with the seed that produced its history (thread interleaving is the
   // machine's, so a rerun may not repeat it exactly).
@@ -72,7 +72,7 @@ std::vector<PropertySpec> AllProperties() {
                    level == IsolationLevel::kReadCommitted
                        ? "KvConcurrency.ReadCommittedHistoryIsClean"
                        : "KvConcurrency.ReadUncommittedHistoryIsClean",
-                   [level](const PropertyParams& p) { return CheckKvConcurrency(level, p); }});
+                   [level](const PropertyParams& p) { return kv_concurrency::Check(level, p); }});
     out.back().config = "one writer and three reader threads, " + name;
     out.back().threads = true;
   }

@@ -16,7 +16,7 @@
 #include "properties/evidence.h"
 #include "properties/kv_concurrency/history_internal.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 namespace {
 
 using internal::FormatRecords;
@@ -53,12 +53,12 @@ struct EpochSpan {
   int64_t end_invoke = 0;
 };
 
-bool InBounds(const std::string& key, const KvEvent& read) {
+bool InBounds(const std::string& key, const Event& read) {
   return (!read.from || key >= *read.from) && (!read.to || key <= *read.to);
 }
 
 // What a read of `state` must return: the value, or the records in range and order.
-std::vector<KeyValue> Restrict(const State& state, const KvEvent& read) {
+std::vector<KeyValue> Restrict(const State& state, const Event& read) {
   std::vector<KeyValue> out;
   for (const auto& [k, v] : state) {
     if (InBounds(k, read)) out.push_back({k, v});
@@ -68,9 +68,9 @@ std::vector<KeyValue> Restrict(const State& state, const KvEvent& read) {
 }
 
 // The (key, value) pairs a read returned; a Get of an absent key returns nothing here.
-std::vector<std::pair<std::string, std::string>> ReturnedValues(const KvEvent& read) {
+std::vector<std::pair<std::string, std::string>> ReturnedValues(const Event& read) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (read.kind == KvEventKind::kGet) {
+  if (read.kind == EventKind::kGet) {
     if (read.value) out.emplace_back(read.key, *read.value);
   } else {
     for (const auto& kv : read.records) out.emplace_back(kv.key, kv.value);
@@ -80,11 +80,10 @@ std::vector<std::pair<std::string, std::string>> ReturnedValues(const KvEvent& r
 
 class Checker {
  public:
-  Checker(const KvHistory& history, IsolationLevel isolation)
-      : h_(history), isolation_(isolation) {}
+  Checker(const History& history, IsolationLevel isolation) : h_(history), isolation_(isolation) {}
 
-  KvHistoryVerdict Run() {
-    KvHistoryVerdict v;
+  HistoryVerdict Run() {
+    HistoryVerdict v;
     v.status = RunChecks(&v.report);
     if (!violations_.empty()) {
       const Violation& first = violations_.front();
@@ -102,7 +101,7 @@ class Checker {
     order_.resize(h_.events.size());
     std::iota(order_.begin(), order_.end(), 0);
     std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-      const KvEvent &x = h_.events[a], &y = h_.events[b];
+      const Event &x = h_.events[a], &y = h_.events[b];
       return std::pair(x.invoke, x.response) < std::pair(y.invoke, y.response);
     });
     Status s = BuildWriterModel();
@@ -111,7 +110,7 @@ class Checker {
       return s;
     }
     for (size_t i : order_) {
-      const KvEvent& ev = h_.events[i];
+      const Event& ev = h_.events[i];
       if (!ev.status.ok()) {
         Add("operation failed", i, "the call returned " + ev.status.ToString());
         continue;
@@ -132,17 +131,17 @@ class Checker {
 
   // T2's situations, at either level: what ran at the same time as read `i`.
   void NoteConcurrency(size_t i) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     // Writer events are sequential: the first one that returned after the read was invoked is
     // the first that can overlap it.
     auto it = std::partition_point(writer_ops_.begin(), writer_ops_.end(),
                                    [&](size_t w) { return h_.events[w].response <= read.invoke; });
     for (; it != writer_ops_.end() && h_.events[*it].invoke < read.response; ++it) {
-      const KvEvent& w = h_.events[*it];
-      if (w.kind == KvEventKind::kPut || w.kind == KvEventKind::kDelete) {
+      const Event& w = h_.events[*it];
+      if (w.kind == EventKind::kPut || w.kind == EventKind::kDelete) {
         Note("T2.reads_overlap_writes");
       }
-      if (read.kind == KvEventKind::kRange && w.invoke > read.invoke) {
+      if (read.kind == EventKind::kRange && w.invoke > read.invoke) {
         Note("T2.iterator_open_across_write");
       }
     }
@@ -154,8 +153,8 @@ class Checker {
   }
 
   // The keys a read covers: its key, or every written key within its bounds.
-  std::vector<std::string> KeysCovered(const KvEvent& read) const {
-    if (read.kind == KvEventKind::kGet) return {read.key};
+  std::vector<std::string> KeysCovered(const Event& read) const {
+    if (read.kind == EventKind::kGet) return {read.key};
     std::vector<std::string> keys;
     for (const auto& [key, writes] : writes_of_key_) {
       if (InBounds(key, read)) keys.push_back(key);
@@ -176,7 +175,7 @@ class Checker {
 
   // T4's and T8's situations of a read under READ_COMMITTED that held every check.
   void NoteReadCommitted(size_t i, bool overlapped_commit) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     // The writer held uncommitted writes for the whole read: the epoch that ends first after
     // the read returned is the only one that can have begun writing before it was invoked.
     auto open = std::partition_point(epochs_.begin(), epochs_.end(), [&](const EpochSpan& e) {
@@ -187,7 +186,7 @@ class Checker {
     }
     if (overlapped_commit) {
       Note("T8.read_at_reported_position");
-      if (read.kind == KvEventKind::kRange) Note("T4.range_overlaps_commit");
+      if (read.kind == EventKind::kRange) Note("T4.range_overlaps_commit");
     }
     for (const std::string& key : KeysCovered(read)) {
       const std::optional<size_t> w = LastWriteBefore(key, read.invoke);
@@ -219,7 +218,7 @@ class Checker {
     Position uncommitted, committed;
     bool epoch_open = false;
     for (size_t i : order_) {
-      const KvEvent& ev = h_.events[i];
+      const Event& ev = h_.events[i];
       if (ev.invoke > ev.response) {
         return Status::InvalidArgument(Describe(i) + " responds before it is invoked");
       }
@@ -232,7 +231,7 @@ class Checker {
       ++writer_events_;
       writer_ops_.push_back(i);
       if (!ev.status.ok()) continue;  // Reported as a violation; its effect is unknown.
-      if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kDelete) {
+      if (ev.kind == EventKind::kPut || ev.kind == EventKind::kDelete) {
         if (!epoch_open) epochs_.push_back({ev.response, std::numeric_limits<int64_t>::max()});
         epoch_open = true;
       } else if (epoch_open) {
@@ -240,9 +239,9 @@ class Checker {
         epoch_open = false;
       }
       switch (ev.kind) {
-        case KvEventKind::kPut:
-        case KvEventKind::kDelete:
-          if (ev.kind == KvEventKind::kPut) {
+        case EventKind::kPut:
+        case EventKind::kDelete:
+          if (ev.kind == EventKind::kPut) {
             if (!ev.value) return Status::InvalidArgument(Describe(i) + " has no value");
             auto [it, fresh] = put_of_.try_emplace({ev.key, *ev.value}, i);
             if (!fresh) {
@@ -257,12 +256,12 @@ class Checker {
             if (!fresh) it->second = std::max(it->second, offset);
           }
           break;
-        case KvEventKind::kCommit:
+        case EventKind::kCommit:
           ApplyCommit(i, pending, uncommitted);
           pending.clear();
           committed = uncommitted;
           break;
-        case KvEventKind::kRollback:
+        case EventKind::kRollback:
           ++rollback_events_;
           for (size_t w : pending) fate_[w].rollback = i;
           pending.clear();
@@ -289,7 +288,7 @@ class Checker {
   // Commit `i` of the writer: the committed state after it (the last one with the ok writes
   // `pending` of its epoch applied) and the position it must report (`uncommitted`).
   void ApplyCommit(size_t i, const std::vector<size_t>& pending, const Position& uncommitted) {
-    const KvEvent& ev = h_.events[i];
+    const Event& ev = h_.events[i];
     ++commit_events_;
     // Checks: T8 — a commit reports the position its writes advanced to (convergence)
     if (ev.position != uncommitted) {
@@ -304,8 +303,8 @@ class Checker {
     p.invoke = ev.invoke;
     p.response = ev.response;
     for (size_t w : pending) {
-      const KvEvent& write = h_.events[w];
-      if (write.kind == KvEventKind::kPut) {
+      const Event& write = h_.events[w];
+      if (write.kind == EventKind::kPut) {
         p.state[write.key] = *write.value;
       } else {
         p.state.erase(write.key);
@@ -318,7 +317,7 @@ class Checker {
   // T4: where each returned value came from. Returns whether the read had such a violation.
   // Checks: T4 — each value a READ_COMMITTED read returns was committed before it ended
   bool CheckProvenance(size_t i) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     bool found = false;
     for (const auto& [key, value] : ReturnedValues(read)) {
       auto it = put_of_.find({key, value});
@@ -357,7 +356,7 @@ class Checker {
   }
 
   void CheckReadCommitted(size_t i) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     const size_t violations_before = violations_.size();
     const bool dirty = CheckProvenance(i);
     auto at = commits_at_.find(read.position);
@@ -373,7 +372,7 @@ class Checker {
     const CommitPoint& claimed = commits_[lo];
     // All-or-none per commit and one snapshot per range read: exactly the claimed state.
     if (!dirty) {
-      if (read.kind == KvEventKind::kGet) {
+      if (read.kind == EventKind::kGet) {
         const std::optional<std::string> expected = Lookup(claimed.state, read.key);
         if (read.value != expected) {
           Add("position mismatch", i,
@@ -417,7 +416,7 @@ class Checker {
   }
 
   void RangeMismatch(size_t i, size_t claimed, const std::vector<KeyValue>& expected) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     for (size_t c = 0; c < commits_.size(); ++c) {
       if (Restrict(commits_[c].state, read) == read.records) {
         Add("position mismatch", i,
@@ -445,11 +444,11 @@ class Checker {
   // T3: for each key the read covers, the latest write that returned before the read began,
   // or a write that overlapped the read.
   void CheckReadUncommitted(size_t i) {
-    const KvEvent& read = h_.events[i];
+    const Event& read = h_.events[i];
     const size_t violations_before = violations_.size();
     std::set<std::string> reached;  // Counted only if the whole read holds.
     std::map<std::string, std::optional<std::string>> observed;
-    if (read.kind == KvEventKind::kGet) {
+    if (read.kind == EventKind::kGet) {
       observed[read.key] = read.value;
     } else {
       for (size_t r = 0; r < read.records.size(); ++r) {
@@ -496,7 +495,7 @@ class Checker {
           if (!fate.commit || commits_[*fate.commit].invoke > read.response) {
             reached.insert("T3.reader_sees_open_epoch");
           }
-        } else if (done > 0 && h_.events[writes[done - 1]].kind == KvEventKind::kDelete) {
+        } else if (done > 0 && h_.events[writes[done - 1]].kind == EventKind::kDelete) {
           reached.insert("T3.read_sees_delete");
         }
         continue;
@@ -518,7 +517,7 @@ class Checker {
 
   Status Finish(std::string* report) {
     const std::string level(IsolationLevelName(isolation_));
-    std::string out = "CheckKvHistory under " + level + ": seed " + std::to_string(h_.seed) + ", " +
+    std::string out = "CheckHistory under " + level + ": seed " + std::to_string(h_.seed) + ", " +
                       std::to_string(h_.events.size()) +
                       " events: " + std::to_string(writer_events_) + " by the writer (" +
                       std::to_string(commit_events_) + " commits, " +
@@ -561,7 +560,7 @@ class Checker {
 
   static constexpr size_t kMaxReported = 20;
 
-  const KvHistory& h_;
+  const History& h_;
   const IsolationLevel isolation_;
   std::vector<size_t> order_;  // Event indices by invocation.
 
@@ -603,14 +602,14 @@ std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolati
   return "T2";
 }
 
-KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolation) {
+HistoryVerdict JudgeKvHistory(const History& history, IsolationLevel isolation) {
   return Checker(history, isolation).Run();
 }
 
-Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::string* report) {
-  KvHistoryVerdict v = JudgeKvHistory(history, isolation);
+Status CheckHistory(const History& history, IsolationLevel isolation, std::string* report) {
+  HistoryVerdict v = JudgeKvHistory(history, isolation);
   if (report) *report = std::move(v.report);
   return v.status;
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency

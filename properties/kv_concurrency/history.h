@@ -2,7 +2,7 @@
 //
 // rapidcheck has no parallel state testing, so this check is Jepsen-style: one writer thread
 // and N interactive-query reader threads run for real against a KeyValueStore, every call is
-// recorded as an event with an invocation and a response timestamp, and CheckKvHistory judges
+// recorded as an event with an invocation and a response timestamp, and CheckHistory judges
 // the whole history once the threads have stopped. Only the thread interleaving is left to
 // chance; what the writer writes, what the readers ask and the writer's commit/rollback choices
 // all come from the seed.
@@ -33,9 +33,9 @@
 #include "statecheck/state_config.h"
 #include "statecheck/status.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 
-enum class KvEventKind {
+enum class EventKind {
   kPut,       // Writer: Put(key, value, context).
   kDelete,    // Writer: Delete(key, context).
   kCommit,    // Writer: Commit(offsets) ending an epoch.
@@ -44,15 +44,15 @@ enum class KvEventKind {
   kRange,     // Reader: QueryView::Range/ReverseRange/All/ReverseAll, drained to the end.
 };
 
-std::string_view KvEventKindName(KvEventKind kind);
-inline bool IsWriterEvent(KvEventKind kind) {
-  return kind == KvEventKind::kPut || kind == KvEventKind::kDelete ||
-         kind == KvEventKind::kCommit || kind == KvEventKind::kRollback;
+std::string_view EventKindName(EventKind kind);
+inline bool IsWriterEvent(EventKind kind) {
+  return kind == EventKind::kPut || kind == EventKind::kDelete || kind == EventKind::kCommit ||
+         kind == EventKind::kRollback;
 }
 
-struct KvEvent {
+struct Event {
   int thread = 0;  // 0 = the writer; 1..N = the readers.
-  KvEventKind kind = KvEventKind::kGet;
+  EventKind kind = EventKind::kGet;
   int64_t invoke = 0;    // Taken just before the call.
   int64_t response = 0;  // Taken just after it returned (for a range, after the last record).
   Status status;         // What the call returned; any error is itself a violation.
@@ -72,14 +72,14 @@ struct KvEvent {
   Position position;
 };
 
-struct KvHistory {
+struct History {
   IsolationLevel isolation = IsolationLevel::kReadCommitted;
   uint64_t seed = 0;
   int readers = 0;
-  std::vector<KvEvent> events;  // Ordered by invocation.
+  std::vector<Event> events;  // Ordered by invocation.
 };
 
-struct KvWorkloadOptions {
+struct WorkloadOptions {
   uint64_t seed = 1;
   int epochs = 200;
   int readers = 3;
@@ -99,10 +99,10 @@ struct KvWorkloadOptions {
 
 // A range result longer than this means a broken iterator, not a big store: the workload and the
 // checker stop draining there.
-size_t MaxRangeRecords(const KvWorkloadOptions& o);
+size_t MaxRangeRecords(const WorkloadOptions& o);
 // Reads `it` into `ev`'s records (up to `limit`; more is an Aborted status), or its error into
 // `ev`'s status.
-void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev);
+void DrainInto(KeyValueIterator& it, size_t limit, Event* ev);
 
 // Runs the workload on `store`, which must be open, empty and at an empty position.
 //
@@ -115,8 +115,7 @@ void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev);
 //
 // Returns the first error of a writer call (the history then ends with the failed event) or
 // InvalidArgument for bad options; reader errors are only recorded, for the checker to report.
-Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& options,
-                                KvHistory* history);
+Status RunWorkload(KeyValueStore& store, const WorkloadOptions& options, History* history);
 
 // Judges `history` against `isolation`. Returns OK, or Aborted whose message counts the
 // violations by kind; `*report` (always written) says what was checked and, on failure, names
@@ -143,9 +142,9 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
 // write to that key that returned before the read was invoked, or of a later write invoked
 // before the read returned ("stale read" otherwise), and never a value no Put wrote to that
 // key ("never written").
-Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::string* report);
+Status CheckHistory(const History& history, IsolationLevel isolation, std::string* report);
 
-// The rule a violation kind of CheckKvHistory breaks:
+// The rule a violation kind of CheckHistory breaks:
 //   T4 (READ_COMMITTED isolation): "dirty read", "rolled-back read", "torn read";
 //   T8 (positions): "unknown position", "position mismatch", "position from the future",
 //       "position went backwards", "commit position", and "stale read" under READ_COMMITTED
@@ -156,10 +155,10 @@ Status CheckKvHistory(const KvHistory& history, IsolationLevel isolation, std::s
 //       "operation failed".
 std::string_view RuleOfKvViolation(std::string_view kind, IsolationLevel isolation);
 
-// CheckKvHistory's verdict with what the property needs besides: the finding and the
+// CheckHistory's verdict with what the property needs besides: the finding and the
 // situations of T2, T3, T4 and T8 (reports/rules.json) the history reached.
-struct KvHistoryVerdict {
-  Status status;  // As CheckKvHistory returns.
+struct HistoryVerdict {
+  Status status;  // As CheckHistory returns.
   std::string report;
   // The first violation (in invocation order), credited to RuleOfKvViolation of its kind, with
   // the summary as its message; for a history that cannot be judged because two commits report
@@ -171,15 +170,15 @@ struct KvHistoryVerdict {
   // "T2.concurrent_readers" (two readers' reads were in flight at once).
   std::set<std::string> situations;
 };
-KvHistoryVerdict JudgeKvHistory(const KvHistory& history, IsolationLevel isolation);
+HistoryVerdict JudgeKvHistory(const History& history, IsolationLevel isolation);
 
 // Opens the store the concurrency check runs against: open, empty, at an empty position, in
 // `directory` (fresh, removed afterwards by the caller).
-using KvConcurrencyStoreFactory = std::function<Status(
-    const std::string& directory, IsolationLevel isolation, std::unique_ptr<KeyValueStore>*)>;
+using StoreFactory = std::function<Status(const std::string& directory, IsolationLevel isolation,
+                                          std::unique_ptr<KeyValueStore>*)>;
 
 // The engine's RocksDB store (no WAL), on KvScratchEnv() (harness_rocksdb.h).
-KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
+StoreFactory EngineKvConcurrencyStoreFactory();
 
 // The concurrency check as a campaign property (family kv_concurrency): max(1, max_success /
 // 20) workloads, each of 50 epochs from seed params.seed + i, one writer and three readers, each
@@ -188,15 +187,14 @@ KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory();
 // reads and a fresh view return exactly the final committed state the writer's events built
 // (T2: the readers corrupted nothing). The first failing workload ends the run; its finding's
 // rule is PropertyOutcome::rule, its message starts with the finding ("T4: ...").
-PropertyOutcome CheckKvConcurrency(
-    IsolationLevel isolation, const PropertyParams& params,
-    const KvConcurrencyStoreFactory& factory = EngineKvConcurrencyStoreFactory());
+PropertyOutcome Check(IsolationLevel isolation, const PropertyParams& params,
+                      const StoreFactory& factory = EngineKvConcurrencyStoreFactory());
 
 // One line naming an event, e.g.
 //   #512 reader-1 Get("k3") -> "e17:k3" at {input-0=16} [t=1030..1034]
-std::string DescribeKvEvent(const KvHistory& history, size_t index);
+std::string DescribeKvEvent(const History& history, size_t index);
 std::string FormatPosition(const Position& position);
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency
 
 #endif  // STATECHECK_PROPERTIES_KV_HISTORY_H_

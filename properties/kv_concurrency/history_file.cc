@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kKind = "kv_concurrency";
 constexpr const char* kEventNames[] = {"put", "delete", "commit", "rollback", "get", "range"};
 
-Json EventJson(const KvEvent& ev) {
+Json EventJson(const Event& ev) {
   Json j{{"thread", ev.thread},
          {"event", kEventNames[static_cast<int>(ev.kind)]},
          {"invoke", ev.invoke},
@@ -23,30 +23,30 @@ Json EventJson(const KvEvent& ev) {
          {"status", std::string(CodeName(ev.status.code()))}};
   if (!ev.status.ok()) j["message"] = ev.status.message();
   switch (ev.kind) {
-    case KvEventKind::kPut:
+    case EventKind::kPut:
       j["epoch"] = ev.epoch;
       j["key"] = EscapeBytes(ev.key);
       j["value"] = BytesJson(ev.value);
       j["position"] = key_value::PositionJson(ev.position);
       break;
-    case KvEventKind::kDelete:
+    case EventKind::kDelete:
       j["epoch"] = ev.epoch;
       j["key"] = EscapeBytes(ev.key);
       j["position"] = key_value::PositionJson(ev.position);
       break;
-    case KvEventKind::kCommit:
+    case EventKind::kCommit:
       j["epoch"] = ev.epoch;
       j["position"] = key_value::PositionJson(ev.position);
       break;
-    case KvEventKind::kRollback:
+    case EventKind::kRollback:
       j["epoch"] = ev.epoch;
       break;
-    case KvEventKind::kGet:
+    case EventKind::kGet:
       j["key"] = EscapeBytes(ev.key);
       j["value"] = BytesJson(ev.value);
       j["position"] = key_value::PositionJson(ev.position);
       break;
-    case KvEventKind::kRange: {
+    case EventKind::kRange: {
       j["from"] = BytesJson(ev.from);
       j["to"] = BytesJson(ev.to);
       j["reverse"] = ev.reverse;
@@ -100,10 +100,10 @@ class Fields {
   const Json& j_;
 };
 
-Status ParseEvent(const Json& j, int readers, KvEvent* out) {
+Status ParseEvent(const Json& j, int readers, Event* out) {
   if (!j.is_object()) return Status::InvalidArgument("each event must be a JSON object");
   const Fields f(j);
-  KvEvent ev;
+  Event ev;
   int64_t thread = 0;
   STATECHECK_RETURN_IF_ERROR(f.Int("thread", &thread));
   if (thread < 0 || thread > readers) {
@@ -121,7 +121,7 @@ Status ParseEvent(const Json& j, int readers, KvEvent* out) {
         "\"event\" is one of put, delete, commit, rollback (the writer's), get, range (a "
         "reader's)");
   }
-  ev.kind = static_cast<KvEventKind>(found - std::begin(kEventNames));
+  ev.kind = static_cast<EventKind>(found - std::begin(kEventNames));
   if (IsWriterEvent(ev.kind) != (ev.thread == 0)) {
     return Status::InvalidArgument(
         std::string("a ") + *found + " is " +
@@ -147,23 +147,22 @@ Status ParseEvent(const Json& j, int readers, KvEvent* out) {
   }
   ev.status = Status::FromCode(code, message);
   switch (ev.kind) {
-    case KvEventKind::kPut:
-    case KvEventKind::kDelete:
-    case KvEventKind::kCommit:
-    case KvEventKind::kRollback:
+    case EventKind::kPut:
+    case EventKind::kDelete:
+    case EventKind::kCommit:
+    case EventKind::kRollback:
       STATECHECK_RETURN_IF_ERROR(f.Int("epoch", &ev.epoch));
       break;
     default:
       break;
   }
-  if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kDelete ||
-      ev.kind == KvEventKind::kGet) {
+  if (ev.kind == EventKind::kPut || ev.kind == EventKind::kDelete || ev.kind == EventKind::kGet) {
     STATECHECK_RETURN_IF_ERROR(f.Key(&ev.key));
   }
-  if (ev.kind == KvEventKind::kPut || ev.kind == KvEventKind::kGet) {
+  if (ev.kind == EventKind::kPut || ev.kind == EventKind::kGet) {
     STATECHECK_RETURN_IF_ERROR(f.Bytes("value", &ev.value));
   }
-  if (ev.kind == KvEventKind::kRange) {
+  if (ev.kind == EventKind::kRange) {
     STATECHECK_RETURN_IF_ERROR(f.Bytes("from", &ev.from));
     STATECHECK_RETURN_IF_ERROR(f.Bytes("to", &ev.to));
     auto reverse = j.find("reverse");
@@ -185,7 +184,7 @@ Status ParseEvent(const Json& j, int readers, KvEvent* out) {
       ev.records.push_back({std::move(key), std::move(value)});
     }
   }
-  if (ev.kind != KvEventKind::kRollback) STATECHECK_RETURN_IF_ERROR(f.Position(&ev.position));
+  if (ev.kind != EventKind::kRollback) STATECHECK_RETURN_IF_ERROR(f.Position(&ev.position));
   std::vector<std::string> keys = KeysOf(EventJson(ev));
   keys.push_back("message");
   STATECHECK_RETURN_IF_ERROR(CheckKeys(j, keys, std::string("a ") + *found + " event"));
@@ -226,7 +225,7 @@ std::optional<size_t> FirstEventNamed(const std::string& message) {
 
 }  // namespace
 
-std::string FormatHistory(const KvHistory& history, const Json& info) {
+std::string FormatHistory(const History& history, const Json& info) {
   kit::TraceHeader header;
   header.kind = std::string(kKind);
   header.config = Json{{"isolation", std::string(IsolationLevelName(history.isolation))},
@@ -234,7 +233,7 @@ std::string FormatHistory(const KvHistory& history, const Json& info) {
                        {"seed", history.seed}};
   header.info = info;
   std::string out = kit::TraceHeaderJson(header).dump() + "\n";
-  for (const KvEvent& ev : history.events) out += EventJson(ev).dump() + "\n";
+  for (const Event& ev : history.events) out += EventJson(ev).dump() + "\n";
   return out;
 }
 
@@ -284,7 +283,7 @@ Status ParseHistory(std::string_view text, const std::string& source, HistoryFil
       have_header = true;
       return Status::Ok();
     }
-    KvEvent ev;
+    Event ev;
     if (Status s = ParseEvent(j, file.history.readers, &ev); !s.ok()) {
       return LineError(line, s.message());
     }
@@ -315,7 +314,7 @@ TraceKindSpec HistoryKind() {
     }
     HistoryFile file;
     STATECHECK_RETURN_IF_ERROR(ParseHistory(text, path, &file));
-    const KvHistory& h = file.history;
+    const History& h = file.history;
     out->steps = static_cast<int>(h.events.size());
     out->description =
         std::to_string(h.events.size()) + " events of one writer and " + std::to_string(h.readers) +
@@ -324,7 +323,7 @@ TraceKindSpec HistoryKind() {
     if (file.info.contains("failure") && file.info["failure"].is_string()) {
       out->recorded_failure = file.info["failure"].get<std::string>();
     }
-    KvHistoryVerdict verdict = JudgeKvHistory(h, h.isolation);
+    HistoryVerdict verdict = JudgeKvHistory(h, h.isolation);
     // The checker's advice on re-running a workload does not apply to a history read from a file.
     if (const size_t cut = verdict.report.find("\nreproduce: "); cut != std::string::npos) {
       verdict.report.resize(cut);

@@ -1,6 +1,6 @@
 // A concurrency history as a file (docs/traces.md, "Concurrency histories"): what the
 // kv_concurrency family saves when a workload's history breaks a rule, and what `statecheck
-// replay` judges again offline, with the same checker (CheckKvHistory), without running a store.
+// replay` judges again offline, with the same checker (CheckHistory), without running a store.
 //
 //   {"statecheck_trace":1,"kind":"kv_concurrency",
 //    "config":{"isolation":"READ_COMMITTED","readers":3,"seed":42},
@@ -30,7 +30,7 @@
 namespace statecheck::properties::kv_concurrency {
 
 struct HistoryFile {
-  KvHistory history;
+  History history;
   // The rule of the violation the checker must find ("" : the history must be clean).
   std::string expect_rule;
   Json info = Json::object();  // The header's carried keys.
@@ -38,7 +38,7 @@ struct HistoryFile {
 };
 
 // The history's text: the header (with `info`'s carried keys) and one line per event.
-std::string FormatHistory(const KvHistory& history, const Json& info);
+std::string FormatHistory(const History& history, const Json& info);
 
 // Parses a history read from `source`. InvalidArgument "line N: <what>" for a malformed header
 // or event: an unknown key or event, a field of the wrong type, a writer event on a reader's
@@ -46,7 +46,7 @@ std::string FormatHistory(const KvHistory& history, const Json& info);
 // order; "<source> is empty" for a text without a header. `*out` is unchanged on error.
 Status ParseHistory(std::string_view text, const std::string& source, HistoryFile* out);
 
-// `statecheck replay` of a history: judged again with CheckKvHistory. A violation is a
+// `statecheck replay` of a history: judged again with CheckHistory. A violation is a
 // divergence credited to its rule, unless the header expects exactly that rule; a clean history
 // whose header expects a violation diverges too. A history the checker cannot judge (writer
 // events that overlap, ...) is bad input naming the lines of the events at fault.

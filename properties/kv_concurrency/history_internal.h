@@ -11,7 +11,7 @@
 
 #include "statecheck/key_value_store.h"
 
-namespace statecheck::properties::internal {
+namespace statecheck::properties::kv_concurrency::internal {
 
 // A committed state: key -> value.
 using State = std::map<std::string, std::string>;
@@ -29,6 +29,6 @@ std::string QuoteOptional(const std::optional<std::string>& v);
 // [k=v, ...], each quoted.
 std::string FormatRecords(const std::vector<KeyValue>& records);
 
-}  // namespace statecheck::properties::internal
+}  // namespace statecheck::properties::kv_concurrency::internal
 
 #endif  // STATECHECK_PROPERTIES_KV_HISTORY_INTERNAL_H_

@@ -9,7 +9,7 @@
 #include "properties/kv_concurrency/history.h"
 #include "properties/kv_concurrency/history_internal.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 namespace internal {
 
 // The bytes as a quoted string in the trace escapes (EscapeBytes), with '"' escaped too.
@@ -47,19 +47,19 @@ std::string ThreadName(int thread) {
 
 }  // namespace
 
-std::string_view KvEventKindName(KvEventKind kind) {
+std::string_view EventKindName(EventKind kind) {
   switch (kind) {
-    case KvEventKind::kPut:
+    case EventKind::kPut:
       return "Put";
-    case KvEventKind::kDelete:
+    case EventKind::kDelete:
       return "Delete";
-    case KvEventKind::kCommit:
+    case EventKind::kCommit:
       return "Commit";
-    case KvEventKind::kRollback:
+    case EventKind::kRollback:
       return "Rollback";
-    case KvEventKind::kGet:
+    case EventKind::kGet:
       return "Get";
-    case KvEventKind::kRange:
+    case EventKind::kRange:
       return "Range";
   }
   return "Unknown";
@@ -74,34 +74,34 @@ std::string FormatPosition(const Position& position) {
   return out + "}";
 }
 
-std::string DescribeKvEvent(const KvHistory& history, size_t index) {
+std::string DescribeKvEvent(const History& history, size_t index) {
   // Appended piece by piece: "#" + std::to_string(...) trips gcc 12's -Wrestrict at -O3 (a false
   // positive, GCC bug 105329).
   std::string out = "#";
   out += std::to_string(index);
   if (index >= history.events.size()) return out + " (no such event)";
-  const KvEvent& ev = history.events[index];
+  const Event& ev = history.events[index];
   out += " ";
   out += ThreadName(ev.thread);
   out += " ";
   switch (ev.kind) {
-    case KvEventKind::kPut:
+    case EventKind::kPut:
       out += "Put(" + Quote(ev.key) + ", " + QuoteOptional(ev.value) + ")";
       break;
-    case KvEventKind::kDelete:
+    case EventKind::kDelete:
       out += "Delete(" + Quote(ev.key) + ")";
       break;
-    case KvEventKind::kCommit:
+    case EventKind::kCommit:
       out += "Commit -> " + FormatPosition(ev.position);
       break;
-    case KvEventKind::kRollback:
+    case EventKind::kRollback:
       out += "Rollback";
       break;
-    case KvEventKind::kGet:
+    case EventKind::kGet:
       out += "Get(" + Quote(ev.key) + ") -> " + QuoteOptional(ev.value) + " at " +
              FormatPosition(ev.position);
       break;
-    case KvEventKind::kRange: {
+    case EventKind::kRange: {
       const bool all = !ev.from && !ev.to;
       out += ev.reverse ? (all ? "ReverseAll(" : "ReverseRange(") : (all ? "All(" : "Range(");
       if (!all) {
@@ -118,4 +118,4 @@ std::string DescribeKvEvent(const KvHistory& history, size_t index) {
   return out;
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency

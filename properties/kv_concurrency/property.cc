@@ -15,7 +15,7 @@
 #include "properties/kv_concurrency/history_internal.h"
 #include "properties/rapidcheck_runner.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 namespace {
 
 // The history checker's helpers (history_internal.h): the property judges the final state too.
@@ -23,19 +23,19 @@ using namespace internal;  // NOLINT(google-build-using-namespace)
 
 // The state the writer's events leave committed: each epoch's ok writes, applied by its
 // commit, dropped by its rollback. A workload ends every epoch, so nothing is pending after it.
-State FinalCommittedState(const KvHistory& h) {
+State FinalCommittedState(const History& h) {
   State committed;
-  std::vector<const KvEvent*> pending;
-  for (const KvEvent& ev : h.events) {
+  std::vector<const Event*> pending;
+  for (const Event& ev : h.events) {
     if (ev.thread != 0 || !ev.status.ok()) continue;
     switch (ev.kind) {
-      case KvEventKind::kPut:
-      case KvEventKind::kDelete:
+      case EventKind::kPut:
+      case EventKind::kDelete:
         pending.push_back(&ev);
         break;
-      case KvEventKind::kCommit:
-        for (const KvEvent* w : pending) {
-          if (w->kind == KvEventKind::kPut) {
+      case EventKind::kCommit:
+        for (const Event* w : pending) {
+          if (w->kind == EventKind::kPut) {
             committed[w->key] = *w->value;
           } else {
             committed.erase(w->key);
@@ -43,7 +43,7 @@ State FinalCommittedState(const KvHistory& h) {
         }
         pending.clear();
         break;
-      case KvEventKind::kRollback:
+      case EventKind::kRollback:
         pending.clear();
         break;
       default:
@@ -56,7 +56,7 @@ State FinalCommittedState(const KvHistory& h) {
 Status ReadAllOf(ReadOnlyKeyValueStore& store, size_t limit, std::vector<KeyValue>* out) {
   std::unique_ptr<KeyValueIterator> it;
   STATECHECK_RETURN_IF_ERROR(store.All(&it));
-  KvEvent ev;
+  Event ev;
   DrainInto(*it, limit, &ev);
   it->Close();
   *out = std::move(ev.records);
@@ -66,8 +66,8 @@ Status ReadAllOf(ReadOnlyKeyValueStore& store, size_t limit, std::vector<KeyValu
 // T2: once the readers have stopped, the writer's own reads (All and a Get of each key) and a
 // fresh view return exactly the final committed state.
 // Checks: T2 — after the readers, the writer's view and a fresh view hold the committed state
-CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
-                                  const KvWorkloadOptions& o) {
+CheckResult CheckWriterViewIntact(KeyValueStore& store, const History& h,
+                                  const WorkloadOptions& o) {
   const State expected = FinalCommittedState(h);
   std::vector<KeyValue> want;
   for (const auto& [k, v] : expected) want.push_back({k, v});
@@ -105,8 +105,8 @@ CheckResult CheckWriterViewIntact(KeyValueStore& store, const KvHistory& h,
 
 }  // namespace
 
-PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParams& params,
-                                   const KvConcurrencyStoreFactory& factory) {
+PropertyOutcome Check(IsolationLevel isolation, const PropertyParams& params,
+                      const StoreFactory& factory) {
   PropertyOutcome out;
   out.property = "kv_concurrency/" + std::string(IsolationLevelName(isolation));
   out.passed = true;
@@ -117,17 +117,17 @@ PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParam
     const uint64_t seed = params.seed + static_cast<uint64_t>(i);
     const std::string dir = KvScratchDirectory("conc");
     std::filesystem::remove_all(dir);
-    KvWorkloadOptions w;
+    WorkloadOptions w;
     w.seed = seed;
     w.epochs = 50;
     std::unique_ptr<KeyValueStore> store;
-    KvHistory history;
-    KvHistoryVerdict verdict;
+    History history;
+    HistoryVerdict verdict;
     const Status opened = factory(dir, isolation, &store);
     if (!opened.ok()) {
       verdict.status = opened;  // Not a finding: the check could not run.
       verdict.report = "the store could not be opened in " + dir;
-    } else if (Status run = RunKvConcurrencyWorkload(*store, w, &history); !run.ok()) {
+    } else if (Status run = RunWorkload(*store, w, &history); !run.ok()) {
       verdict.status = run;
       verdict.report =
           "the writer's call failed: " + DescribeKvEvent(history, history.events.size() - 1);
@@ -171,4 +171,4 @@ PropertyOutcome CheckKvConcurrency(IsolationLevel isolation, const PropertyParam
   return out;
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency

@@ -1,6 +1,6 @@
 // The concurrency check of the transactional key-value store (SPEC T2, T3, T4, T8): a writer and
 // interactive-query readers on real threads against the RocksDB store, the history judged by
-// CheckKvHistory; a store with a planted dirty read that the checker must reject; and the
+// CheckHistory; a store with a planted dirty read that the checker must reject; and the
 // checker itself on hand-made histories.
 //
 // Settings, overridable: STATECHECK_SEED, STATECHECK_KV_EPOCHS. Run under ThreadSanitizer too
@@ -27,18 +27,18 @@
 #include "statecheck/rocksdb_store.h"
 #include "testing/forwarding_key_value_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 namespace {
 
-KvWorkloadOptions OptionsFromEnvironment() {
-  KvWorkloadOptions o;
+WorkloadOptions OptionsFromEnvironment() {
+  WorkloadOptions o;
   o.seed = 20261130;
   if (const char* seed = std::getenv("STATECHECK_SEED")) o.seed = std::strtoull(seed, nullptr, 10);
   if (const char* epochs = std::getenv("STATECHECK_KV_EPOCHS")) o.epochs = std::atoi(epochs);
   return o;
 }
 
-std::string Reproduce(const KvWorkloadOptions& o) {
+std::string Reproduce(const WorkloadOptions& o) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   return "reproduce=STATECHECK_SEED=" + std::to_string(o.seed) +
          " STATECHECK_KV_EPOCHS=" + std::to_string(o.epochs) +
@@ -76,25 +76,25 @@ std::unique_ptr<RocksDBStore> OpenStore(IsolationLevel isolation, const ScratchD
   return store;
 }
 
-int64_t CountReads(const KvHistory& h) {
+int64_t CountReads(const History& h) {
   int64_t n = 0;
-  for (const KvEvent& ev : h.events) n += IsWriterEvent(ev.kind) ? 0 : 1;
+  for (const Event& ev : h.events) n += IsWriterEvent(ev.kind) ? 0 : 1;
   return n;
 }
 
 void RunOnRocksDB(IsolationLevel isolation, const std::string& dir_name) {
-  const KvWorkloadOptions o = OptionsFromEnvironment();
+  const WorkloadOptions o = OptionsFromEnvironment();
   ScratchDir dir(dir_name);
   std::unique_ptr<RocksDBStore> store = OpenStore(isolation, dir);
   ASSERT_NE(store, nullptr);
-  KvHistory history;
+  History history;
   const auto start = std::chrono::steady_clock::now();
-  const Status run = RunKvConcurrencyWorkload(*store, o, &history);
+  const Status run = RunWorkload(*store, o, &history);
   const auto ran = std::chrono::steady_clock::now();
   store->Close();
   ASSERT_TRUE(run.ok()) << run << "\n" << Reproduce(o);
   std::string report;
-  const Status check = CheckKvHistory(history, isolation, &report);
+  const Status check = CheckHistory(history, isolation, &report);
   const auto checked = std::chrono::steady_clock::now();
   EXPECT_TRUE(check.ok()) << check << "\n" << report << Reproduce(o);
   EXPECT_GT(CountReads(history), 0) << "the readers never ran: the check judged nothing";
@@ -213,18 +213,18 @@ class DirtyReadStore final : public testing::ForwardingStore {
 };
 
 TEST(KvConcurrency, CheckerCatchesPlantedDirtyRead) {
-  KvWorkloadOptions o = OptionsFromEnvironment();
+  WorkloadOptions o = OptionsFromEnvironment();
   o.epochs = std::min(o.epochs, 60);
   ScratchDir dir("dirty");
   std::unique_ptr<RocksDBStore> inner = OpenStore(IsolationLevel::kReadCommitted, dir);
   ASSERT_NE(inner, nullptr);
   DirtyReadStore store(std::move(inner));
-  KvHistory history;
-  const Status run = RunKvConcurrencyWorkload(store, o, &history);
+  History history;
+  const Status run = RunWorkload(store, o, &history);
   store.Close();
   ASSERT_TRUE(run.ok()) << run << "\n" << Reproduce(o);
   std::string report;
-  const Status check = CheckKvHistory(history, IsolationLevel::kReadCommitted, &report);
+  const Status check = CheckHistory(history, IsolationLevel::kReadCommitted, &report);
   EXPECT_EQ(check.code(), Status::Code::kAborted) << report << Reproduce(o);
   EXPECT_NE(report.find("dirty read: #"), std::string::npos) << report << Reproduce(o);
   EXPECT_NE(check.message().find("dirty read"), std::string::npos) << check;
@@ -232,7 +232,7 @@ TEST(KvConcurrency, CheckerCatchesPlantedDirtyRead) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The property (CheckKvConcurrency): its failures are credited to the rule the bug breaks.
+// The property (Check): its failures are credited to the rule the bug breaks.
 
 PropertyParams ConcurrencyParams() {
   PropertyParams p;
@@ -243,7 +243,7 @@ PropertyParams ConcurrencyParams() {
 
 // Opens the engine's store in `dir` wrapped by `wrap`.
 template <typename Wrap>
-KvConcurrencyStoreFactory Wrapped(Wrap wrap) {
+StoreFactory Wrapped(Wrap wrap) {
   return [wrap](const std::string& dir, IsolationLevel isolation,
                 std::unique_ptr<KeyValueStore>* store) {
     std::unique_ptr<KeyValueStore> inner;
@@ -264,10 +264,10 @@ void ExpectCredited(const PropertyOutcome& out, const std::string& rule) {
 TEST(KvConcurrencyAttribution, PlantedDirtyReadIsT4AndItsSavedHistoryReplaysSo) {
   PropertyParams p = ConcurrencyParams();
   p.trace_dir = ScratchDirectory("kv-histories");
-  const PropertyOutcome out = CheckKvConcurrency(
-      IsolationLevel::kReadCommitted, p, Wrapped([](std::unique_ptr<KeyValueStore> inner) {
-        return std::make_unique<DirtyReadStore>(std::move(inner));
-      }));
+  const PropertyOutcome out =
+      Check(IsolationLevel::kReadCommitted, p, Wrapped([](std::unique_ptr<KeyValueStore> inner) {
+              return std::make_unique<DirtyReadStore>(std::move(inner));
+            }));
   ExpectCredited(out, "T4");
   ASSERT_FALSE(out.trace_path.empty()) << out.message;
   std::string text;
@@ -286,7 +286,7 @@ TEST(KvConcurrencyAttribution, EngineStorePassesWithEvidence) {
   for (IsolationLevel level : {IsolationLevel::kReadCommitted, IsolationLevel::kReadUncommitted}) {
     PropertyParams p = ConcurrencyParams();
     p.max_success = 40;
-    const PropertyOutcome out = CheckKvConcurrency(level, p);
+    const PropertyOutcome out = Check(level, p);
     EXPECT_TRUE(out.passed) << out.message;
     EXPECT_EQ(out.rule, "");
     EXPECT_EQ(out.cases, 2);
@@ -379,10 +379,9 @@ class LaggingStore final : public testing::ForwardingStore {
 };
 
 PropertyOutcome RunLagging(IsolationLevel level, LaggingStore::Bug bug) {
-  return CheckKvConcurrency(level, ConcurrencyParams(),
-                            Wrapped([bug](std::unique_ptr<KeyValueStore> inner) {
-                              return std::make_unique<LaggingStore>(std::move(inner), bug);
-                            }));
+  return Check(level, ConcurrencyParams(), Wrapped([bug](std::unique_ptr<KeyValueStore> inner) {
+                 return std::make_unique<LaggingStore>(std::move(inner), bug);
+               }));
 }
 
 TEST(KvConcurrencyAttribution, StaleReadUncommittedViewIsT3) {
@@ -413,7 +412,7 @@ class HistoryBuilder {
   HistoryBuilder() { h_.readers = 2; }
 
   HistoryBuilder& Put(int64_t t0, int64_t t1, int64_t epoch, std::string key, std::string value) {
-    KvEvent& ev = Add(0, KvEventKind::kPut, t0, t1);
+    Event& ev = Add(0, EventKind::kPut, t0, t1);
     ev.epoch = epoch;
     ev.key = std::move(key);
     ev.value = std::move(value);
@@ -421,25 +420,25 @@ class HistoryBuilder {
     return *this;
   }
   HistoryBuilder& Delete(int64_t t0, int64_t t1, int64_t epoch, std::string key) {
-    KvEvent& ev = Add(0, KvEventKind::kDelete, t0, t1);
+    Event& ev = Add(0, EventKind::kDelete, t0, t1);
     ev.epoch = epoch;
     ev.key = std::move(key);
     ev.position = {{"input-0", epoch}};
     return *this;
   }
   HistoryBuilder& Commit(int64_t t0, int64_t t1, int64_t epoch, Position position) {
-    KvEvent& ev = Add(0, KvEventKind::kCommit, t0, t1);
+    Event& ev = Add(0, EventKind::kCommit, t0, t1);
     ev.epoch = epoch;
     ev.position = std::move(position);
     return *this;
   }
   HistoryBuilder& Rollback(int64_t t0, int64_t t1, int64_t epoch) {
-    Add(0, KvEventKind::kRollback, t0, t1).epoch = epoch;
+    Add(0, EventKind::kRollback, t0, t1).epoch = epoch;
     return *this;
   }
   HistoryBuilder& Get(int thread, int64_t t0, int64_t t1, std::string key,
                       std::optional<std::string> value, Position position) {
-    KvEvent& ev = Add(thread, KvEventKind::kGet, t0, t1);
+    Event& ev = Add(thread, EventKind::kGet, t0, t1);
     ev.key = std::move(key);
     ev.value = std::move(value);
     ev.position = std::move(position);
@@ -447,23 +446,23 @@ class HistoryBuilder {
   }
   HistoryBuilder& All(int thread, int64_t t0, int64_t t1, std::vector<KeyValue> records,
                       Position position) {
-    KvEvent& ev = Add(thread, KvEventKind::kRange, t0, t1);
+    Event& ev = Add(thread, EventKind::kRange, t0, t1);
     ev.records = std::move(records);
     ev.position = std::move(position);
     return *this;
   }
-  const KvHistory& history() const { return h_; }
+  const History& history() const { return h_; }
 
  private:
-  KvEvent& Add(int thread, KvEventKind kind, int64_t t0, int64_t t1) {
-    KvEvent& ev = h_.events.emplace_back();
+  Event& Add(int thread, EventKind kind, int64_t t0, int64_t t1) {
+    Event& ev = h_.events.emplace_back();
     ev.thread = thread;
     ev.kind = kind;
     ev.invoke = t0;
     ev.response = t1;
     return ev;
   }
-  KvHistory h_;
+  History h_;
 };
 
 Position At(int64_t offset) { return {{"input-0", offset}}; }
@@ -506,7 +505,7 @@ TraceReplay ReplayHistoryText(const std::string& text, Status* status) {
 }
 
 TEST(KvConcurrencyHistoryFile, AHistoryRoundTripsAndIsJudgedAgain) {
-  KvHistory h = CleanHistory().history();
+  History h = CleanHistory().history();
   h.events.back().reverse = true;  // The last read is a ReverseAll, as in the checker's test.
   h.isolation = IsolationLevel::kReadCommitted;
   h.readers = 2;
@@ -522,7 +521,7 @@ TEST(KvConcurrencyHistoryFile, AHistoryRoundTripsAndIsJudgedAgain) {
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_FALSE(replay.diverged) << replay.verdict;
 
-  KvHistory bytes = h;
+  History bytes = h;
   bytes.events[0].key = std::string("a\0\xff\\", 4);  // Bytes that need escapes.
   ASSERT_TRUE(
       kv_concurrency::ParseHistory(kv_concurrency::FormatHistory(bytes, {}), "h.jsonl", &file)
@@ -533,7 +532,7 @@ TEST(KvConcurrencyHistoryFile, AHistoryRoundTripsAndIsJudgedAgain) {
 TEST(KvConcurrencyHistoryFile, AViolationDivergesWithItsRuleUnlessTheHeaderExpectsIt) {
   HistoryBuilder b;
   b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:a", {}).Commit(5, 6, 1, At(1));
-  KvHistory h = b.history();
+  History h = b.history();
   h.isolation = IsolationLevel::kReadCommitted;
   h.readers = 1;
   std::string text = kv_concurrency::FormatHistory(h, {});
@@ -551,7 +550,7 @@ TEST(KvConcurrencyHistoryFile, AViolationDivergesWithItsRuleUnlessTheHeaderExpec
   // A clean history that expects a violation diverges: the checker missed it.
   HistoryBuilder clean;
   clean.Put(1, 2, 1, "a", "e1:a").Commit(3, 4, 1, At(1)).Get(1, 5, 6, "a", "e1:a", At(1));
-  KvHistory ch = clean.history();
+  History ch = clean.history();
   ch.readers = 1;
   text = Expecting(kv_concurrency::FormatHistory(ch, {}), "T4");
   replay = ReplayHistoryText(text, &s);
@@ -604,10 +603,10 @@ TEST(KvConcurrencyHistoryFile, AMalformedHistoryIsAnErrorNamingTheLine) {
 }
 
 TEST(KvConcurrency, CheckerAcceptsCleanHistory) {
-  KvHistory h = CleanHistory().history();
+  History h = CleanHistory().history();
   h.events.back().reverse = true;  // The last read is a ReverseAll: "c" then "a".
   std::string report;
-  const Status s = CheckKvHistory(h, IsolationLevel::kReadCommitted, &report);
+  const Status s = CheckHistory(h, IsolationLevel::kReadCommitted, &report);
   EXPECT_TRUE(s.ok()) << s << "\n" << report;
   EXPECT_NE(report.find("No violation"), std::string::npos) << report;
 }
@@ -616,7 +615,7 @@ TEST(KvConcurrency, CheckerAcceptsCleanHistory) {
 // returns the report.
 std::string ExpectViolation(const HistoryBuilder& b, const std::string& text) {
   std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  const Status s = CheckHistory(b.history(), IsolationLevel::kReadCommitted, &report);
   EXPECT_EQ(s.code(), Status::Code::kAborted);
   EXPECT_NE(report.find(text), std::string::npos) << report;
   return report;
@@ -676,7 +675,7 @@ TEST(KvConcurrency, CheckerCatchesPositionMismatchAndWrongCommitPosition) {
       .Commit(7, 8, 2, {})                 // Forgot to advance its position (T8).
       .Get(1, 9, 10, "a", "e2:a", At(1));  // The value of commit 2 at commit 1's position.
   std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadCommitted, &report);
+  const Status s = CheckHistory(b.history(), IsolationLevel::kReadCommitted, &report);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << report;  // {} is also the initial one.
 
   HistoryBuilder c;
@@ -685,7 +684,7 @@ TEST(KvConcurrency, CheckerCatchesPositionMismatchAndWrongCommitPosition) {
       .Put(5, 6, 2, "a", "e2:a")
       .Commit(7, 8, 2, At(7))
       .Get(1, 9, 10, "a", "e2:a", At(1));
-  const Status t = CheckKvHistory(c.history(), IsolationLevel::kReadCommitted, &report);
+  const Status t = CheckHistory(c.history(), IsolationLevel::kReadCommitted, &report);
   EXPECT_EQ(t.code(), Status::Code::kAborted);
   EXPECT_NE(report.find("commit position: #3 writer Commit -> {input-0=7}"), std::string::npos)
       << report;
@@ -701,7 +700,7 @@ TEST(KvConcurrency, CheckerCatchesUncommittedStaleRead) {
       .Delete(8, 9, 1, "a")
       .Get(1, 10, 11, "a", "e1:a", {});  // Stale: the delete had returned.
   std::string report;
-  const Status s = CheckKvHistory(b.history(), IsolationLevel::kReadUncommitted, &report);
+  const Status s = CheckHistory(b.history(), IsolationLevel::kReadUncommitted, &report);
   EXPECT_EQ(s.code(), Status::Code::kAborted) << report;
   EXPECT_NE(report.find("1 violation(s) of READ_UNCOMMITTED (stale read: 1)"), std::string::npos)
       << report;
@@ -712,7 +711,7 @@ TEST(KvConcurrency, CheckerCatchesNeverWrittenValue) {
   HistoryBuilder b;
   b.Put(1, 2, 1, "a", "e1:a").Get(1, 3, 4, "a", "e1:b", {});
   std::string report;
-  EXPECT_EQ(CheckKvHistory(b.history(), IsolationLevel::kReadUncommitted, &report).code(),
+  EXPECT_EQ(CheckHistory(b.history(), IsolationLevel::kReadUncommitted, &report).code(),
             Status::Code::kAborted);
   EXPECT_NE(report.find("never written: #1 reader-1"), std::string::npos) << report;
 }
@@ -760,15 +759,15 @@ TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
       {same_position, IsolationLevel::kReadCommitted, "T8"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    const KvHistoryVerdict v = JudgeKvHistory(cases[i].history.history(), cases[i].level);
+    const HistoryVerdict v = JudgeKvHistory(cases[i].history.history(), cases[i].level);
     EXPECT_FALSE(v.status.ok()) << i;
     ASSERT_TRUE(v.finding.has_value()) << i << ": " << v.report;
     EXPECT_EQ(v.finding->rule, cases[i].rule) << i << ": " << v.report;
     EXPECT_TRUE(v.situations.empty()) << i;
   }
-  KvHistory clean_history = CleanHistory().history();
+  History clean_history = CleanHistory().history();
   clean_history.events.back().reverse = true;  // As in CheckerAcceptsCleanHistory.
-  const KvHistoryVerdict clean = JudgeKvHistory(clean_history, IsolationLevel::kReadCommitted);
+  const HistoryVerdict clean = JudgeKvHistory(clean_history, IsolationLevel::kReadCommitted);
   EXPECT_TRUE(clean.status.ok()) << clean.report;
   EXPECT_FALSE(clean.finding.has_value());
   // The hand-made clean history: a read during the open epoch 1 (t=7..8), reads overlapping
@@ -781,4 +780,4 @@ TEST(KvConcurrency, JudgementCreditsEachViolationKindToItsRule) {
 }
 
 }  // namespace
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency

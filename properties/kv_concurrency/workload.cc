@@ -18,11 +18,11 @@
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 
-namespace statecheck::properties {
+namespace statecheck::properties::kv_concurrency {
 
-size_t MaxRangeRecords(const KvWorkloadOptions& o) { return static_cast<size_t>(o.keys) * 4 + 16; }
+size_t MaxRangeRecords(const WorkloadOptions& o) { return static_cast<size_t>(o.keys) * 4 + 16; }
 
-void DrainInto(KeyValueIterator& it, size_t limit, KvEvent* ev) {
+void DrainInto(KeyValueIterator& it, size_t limit, Event* ev) {
   while (ev->status.ok() && it.HasNext()) {
     if (ev->records.size() >= limit) {
       ev->status = Status::Aborted("the iterator returned more than " + std::to_string(limit) +
@@ -65,25 +65,25 @@ std::string ValueFor(int64_t epoch, const std::string& key) {
 }
 
 void RunReader(QueryView& view, int thread, const std::vector<std::string>& keys,
-               const KvWorkloadOptions& o, LogicalClock& clock, std::latch& start,
-               const std::atomic<bool>& writer_done, std::vector<KvEvent>* out) {
+               const WorkloadOptions& o, LogicalClock& clock, std::latch& start,
+               const std::atomic<bool>& writer_done, std::vector<Event>* out) {
   std::mt19937_64 rng(o.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(thread));
   start.arrive_and_wait();
   for (int n = 0; o.max_reads_per_reader == 0 || n < o.max_reads_per_reader; ++n) {
     // Acquire pairs with the writer's release only once it is done; until then it reads the
     // initial value and orders nothing.
     if (writer_done.load(std::memory_order_acquire)) break;
-    KvEvent ev;
+    Event ev;
     ev.thread = thread;
     const uint64_t pick = Uniform(rng, 100);
     if (pick < 40) {
-      ev.kind = KvEventKind::kGet;
+      ev.kind = EventKind::kGet;
       ev.key = keys[Uniform(rng, keys.size())];
       ev.invoke = clock.Tick();
       ev.status = view.Get(ev.key, &ev.value);
       ev.response = clock.Tick();
     } else {
-      ev.kind = KvEventKind::kRange;
+      ev.kind = EventKind::kRange;
       ev.reverse = pick >= 85 || (pick >= 55 && pick < 60);
       const bool all = pick < 60;  // 40..54 All, 55..59 ReverseAll, 60..84 Range, 85.. Reverse.
       if (!all) {
@@ -118,9 +118,9 @@ void RunReader(QueryView& view, int thread, const std::vector<std::string>& keys
   }
 }
 
-Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
+Status RunWriter(KeyValueStore& store, const WorkloadOptions& o,
                  const std::vector<std::string>& keys, LogicalClock& clock,
-                 std::vector<KvEvent>* out) {
+                 std::vector<Event>* out) {
   const bool read_committed = store.isolation() == IsolationLevel::kReadCommitted;
   std::mt19937_64 rng(o.seed);
   std::vector<size_t> order(keys.size());
@@ -131,18 +131,18 @@ Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
     const size_t n = 1 + Uniform(rng, max_writes);
     for (size_t i = 0; i < n; ++i) std::swap(order[i], order[i + Uniform(rng, keys.size() - i)]);
     for (size_t i = 0; i < n; ++i) {
-      KvEvent ev;
+      Event ev;
       ev.epoch = e;
       ev.key = keys[order[i]];
       ev.position = {{o.partition, e}};
       if (Chance(rng, o.delete_probability)) {
-        ev.kind = KvEventKind::kDelete;
+        ev.kind = EventKind::kDelete;
         std::optional<std::string> old;
         ev.invoke = clock.Tick();
         ev.status = store.Delete(ev.key, &old, &context);
         ev.response = clock.Tick();
       } else {
-        ev.kind = KvEventKind::kPut;
+        ev.kind = EventKind::kPut;
         ev.value = ValueFor(e, ev.key);
         ev.invoke = clock.Tick();
         ev.status = store.Put(ev.key, *ev.value, &context);
@@ -153,15 +153,15 @@ Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
       // Leaves the epoch open a little longer, so that readers run while it is uncommitted.
       std::this_thread::yield();
     }
-    KvEvent end;
+    Event end;
     end.epoch = e;
     if (read_committed && Chance(rng, o.rollback_probability)) {
-      end.kind = KvEventKind::kRollback;
+      end.kind = EventKind::kRollback;
       end.invoke = clock.Tick();
       end.status = store.Rollback();
       end.response = clock.Tick();
     } else {
-      end.kind = KvEventKind::kCommit;
+      end.kind = EventKind::kCommit;
       end.invoke = clock.Tick();
       end.status = store.Commit({{o.changelog, e}});
       end.response = clock.Tick();
@@ -175,13 +175,12 @@ Status RunWriter(KeyValueStore& store, const KvWorkloadOptions& o,
 
 }  // namespace
 
-Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& options,
-                                KvHistory* history) {
-  const KvWorkloadOptions& o = options;
+Status RunWorkload(KeyValueStore& store, const WorkloadOptions& options, History* history) {
+  const WorkloadOptions& o = options;
   if (o.epochs < 0 || o.readers < 0 || o.keys < 1 || o.max_writes_per_epoch < 1 ||
       o.max_reads_per_reader < 0) {
     return Status::InvalidArgument(
-        "KvWorkloadOptions: epochs, readers and max_reads_per_reader must be >= 0, keys and "
+        "WorkloadOptions: epochs, readers and max_reads_per_reader must be >= 0, keys and "
         "max_writes_per_epoch >= 1");
   }
   history->isolation = store.isolation();
@@ -196,7 +195,7 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
   LogicalClock clock;
   std::vector<std::shared_ptr<QueryView>> views;  // Made here: NewQueryView is a writer call.
   for (int r = 0; r < o.readers; ++r) views.push_back(store.NewQueryView());
-  std::vector<std::vector<KvEvent>> reader_events(o.readers);
+  std::vector<std::vector<Event>> reader_events(o.readers);
   std::atomic<bool> writer_done{false};
   std::latch start(o.readers + 1);
   std::vector<std::thread> readers;
@@ -205,7 +204,7 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
       RunReader(*views[r], r + 1, keys, o, clock, start, writer_done, &reader_events[r]);
     });
   }
-  std::vector<KvEvent> events;
+  std::vector<Event> events;
   start.arrive_and_wait();
   const Status result = RunWriter(store, o, keys, clock, &events);
   writer_done.store(true, std::memory_order_release);
@@ -215,12 +214,12 @@ Status RunKvConcurrencyWorkload(KeyValueStore& store, const KvWorkloadOptions& o
     std::move(per_reader.begin(), per_reader.end(), std::back_inserter(events));
   }
   std::stable_sort(events.begin(), events.end(),
-                   [](const KvEvent& a, const KvEvent& b) { return a.invoke < b.invoke; });
+                   [](const Event& a, const Event& b) { return a.invoke < b.invoke; });
   history->events = std::move(events);
   return result;
 }
 
-KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
+StoreFactory EngineKvConcurrencyStoreFactory() {
   return [](const std::string& directory, IsolationLevel isolation,
             std::unique_ptr<KeyValueStore>* store) {
     RocksDBStoreOptions o;
@@ -237,4 +236,4 @@ KvConcurrencyStoreFactory EngineKvConcurrencyStoreFactory() {
   };
 }
 
-}  // namespace statecheck::properties
+}  // namespace statecheck::properties::kv_concurrency
