@@ -12,9 +12,9 @@
 //     the engine adds its metadata column family and atomic_flush.
 //   * Engine writes carry a RecordContext (input partition "input-0", offset = put number), as
 //     Kafka Streams' writes do; so every engine put also advances the uncommitted position.
-//   * "Loaded": keys 0..99,999 written with value(i) and committed (engine: Commit, which
-//     flushes since the WAL is off; raw: one WriteBatch and Flush), so each store holds them in
-//     one L0 SST file.
+//   * "Loaded": keys 0..99,999 written with value(i) and committed (engine: Commit, then a
+//     clean close and an open, the close flushing; raw: one WriteBatch and Flush), so each store
+//     holds them in one L0 SST file.
 //
 // Benchmarks (store variants side by side):
 //   BM_Put/{read_committed,read_uncommitted,raw_rocksdb}
@@ -40,12 +40,14 @@
 //       for N = 100, 1,000, 10,000.
 //       Per iteration N puts continuing the put stream (not timed), then one timed commit
 //       (manual_time). read_committed: Commit writes the N buffered records, the changelog offset
-//       and the position in one WriteBatch, then flushes. read_committed_wal: the same store
-//       with RocksDBStoreOptions::use_wal, whose Commit is one synced WAL write and no flush
-//       (the other way to make a commit durable; Kafka Streams disables the WAL). read_uncommitted:
-//       the N puts went to RocksDB directly; Commit writes offset and position and flushes.
-//       raw_rocksdb (the floor for read_committed): build one WriteBatch of the N records, write
-//       it, Flush. Counters: median_ms / p90_ms / max_ms over every commit of the final run (the
+//       and the position in one WriteBatch into the memtables, and does not flush (SPEC C7: the
+//       changelog holds the commit durably; past max_unflushed_bytes, 16 MiB by default, about
+//       every 14th commit of 10,000 records, the commit starts a background flush and does not
+//       wait for it). read_committed_wal: the same store with RocksDBStoreOptions::use_wal, whose
+//       Commit is one synced WAL write (the other way to make a commit durable at once; Kafka
+//       Streams disables the WAL). read_uncommitted: the N puts went to RocksDB directly; Commit
+//       writes offset and position. raw_rocksdb (what a commit cost when it flushed, for
+//       reference): build one WriteBatch of the N records, write it, Flush. Counters: median_ms / p90_ms / max_ms over every commit of the final run (the
 //       median is computed here, not by Google Benchmark).
 //
 // BM_Buffer: the READ_COMMITTED write buffer alone, outside the store: the engine's
@@ -192,6 +194,8 @@ class SummaryReporter : public MeanReporter {
           "BM_Put/read_uncommitted", false, ">=", 1.0);
     Absolute(out, "commit of 10,000 buffered records, median", "BM_Commit/read_committed/10000",
              "<", 50.0);
+    // Issue #45 (SPEC C7: a commit applies its batch and does not flush).
+    Absolute(out, "the same, issue #45's target", "BM_Commit/read_committed/10000", "<=", 3.0);
     Ratio(out, "get: through_buffer / committed time per get", "BM_Get/through_buffer",
           "BM_Get/committed", true, "<=", 1.5);
     out << "\nfor reference:\n";
@@ -258,7 +262,8 @@ class SummaryReporter : public MeanReporter {
     char line[256];
     std::snprintf(line, sizeof(line), "  %-56s = %7.3f ms", what, *ms);
     out << line;
-    Verdict(out, *ms < target_ms, op, target_ms, " ms");
+    Verdict(out, std::string_view(op) == "<=" ? *ms <= target_ms : *ms < target_ms, op, target_ms,
+            " ms");
     out << "\n";
   }
 };

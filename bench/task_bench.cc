@@ -39,8 +39,17 @@
 //       commit_interval_records = 0 (no trigger). Per iteration Task::Process(N), untimed, then
 //       one Task::Commit(), timed (manual_time): the Time column is the mean ms per commit.
 //       The commit writes the records' changelog and output batches to the log first.
-//       Counters: median_ms / p90_ms / max_ms over every commit of the run. The CPU column
-//       counts the untimed processing too: read the Time column and the counters only.
+//       Counters: median_ms / p90_ms / max_ms over every commit of the run; log_bytes, the log
+//       bytes one commit made durable (its records, written while processing or at the commit,
+//       and its markers and offsets), the mean. The CPU column counts the untimed processing
+//       too: read the Time column and the counters only.
+//   BM_CommitFloor/10000
+//       The floor under BM_Commit/exactly_once_v2/10000 (SPEC C7: a commit's durability is the
+//       log's; the stores are applied, not flushed): an exactly_once_v2 task processes and
+//       commits 10,000 records once, untimed, to measure the log bytes the commit made durable;
+//       then each iteration appends that many bytes to one file in one write() and fsync()s it,
+//       timed (manual_time). Counters: median_ms, log_bytes. The summary prints the commit's
+//       median over the floor's against the 2x target.
 //
 // Before any timing, each mode runs 2,000 records at interval 1,000 and the program checks
 // what the task did: 2 commits, committed input offset 2,000, 2,000 committed output records,
@@ -51,7 +60,9 @@
 //   task_bench --benchmark_min_time=0.5   (about a minute on 2 cores; with
 //   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true about three, and the
 //   summary uses the means)
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -59,6 +70,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -91,6 +103,7 @@ constexpr int64_t kWarmup = 20'000;         // Records processed before the time
 constexpr int64_t kMaxUpFront = 4'000'000;  // Input appended before the loop, at most.
 constexpr int64_t kTargetInterval = 1'000;
 constexpr double kTargetRatio = 0.7;
+constexpr double kFloorRatio = 2.0;  // BM_Commit/exactly_once_v2/10000 over BM_CommitFloor/10000.
 constexpr uint64_t kSeed = 0x7a5c'0001;
 constexpr char kInput[] = "input-0";
 constexpr char kOutput[] = "output-0";
@@ -201,6 +214,15 @@ class Rig {
 
   Task& task() { return *task_; }
   Log& log() { return *log_; }
+  // The bytes of the log's files: what the task has written to the log so far.
+  int64_t LogBytes() const {
+    int64_t bytes = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir_.path() + "/log")) {
+      if (e.is_regular_file()) bytes += static_cast<int64_t>(e.file_size());
+    }
+    return bytes;
+  }
+  const std::string& directory() const { return dir_.path(); }
 
  private:
   TempDir dir_{"task_bench"};
@@ -265,8 +287,10 @@ void BM_Commit(benchmark::State& state, const Mode& mode) {
   rig.ProcessExactly(kWarmup);
   Check(rig.task().Commit(), "Task::Commit");
   std::vector<double> ms;
+  int64_t log_bytes = 0;
   for (auto _ : state) {
     EnsureInput(state, rig, records, /*timer_running=*/false);  // Manual time: nothing to pause.
+    const int64_t bytes_before = rig.LogBytes();
     rig.ProcessExactly(records);
     const auto begin = std::chrono::steady_clock::now();
     const Status status = rig.task().Commit();
@@ -275,11 +299,15 @@ void BM_Commit(benchmark::State& state, const Mode& mode) {
       state.SkipWithError(status.ToString().c_str());
       break;
     }
+    log_bytes += rig.LogBytes() - bytes_before;
     const double seconds = std::chrono::duration<double>(end - begin).count();
     state.SetIterationTime(seconds);
     ms.push_back(seconds * 1e3);
   }
   if (ms.empty()) return;
+  // The log bytes a commit makes durable (its records, written during the processing or at the
+  // commit, and the commit's own): what BM_CommitFloor writes.
+  state.counters["log_bytes"] = static_cast<double>(log_bytes) / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
   const auto at = [&ms](double q) {
     return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size())))];
@@ -288,6 +316,47 @@ void BM_Commit(benchmark::State& state, const Mode& mode) {
   state.counters["p90_ms"] = at(0.9);
   state.counters["max_ms"] = ms.back();
   state.counters["commits"] = static_cast<double>(ms.size());
+}
+
+// BM_CommitFloor -----------------------------------------------------------------------------
+
+// The floor under an exactly-once commit of N records: the log bytes such a commit makes durable
+// (measured first, untimed, by one commit of a task), written to one file with one write and one
+// fsync per iteration, appended as the log appends. What no commit can beat on this disk.
+void BM_CommitFloor(benchmark::State& state) {
+  const int64_t records = state.range(0);
+  int64_t bytes = 0;
+  {
+    Rig rig(kExactlyOnce, /*commit_interval_records=*/0);
+    rig.AppendInput(kWarmup + records);
+    rig.ProcessExactly(kWarmup);
+    Check(rig.task().Commit(), "Task::Commit");
+    const int64_t before = rig.LogBytes();
+    rig.ProcessExactly(records);
+    Check(rig.task().Commit(), "Task::Commit");
+    bytes = rig.LogBytes() - before;
+  }
+  TempDir dir("task_bench_floor");
+  const std::string path = dir.path() + "/floor.log";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) Die("open " + path + ": " + std::strerror(errno));
+  const std::string payload(static_cast<size_t>(bytes), 'r');
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const auto begin = std::chrono::steady_clock::now();
+    if (::write(fd, payload.data(), payload.size()) != static_cast<ssize_t>(payload.size())) {
+      Die("write " + path + ": " + std::strerror(errno));
+    }
+    if (::fsync(fd) != 0) Die("fsync " + path + ": " + std::strerror(errno));
+    const auto end = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(end - begin).count();
+    state.SetIterationTime(seconds);
+    ms.push_back(seconds * 1e3);
+  }
+  ::close(fd);
+  std::sort(ms.begin(), ms.end());
+  state.counters["log_bytes"] = static_cast<double>(bytes);
+  state.counters["median_ms"] = MedianOfSorted(ms);
 }
 
 // The check before timing --------------------------------------------------------------------
@@ -339,7 +408,7 @@ class SummaryReporter : public MeanReporter {
     std::ostream& out = GetOutputStream();
     if (Ran("BM_Throughput/")) ThroughputSummary(out);
     if (Ran("BM_ThroughputUnbatched/")) BatchingSummary(out);
-    if (Ran("BM_Commit/")) CommitSummary(out);
+    if (Ran("BM_Commit/") || Ran("BM_CommitFloor/")) CommitSummary(out);
   }
 
  private:
@@ -412,6 +481,20 @@ class SummaryReporter : public MeanReporter {
   }
 
   void CommitSummary(std::ostream& out) const {
+    char target[256];
+    const std::optional<double> eos = MeanOf(Commit(kExactlyOnce, 10'000), "median_ms");
+    const std::optional<double> floor = MeanOf("BM_CommitFloor/10000", "median_ms");
+    out << "\nIssue target: an exactly_once_v2 commit of 10,000 records <= " << kFloorRatio
+        << "x the fsync floor (the same log bytes, one write and one fsync):\n";
+    if (!eos || !floor || *floor <= 0) {
+      out << "  not measured\n";
+    } else {
+      std::snprintf(target, sizeof(target),
+                    "  commit median %.3f ms / floor median %.3f ms = %.2fx   target <= %.1fx: %s\n",
+                    *eos, *floor, *eos / *floor, kFloorRatio,
+                    *eos / *floor <= kFloorRatio ? "MET" : "MISSED");
+      out << target;
+    }
     out << "\ncommit cost, median ms per commit (exactly_once_v2 / at_least_once):\n";
     for (const int64_t n : {10, 100, 1'000, 10'000}) {
       const std::optional<double> alos = MeanOf(Commit(kAtLeastOnce, n), "median_ms");
@@ -460,6 +543,10 @@ void RegisterBenchmarks() {
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
+  benchmark::RegisterBenchmark("BM_CommitFloor", BM_CommitFloor)
+      ->Arg(10'000)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace

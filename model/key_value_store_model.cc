@@ -22,6 +22,14 @@ struct KeyValueStoreModelState {
   bool was_closed_cleanly = true;  // As of the last Reopen.
   Position uncommitted_position;
   Position committed_position;
+  // C7: the state of the last commit known to be durable, then of every commit since, oldest
+  // first: what a restart after a crash may find. Never empty.
+  std::vector<KeyValueStoreModelCommit> since_durable{KeyValueStoreModelCommit{}};
+  bool durable_commits = false;  // Every commit is durable when it returns (a synced WAL).
+
+  KeyValueStoreModelCommit Current() const { return {committed, offsets, committed_position}; }
+  // Encodes: C7 — the state now is durable: a restart after a crash finds nothing older
+  void Durable() { since_durable.assign(1, Current()); }
 
   bool buffered() const { return isolation == IsolationLevel::kReadCommitted; }
 
@@ -345,6 +353,13 @@ Status KeyValueStoreModel::Commit(const ChangelogOffsets& offsets) {
     }
   }
   s.committed_position = s.uncommitted_position;  // Encodes: T8 — the positions converge
+  // Encodes: C1, C7 — a commit is applied whole and need not be durable: a crash may go back
+  // to any commit since the last durable one
+  if (s.durable_commits) {
+    s.Durable();
+  } else {
+    s.since_durable.push_back(s.Current());
+  }
   return Status::Ok();
 }
 
@@ -391,16 +406,29 @@ void KeyValueStoreModel::Close() {
   s.pending.clear();
   if (s.buffered()) s.uncommitted_position = s.committed_position;
   s.closed = true;
+  // Encodes: C7 — a clean close flushes: a clean restart finds the last commit
+  s.Durable();
 }
 
 void KeyValueStoreModel::Abandon() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->closed) return;
-  }
-  Close();
+  KeyValueStoreModelState& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.closed) return;
+  // Encodes: T9 — a crash loses the buffered writes; C7 — and what is not durable (Reopen)
+  s.pending.clear();
+  if (s.buffered()) s.uncommitted_position = s.committed_position;
+  s.closed = true;
+  s.crashed = true;
+}
+
+size_t KeyValueStoreModel::CrashCandidates() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  state_->crashed = true;
+  return state_->since_durable.size();
+}
+
+void KeyValueStoreModel::set_durable_commits(bool durable) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->durable_commits = durable;
 }
 
 bool KeyValueStoreModel::was_closed_cleanly() const {
@@ -420,7 +448,7 @@ KeyValueStoreModelSnapshot KeyValueStoreModel::Snapshot() const {
   return out;
 }
 
-void KeyValueStoreModel::Reopen() {
+void KeyValueStoreModel::Reopen(size_t commits_back) {
   // A fresh state, so that views and iterators of the closed store stay closed.
   auto fresh = std::make_shared<KeyValueStoreModelState>();
   {
@@ -428,15 +456,41 @@ void KeyValueStoreModel::Reopen() {
     fresh->name = state_->name;
     fresh->isolation = state_->isolation;
     fresh->persistent = state_->persistent;
-    // Encodes: T7, T8 — a restart keeps the committed data, offsets and committed position
-    fresh->committed = state_->committed;
-    fresh->offsets = state_->offsets;
-    fresh->committed_position = state_->committed_position;
-    fresh->uncommitted_position = state_->committed_position;
+    fresh->durable_commits = state_->durable_commits;
+    // Encodes: T7, T8, C7 — a restart keeps the committed data, offsets and committed position
+    // of one whole commit: the last, or after a crash one of those since the last durable one
+    const std::vector<KeyValueStoreModelCommit>& candidates = state_->since_durable;
+    const KeyValueStoreModelCommit& found =
+        state_->crashed ? candidates[candidates.size() - 1 - std::min(commits_back,
+                                                                      candidates.size() - 1)]
+                        : candidates.back();
+    fresh->committed = found.committed;
+    fresh->offsets = found.offsets;
+    fresh->committed_position = found.committed_position;
+    fresh->uncommitted_position = found.committed_position;
+    fresh->Durable();  // What a restart finds is on disk.
     // Encodes: T7 — the open marker: a restart after a crash is not clean
     fresh->was_closed_cleanly = !state_->crashed;
   }
   state_ = std::move(fresh);
+}
+
+std::unique_ptr<KeyValueStoreModel> KeyValueStoreModel::Copy() const {
+  auto copy = std::make_unique<KeyValueStoreModel>(state_->name, state_->isolation,
+                                                   state_->persistent);
+  std::lock_guard<std::mutex> lock(state_->mu);
+  KeyValueStoreModelState& to = *copy->state_;
+  to.closed = state_->closed;
+  to.committed = state_->committed;
+  to.pending = state_->pending;
+  to.offsets = state_->offsets;
+  to.crashed = state_->crashed;
+  to.was_closed_cleanly = state_->was_closed_cleanly;
+  to.uncommitted_position = state_->uncommitted_position;
+  to.committed_position = state_->committed_position;
+  to.since_durable = state_->since_durable;
+  to.durable_commits = state_->durable_commits;
+  return copy;
 }
 
 std::unique_ptr<KeyValueStore> NewKeyValueStoreModel(std::string name, IsolationLevel isolation,

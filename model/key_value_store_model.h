@@ -3,13 +3,14 @@
 // How it differs from the engine (statecheck/rocksdb_store.h):
 //   * It is written to be obviously right, not fast: the state is a few std::maps, every range
 //     read copies its whole result, and nothing is ever on disk. `persistent()` reports the
-//     flag it was made with, which changes only an empty PutAll (below); there is no reopen, no
-//     crash, no wipe (T10 is the harness's job).
+//     flag it was made with, which changes only an empty PutAll (below). A restart (Reopen)
+//     after a clean close or a crash (Abandon) is modelled; a wipe is not (T10 is the harness's
+//     job).
 //   * It shares no code with the engine beyond the public headers, so a misreading of the SPEC
 //     cannot hide in both. The properties compare the engine against it operation by operation.
 //
 // The state, exactly:
-//   committed             key → value: what a commit made durable (and, under
+//   committed             key → value: what the commits applied (and, under
 //                         READ_UNCOMMITTED, every write at once).
 //   pending               key → value or std::nullopt (a buffered delete): the writes since the
 //                         last commit. Used only under READ_COMMITTED; always empty otherwise.
@@ -17,6 +18,10 @@
 //   uncommitted_position  input partition → offset, advanced by every write with a context.
 //   committed_position    the uncommitted position as of the last commit (T8).
 //   closed                set by Close(), never cleared.
+//   since_durable         (committed, offsets, committed_position) of the last commit known
+//                         to be durable, then of every commit since (C7): what a restart after
+//                         a crash may find. Known durable: what an open found, a clean close,
+//                         and — with set_durable_commits (a synced WAL) — every commit.
 //
 // The behaviour, exactly:
 //   * Writes. Under READ_COMMITTED a write sets pending[key] (value, or std::nullopt for a
@@ -48,6 +53,10 @@
 //     each value sets it), and sets committed_position = uncommitted_position. Under
 //     READ_UNCOMMITTED only the offsets and the position change. It never fails on an open
 //     store.
+//   * A crash (Abandon) then Reopen(k) finds the commit k before the last of since_durable
+//     (C7: a commit is applied whole and need not be durable); the harness chooses k as the one
+//     the engine's restart shows, and fails if it shows none of them. Reopen after a clean
+//     Close finds the last commit.
 //   * Rollback() (T9): under READ_COMMITTED clears pending and sets
 //     uncommitted_position = committed_position; committed and the offsets are untouched. Under
 //     READ_UNCOMMITTED it changes nothing and returns FailedPrecondition.
@@ -101,6 +110,13 @@ struct KeyValueStoreModelSnapshot {
   bool closed = false;
 };
 
+// The durable part of one commit: what a restart can find (C7).
+struct KeyValueStoreModelCommit {
+  std::map<std::string, std::string> committed;
+  std::map<std::string, int64_t> offsets;
+  Position committed_position;
+};
+
 // The store's state; shared by the store, its views and its iterators, so that none of them
 // ever points into a destroyed store. Defined in key_value_store_model.cc.
 struct KeyValueStoreModelState;
@@ -149,19 +165,27 @@ class KeyValueStoreModel : public KeyValueStore {
   std::shared_ptr<QueryView> NewQueryView() override;
   void Close() override;
   // A crash: as Close(), but the restart that follows is not clean (was_closed_cleanly() is
-  // false after Reopen). The model keeps every committed write, as the engine must (T7, T9).
+  // false after Reopen) and may find an older commit (C7: any since the last durable one).
   void Abandon() override;
+  // How many states a restart after a crash may find, now or after the Abandon that closed the
+  // store: the last durable commit and each one since (C7).
+  size_t CrashCandidates() const;
+  // Every commit is durable when it returns (a store with a synced WAL): a crash loses none.
+  void set_durable_commits(bool durable);
+  // A deep copy of the state (not its views or iterators), for trying a restart on.
+  std::unique_ptr<KeyValueStoreModel> Copy() const;
   // Whether the last shutdown before the last Reopen was a Close (true before any).
   bool was_closed_cleanly() const;
 
   // A copy of the whole state, taken under the lock.
   KeyValueStoreModelSnapshot Snapshot() const;
 
-  // A clean restart of a persistent store: REQUIRES the store closed. What a restart keeps is
-  // what Close left — committed data, offsets and committed position — and the uncommitted
-  // position starts again at the committed one (the store knows no more after a restart).
-  // Views and iterators of before the restart stay closed.
-  void Reopen();
+  // A restart of a persistent store: REQUIRES the store closed. What a restart keeps is what
+  // Close left — committed data, offsets and committed position — and the uncommitted position
+  // starts again at the committed one (the store knows no more after a restart). After a crash
+  // (Abandon) it finds the commit `commits_back` before the last (at most CrashCandidates() - 1
+  // back; 0 = the last commit). Views and iterators of before the restart stay closed.
+  void Reopen(size_t commits_back = 0);
 
  private:
   std::shared_ptr<KeyValueStoreModelState> state_;

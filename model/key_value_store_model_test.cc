@@ -533,6 +533,46 @@ TEST(KeyValueStoreModel, ViewOutlivesTheStore) {
   EXPECT_EQ(view->Get("a", &value), kClosed);
 }
 
+// C7: a crash may go back to any commit since the last durable one (what the open found, or a
+// clean close), with that commit's data, offsets and position together; a clean close loses none.
+TEST(KeyValueStoreModel, ACrashMayGoBackToAnyCommitSinceTheLastDurableOne) {
+  KeyValueStoreModel store("kv", IsolationLevel::kReadCommitted, /*persistent=*/true);
+  EXPECT_EQ(store.CrashCandidates(), 1u);
+  const RecordContext first{"in", 1}, second{"in", 2};
+  ASSERT_TRUE(store.Put("a", "1", &first).ok());
+  ASSERT_TRUE(store.Commit({{"cl", 10}}).ok());
+  store.Close();
+  store.Reopen();
+  EXPECT_EQ(store.CrashCandidates(), 1u);  // The clean close made it durable.
+  ASSERT_TRUE(store.Put("a", "2", &second).ok());
+  ASSERT_TRUE(store.Commit({{"cl", 20}}).ok());
+  ASSERT_TRUE(store.Put("b", "3").ok());
+  ASSERT_TRUE(store.Commit({{"cl", 30}}).ok());
+  EXPECT_EQ(store.CrashCandidates(), 3u);
+  std::unique_ptr<KeyValueStoreModel> copy = store.Copy();
+  copy->Abandon();
+  copy->Reopen(/*commits_back=*/1);
+  EXPECT_FALSE(copy->was_closed_cleanly());
+  EXPECT_EQ(GetOf(*copy, "a"), "2");
+  EXPECT_EQ(GetOf(*copy, "b"), std::nullopt);
+  EXPECT_EQ(copy->CommittedOffset("cl"), 20);
+  EXPECT_EQ(copy->CommittedPosition(), (Position{{"in", 2}}));
+  EXPECT_EQ(copy->CrashCandidates(), 1u);  // What the restart found is on disk.
+  store.Abandon();
+  store.Reopen(/*commits_back=*/5);  // Never further back than the last durable commit.
+  EXPECT_EQ(GetOf(store, "a"), "1");
+  EXPECT_EQ(store.CommittedOffset("cl"), 10);
+  EXPECT_EQ(store.CommittedPosition(), (Position{{"in", 1}}));
+  // With durable commits (a synced WAL) a crash loses none.
+  store.set_durable_commits(true);
+  ASSERT_TRUE(store.Put("c", "4").ok());
+  ASSERT_TRUE(store.Commit({{"cl", 40}}).ok());
+  EXPECT_EQ(store.CrashCandidates(), 1u);
+  store.Abandon();
+  store.Reopen(/*commits_back=*/1);
+  EXPECT_EQ(GetOf(store, "c"), "4");
+}
+
 }  // namespace
 }  // namespace model
 }  // namespace statecheck

@@ -227,6 +227,10 @@ void TaskModel::DoCommit(int reason, int64_t now_ms) {
     for (StoreState& logged : s.logged) logged = Apply(logged, s.pending, s.pending.size());
     s.changelog_committed += s.pending.size();
     s.last_commit_writes = s.pending.size();
+    // Encodes: C7 — a current-format commit is applied, not flushed (a legacy one is flushed)
+    s.unflushed = config_.format == StateFormat::kLegacy
+                      ? 0
+                      : s.unflushed + static_cast<int64_t>(s.pending.size());
     s.pending.clear();
   }
   committed_output_.insert(committed_output_.end(), pending_output_.begin(), pending_output_.end());
@@ -404,7 +408,8 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED") +
                                " (" + reason + ")");
     }
-    verdicts[name] = StoreRestartVerdict{wiped, rule, found, restored};
+    verdicts[name] = StoreRestartVerdict{wiped, rule, found, restored, 0,
+                                         store_clean ? 0 : s.unflushed};
     auto it = o.stores.find(name);
     const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
     // Restored from nothing: after a wipe, or into a store a failed start's wipe left missing.
@@ -435,6 +440,10 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     } else if (eos || clean) {
       // Encodes: C2 — not wiped: from its offset + 1, i.e. nothing; wiped: every committed record
       const int64_t expect_restored = from_scratch ? s.changelog_committed : 0;
+      // Encodes: C7 — after a crash a store not wiped may be back by up to its unflushed
+      // records, which its restore replays from its own offset + 1
+      const bool behind = !from_scratch && !store_clean && restored > expect_restored &&
+                          restored - expect_restored <= s.unflushed;
       // A store whose commit was lost after the log transaction committed restores that
       // commit's writes from the changelog; one a failed start restored in part, the rest.
       const bool lagged =
@@ -446,7 +455,10 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       for (const StoreState& state : s.logged) live = std::min(live, state.size());
       const bool compacted = config_.changelog_compaction && from_scratch &&
                              restored <= expect_restored && static_cast<size_t>(restored) >= live;
-      if (restored != expect_restored && !lagged && !compacted) {
+      if (behind && restored != expect_restored) {
+        verdicts[name].lost = restored - expect_restored;
+      }
+      if (restored != expect_restored && !lagged && !compacted && !behind) {
         // More than the commits wrote, under exactly-once: records of aborted or open
         // transactions were restored (C1). Fewer: the restore stopped short (C2).
         return Finding(eos && restored > expect_restored ? "C1" : "C2",
@@ -462,26 +474,41 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                               ", the last commit left " + Show(s.committed));
       }
     } else {
-      // Encodes: C2 — a store not wiped restores only records after its stored offset
-      if (restored < 0 || restored > static_cast<int64_t>(s.pending.size())) {
+      // Encodes: C2, C7 — a store not wiped restores only records after its stored offset: those
+      // written after its last commit, and after a crash those of commits it lost (unflushed)
+      const int64_t back_allowed = store_clean ? 0 : s.unflushed;
+      if (restored < 0 ||
+          restored > static_cast<int64_t>(s.pending.size()) + back_allowed) {
         return Finding("C2", "store " + name + " restored " + std::to_string(restored) +
                                  " changelog records, but only " +
                                  std::to_string(s.pending.size()) +
-                                 " were written after its last commit");
+                                 " were written after its last commit" +
+                                 (back_allowed > 0 ? " and " + std::to_string(back_allowed) +
+                                                         " committed since its last flush"
+                                                   : std::string()));
       }
-      // The store held its last commit with the first j later writes (j = 0 under
-      // READ_COMMITTED, where writes wait in the buffer — or j = all of them when a failed
-      // commit committed the stores but not the input offset), and the restore applied the
-      // first r.
+      // The store came back `back` records behind its last commit (C7), or at it, holding the
+      // first j later writes (j = 0 under READ_COMMITTED, where writes wait in the buffer — or j
+      // = all of them when a failed commit committed the stores but not the input offset), and
+      // the restore applied the lost commits' records and the first r of the later writes.
       const size_t k = s.pending.size();
       bool found_state = false;
-      for (size_t j = 0; j <= k && !found_state; ++j) {
-        // Encodes: T7, T9 — READ_COMMITTED data is never ahead of its offset; direct writes may be
-        const bool possible =
-            !IsReadCommitted(config_) || j == 0 || (j == k && slack == Slack::kStoresMayLead);
-        found_state =
-            possible && Apply(Apply(s.committed, s.pending, j), s.pending, restored) == observed;
+      int64_t back = 0;
+      for (; back <= std::min(back_allowed, restored) && !found_state; ++back) {
+        const size_t r = static_cast<size_t>(restored - back);
+        if (r > k) continue;
+        for (size_t j = 0; j <= k && !found_state; ++j) {
+          // Encodes: T7, T9 — READ_COMMITTED data is never ahead of its offset; direct writes
+          // may be
+          const bool possible = !IsReadCommitted(config_) || j == 0 ||
+                                (j == k && slack == Slack::kStoresMayLead && back == 0);
+          found_state = possible && Apply(Apply(s.committed, s.pending, back == 0 ? j : 0),
+                                          s.pending, r) == observed;
+        }
+        if (found_state) break;
       }
+      if (!found_state) back = 0;
+      verdicts[name].lost = back;
       // A failed start may have restored (and committed) the first x - restored of them.
       for (size_t x = static_cast<size_t>(restored); start_interrupted_ && x <= k && !found_state;
            ++x) {
@@ -496,14 +523,14 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                  " later writes re-applied (on top of any prefix of them, under "
                                  "READ_UNCOMMITTED)");
       }
-      s.changelog_committed += restored;
+      s.changelog_committed += restored - back;
       // The store may now hold writes its changelog lost (j > r), or the changelog writes the
       // store's offset already covered (a failed commit's): what a later wipe restores is the
       // changelog at the last commit with between r and all of the later writes.
       // Encodes: F3 — power loss may cut the changelog's unsynced tail: keep each candidate
       logged.clear();
       for (const StoreState& base : s.logged) {
-        for (size_t x = static_cast<size_t>(restored); x <= k; ++x) {
+        for (size_t x = static_cast<size_t>(restored - back); x <= k; ++x) {
           StoreState candidate = Apply(base, s.pending, x);
           if (std::find(logged.begin(), logged.end(), candidate) == logged.end() &&
               logged.size() < kMaxLogged) {
@@ -516,6 +543,8 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
     s.logged = std::move(logged);
     s.pending.clear();
     s.disk = {config_.format};
+    // Encodes: C7 — what a restart found is on disk; what it restored since is not flushed
+    s.unflushed = config_.format == StateFormat::kLegacy ? 0 : restored;
   }
   stores_ = std::move(stores);
   last_restart_ = std::move(verdicts);

@@ -96,6 +96,10 @@ struct StoreRestartVerdict {
   std::string rule;
   std::optional<StateFormat> found;  // The format it had on disk.
   int64_t restored = 0;              // Changelog records restored.
+  // C7, a store not wiped after a crash: how many committed records it came back behind its
+  // last commit (its restore replayed them), of the `unflushed` it could have lost.
+  int64_t lost = 0;
+  int64_t unflushed = 0;
 };
 
 // What became of a failed commit at the restart that followed it.
@@ -217,6 +221,10 @@ class TaskModel {
     std::vector<std::pair<std::string, std::optional<std::string>>> pending;  // Since commit.
     int64_t changelog_committed = 0;  // Changelog records of this store in committed commits.
     int64_t last_commit_writes = 0;   // Of which in the last commit.
+    // C7: changelog records applied to the store since it was last surely durable (a clean
+    // close, an upgrade's import, what a restart found on disk). A commit does not flush, so a
+    // crash may take the store back by up to this many, which its restore then replays.
+    int64_t unflushed = 0;
     std::vector<StateFormat> disk;    // The formats it may have on disk.
     // What replaying the whole changelog gives as of the last commit: `committed`, except
     // under at-least-once after a crash, where the store may have kept writes the changelog

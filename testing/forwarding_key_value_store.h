@@ -103,6 +103,10 @@ class ForwardingStore : public KeyValueStore {
     const auto guard = Lock();
     return inner_->CommittedOffset(partition);
   }
+  std::optional<int64_t> DurableOffset(const std::string& partition) const override {
+    const auto guard = Lock();
+    return inner_->DurableOffset(partition);
+  }
   Status Rollback() override {
     const auto guard = Lock();
     written_.clear();

@@ -104,7 +104,10 @@ TEST_F(InspectTest, InspectStore) {
     ASSERT_NE(store, nullptr);
     ASSERT_OK(store->Put("x", "9"));
     ASSERT_OK(store->Commit({{"sums-changelog-0", 3}}));
-    store->Abandon();
+    store->Close();  // Durable (C7) ...
+    store = OpenStore(crashed);
+    ASSERT_NE(store, nullptr);
+    store->Abandon();  // ... then a crash: the open marker stays set.
   }
   const auto before = Snapshot(dir_);
 

@@ -35,8 +35,13 @@ constexpr EngineFailPoint kPoints[] = {
      "durable, before it deletes them: the partition refuses writes until the log is reopened, "
      "and recovery completes the compaction"},
     {kFailStoreBeforeFlush,
-     "a store commit without the WAL fails after its batch is written, before the flush that "
-     "makes it durable"},
+     "an upgrade's first commit without the WAL (U1) fails after its batch is written, before "
+     "the flush that makes it durable: the store refuses every call until reopened, and the "
+     "upgrade is found done or not done"},
+    {kFailStoreBackgroundFlush,
+     "the background flush a commit starts past max_unflushed_bytes fails (C7): the commit "
+     "stands, the store's next call reports the failure, and after a reopen the store holds "
+     "some commit between its last flush and its last"},
     {kFailStoreCommitWrite,
      "a store commit's batch write into RocksDB (data, offsets and position in one batch; a "
      "legacy store's durable write) fails as RocksDB's Write would: nothing of the batch is "

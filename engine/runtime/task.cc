@@ -303,9 +303,11 @@ void TaskImpl::CompactChangelogs() {
   };
   for (const TaskStore& ts : stores_) {
     if (!ts.last_changelog_offset) continue;
-    // Keeps: C2 — a restore starts after the stored offset, or at 0 after a wipe: neither needs a
-    // tombstone below the stored offset + 1
-    compact(ts.changelog, *ts.last_changelog_offset + 1, nullptr);
+    // Keeps: C2, C7 — a restore starts after the offset the store holds on disk, which after a
+    // crash is its last durable commit's (not always its last commit's), or at 0 after a wipe:
+    // none needs a tombstone below the durable offset + 1
+    const std::optional<int64_t> durable = ts.store->DurableOffset(ts.changelog);
+    compact(ts.changelog, durable ? *durable + 1 : 0, nullptr);
   }
   for (const TaskWindowStore& ws : window_stores_) {
     // Keeps: W2, W3 — a window below stream time - retention is dropped on restore anyway; the

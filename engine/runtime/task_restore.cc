@@ -274,6 +274,7 @@ Status TaskImpl::OpenStore(const std::string& name, const std::string& directory
   so.env = options_.env;
   so.use_wal = options_.store_use_wal;
   so.write_buffer_size = options_.store_write_buffer_size;
+  so.max_unflushed_bytes = options_.store_max_unflushed_bytes;
   so.disable_auto_compactions = options_.store_disable_auto_compactions;
   so.config_setter = options_.store_config_setter;
   so.logger = logger_;

@@ -273,12 +273,57 @@ TEST_F(TaskTest, ExactlyOnceCrashLosesTheOpenTransactionAndNothingCommitted) {
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.was_closed_cleanly);
     EXPECT_FALSE(r.wiped);  // READ_COMMITTED: not wiped (T9).
-    EXPECT_EQ(r.records_restored, 0);
+    // The commit was applied, not flushed (C7): its one record is restored from the changelog.
+    EXPECT_EQ(r.records_restored, 1);
   }
   EXPECT_EQ(ProcessAll(), 1);
   ASSERT_OK(task_->Commit());
   EXPECT_EQ(Committed("output"), (std::vector<std::string>{"a=1#1", "a=2#2"}));
   EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}}));
+}
+
+// SPEC C7: a commit does not flush the stores, so after a crash each holds its last flushed
+// commit (here the clean close's) and its restore replays only the changelog records committed
+// since — from its own offset + 1, nothing wiped under exactly-once with READ_COMMITTED stores —
+// and the task ends at the committed state.
+TEST_F(TaskTest, ARestoreAfterACrashReplaysOnlyWhatFollowsTheLastFlush) {
+  TaskOptions o = Options(kEos);
+  o.store_max_unflushed_bytes = -1;  // Only the clean close flushes.
+  ASSERT_OK(Open(o));
+  Input("a", "1");
+  Input("b", "1");
+  ProcessAll();
+  ASSERT_OK(task_->Close());
+  std::map<std::string, int64_t> flushed;  // Each store's changelog end at the clean close.
+  for (const std::string store : {"kv", "counts"}) {
+    flushed[store] = End(ChangelogPartitionName(o, store));
+  }
+  ASSERT_OK(Open(o));
+  Input("a", "2");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  Input("c", "3");
+  Input("a", "4");
+  ProcessAll();
+  ASSERT_OK(task_->Commit());
+  task_->Abandon();
+  OpenTheLog();
+  ASSERT_OK(Open(o));
+  EXPECT_EQ(task_->next_input_offset(), 5);
+  for (const StoreRestore& r : task_->restores()) {
+    EXPECT_FALSE(r.wiped) << r.store;  // T1: exactly-once with READ_COMMITTED wipes nothing.
+    EXPECT_FALSE(r.was_closed_cleanly) << r.store;
+    // Back at the clean close's commit: its last changelog record (a transaction marker follows
+    // each commit's records, so the end is past it).
+    ASSERT_TRUE(r.stored_offset) << r.store;
+    EXPECT_LT(*r.stored_offset, flushed[r.store]) << r.store;
+    EXPECT_EQ(r.start_offset, *r.stored_offset + 1) << r.store;
+    // The three records committed since, and nothing before them.
+    EXPECT_EQ(r.records_restored, 3) << r.store;
+  }
+  EXPECT_EQ(View("kv"), (std::map<std::string, std::string>{{"a", "4"}, {"b", "1"}, {"c", "3"}}));
+  EXPECT_EQ(View("counts"),
+            (std::map<std::string, std::string>{{"a", "3"}, {"b", "1"}, {"c", "1"}}));
 }
 
 TEST_F(TaskTest, ANewTaskFencesTheTransactionOfAnAbandonedOne) {
@@ -338,8 +383,11 @@ TEST_F(TaskTest, AtLeastOnceCrashRestoresWhatTheChangelogHeldAndReprocesses) {
   ASSERT_OK(Open(o));
   for (const StoreRestore& r : task_->restores()) {
     EXPECT_FALSE(r.wiped);  // Never under at-least-once (T10).
-    EXPECT_EQ(r.start_offset, *r.stored_offset + 1);
-    EXPECT_EQ(r.records_restored, 1) << r.store;
+    // The commit was applied, not flushed (C7): the store came back before it, with no offset,
+    // and the restore reads its changelog from the beginning — both records.
+    EXPECT_EQ(r.stored_offset, std::nullopt) << r.store;
+    EXPECT_EQ(r.start_offset, 0) << r.store;
+    EXPECT_EQ(r.records_restored, 2) << r.store;
   }
   EXPECT_EQ(View("counts"), (std::map<std::string, std::string>{{"a", "2"}}));
   EXPECT_EQ(task_->next_input_offset(), 1);
@@ -900,6 +948,10 @@ TEST_F(TaskTest, ACompactedChangelogRestoresTheSameStoresFromItsLiveRecords) {
   // Nothing yet: a changelog's last record stays (it holds the end offset), and here it is the
   // commit marker of the only transaction, which is open below it.
   EXPECT_EQ(task_->stats().compactions, 0);
+  // A clean close makes the stores durable (C7), so compaction may drop a tombstone below their
+  // stored offset + 1: no restart can find them further back.
+  ASSERT_OK(task_->Close());
+  ASSERT_OK(Open(o));
   Input("c", "1");
   EXPECT_EQ(ProcessAll(), 1);
   ASSERT_OK(task_->Commit());

@@ -38,6 +38,9 @@ Status RocksDBStoreImpl::Put(std::string_view key, std::optional<std::string_vie
     rocksdb::Status s =
         value ? db_->db->Put(wo, db_->data(), key, *value) : db_->db->Delete(wo, db_->data(), key);
     if (!s.ok()) return FromRocksDB(s);
+    // Counted now, flushed (past the bound) at a commit: a flush between commits would make
+    // writes durable ahead of their offsets for no reason.
+    unflushed_bytes_ += static_cast<int64_t>(key.size() + (value ? value->size() : 0));
   }
   Advance(context);
   return Status::Ok();
@@ -54,6 +57,7 @@ Status RocksDBStoreImpl::PutAll(
     for (const auto& [k, v] : kvs) v ? batch.Put(db_->data(), k, *v) : batch.Delete(db_->data(), k);
     STATECHECK_RETURN_IF_ERROR(internal::FailPoint(kFailStoreWrite));
     STATECHECK_RETURN_IF_ERROR(FromRocksDB(db_->db->Write(WriteOpts(false), &batch)));
+    unflushed_bytes_ += static_cast<int64_t>(batch.GetDataSize());  // Flushed at a commit.
   }
   Advance(context);
   return Status::Ok();
@@ -77,11 +81,11 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
   STATECHECK_RETURN_IF_ERROR(CheckWritable());
   if (legacy_) return CommitLegacy(offsets);
   rocksdb::WriteBatch batch;
-  // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets.
+  // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets, and
+  // that commit is made durable at once (an upgrade must not run twice).
   // Keeps: U1, U2 — a legacy store's first commit writes the current mark in its offsets' batch
-  if (found_format_ == StateFormat::kLegacy && !imported_) {
-    batch.Put(db_->meta(), kFormatKey, kFormatVersion);
-  }
+  const bool upgrade = found_format_ == StateFormat::kLegacy && !imported_;
+  if (upgrade) batch.Put(db_->meta(), kFormatKey, kFormatVersion);
   if (STATECHECK_PLANTED(TxnOpenMarkerWithFirstCommit)) {
     batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
   }
@@ -112,11 +116,13 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
   for (const auto& [partition, offset] : position) {
     batch.Put(db_->meta(), kPositionPrefix + partition, EncodeInt(offset));
   }
+  rocksdb::SequenceNumber seqno = 0;
   {
     // Readers take their snapshot and the committed position together under this lock.
     internal::MutexLock lock(&commit_mu_);
     // Keeps: T4 — one batch under commit_mu_: a view sees all of a commit or none of it
     Status s = internal::FailPoint(kFailStoreCommitWrite);
+    // Keeps: C1, C7 — the batch is applied, not flushed: the changelog holds the commit durably
     if (s.ok()) s = FromRocksDB(db_->db->Write(WriteOpts(use_wal_), &batch));
     // Keeps: C6 — a failed commit is reported; the store refuses calls until it is reopened
     if (!s.ok()) {
@@ -127,30 +133,130 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
                 ") and may or may not be durable; abandon the store and open it again";
       return s;
     }
+    seqno = db_->db->GetLatestSequenceNumber();
     // Keeps: T8 — on commit the committed position becomes the uncommitted one
     committed_position_ = position;
   }
   buffer_.clear();
   buffered_bytes_ = 0;
-  committed_offsets_ = std::move(new_offsets);
   imported_ = imported_ || found_format_ == StateFormat::kLegacy;
-  if (!use_wal_) {
-    // Without the WAL the batch is only in the memtables: flush to make it durable.
-    Status s = internal::FailPoint(kFailStoreBeforeFlush);
-    if (s.ok()) s = FromRocksDB(db_->db->Flush(rocksdb::FlushOptions(), db_->handles));
-    // Keeps: C6 — a failed flush: the outcome is unknown until a restart, so refuse everything
-    if (!s.ok()) {
-      // The batch is in the memtables but may never reach the disk: whether this commit is
-      // durable is unknown until a restart. Refuse everything, readers too, until then (C6).
-      internal::MutexLock lock(&commit_mu_);
-      broken_ = "store " + name_ + ": a commit wrote its batch but could not make it durable (" +
-                s.ToString() +
-                ") and may or may not be durable; abandon the store and open it "
-                "again";
-      return s;
+  if (use_wal_) {
+    tracker_->Durable(new_offsets);  // One synced WAL write: durable now.
+  } else {
+    tracker_->Committed(seqno, new_offsets);
+    if (upgrade) {
+      Status s = internal::FailPoint(kFailStoreBeforeFlush);
+      if (s.ok()) s = FlushAndWait();
+      // Keeps: C6 — a failed flush: the outcome is unknown until a restart, so refuse everything
+      if (!s.ok()) {
+        // The batch is in the memtables but may never reach the disk: whether the upgrade is
+        // durable is unknown until a restart. Refuse everything, readers too, until then (C6).
+        internal::MutexLock lock(&commit_mu_);
+        broken_ = "store " + name_ + ": an upgrade's commit wrote its batch but could not make " +
+                  "it durable (" + s.ToString() +
+                  ") and may or may not be durable; abandon the store and open it again";
+        committed_offsets_ = std::move(new_offsets);
+        return s;
+      }
+      tracker_->Durable(new_offsets);
+    } else {
+      committed_offsets_ = new_offsets;
+      // Keeps: C6 — a flush that fails in this call fails the commit: applied, durable or not
+      return CountUnflushed(batch.GetDataSize());
     }
   }
+  committed_offsets_ = std::move(new_offsets);
   return Status::Ok();
+}
+
+Status RocksDBStoreImpl::CountUnflushed(size_t bytes) {
+  if (use_wal_ || max_unflushed_bytes_ < 0) return Status::Ok();
+  unflushed_bytes_ += static_cast<int64_t>(bytes);
+  if (unflushed_bytes_ <= max_unflushed_bytes_) return Status::Ok();
+  // One flush at a time: a flush already pending or running takes these writes' memtables too
+  // (or the next commit starts one). Stacked atomic flushes are also where RocksDB 7.8 fails an
+  // assertion when one of them fails (MemTableList::RollbackMemtableFlush with no memtable
+  // picked; speedb-io/speedb#196 reports it on 7.2).
+  uint64_t pending = 0, running = 0;
+  if ((db_->db->GetIntProperty(db_->meta(), "rocksdb.mem-table-flush-pending", &pending) &&
+       pending > 0) ||
+      (db_->db->GetIntProperty("rocksdb.num-running-flushes", &running) && running > 0)) {
+    return Status::Ok();
+  }
+  unflushed_bytes_ = 0;
+  // Keeps: C7 — past the bound a commit starts a flush of data and offsets and does not wait
+  rocksdb::FlushOptions fo;
+  // Without automatic compactions (a harness's deterministic fault schedules) the flush runs in
+  // this call, so that every file write still happens in a call the writer made.
+  fo.wait = deterministic_flushes_;
+  fo.allow_write_stall = true;  // Never wait for a stall to clear: the flush starts now.
+  Status s = internal::FailPoint(kFailStoreBackgroundFlush);
+  if (s.ok()) s = FromRocksDB(db_->db->Flush(fo, db_->handles));
+  if (s.ok()) return s;
+  // A flush that fails in this call (it could not start, or it ran here and failed): the
+  // commit is applied but may or may not be durable, and the store refuses every call until it
+  // is reopened, as after any failed commit (C6). One that fails later, in the background, is
+  // reported by the next call (FlushListener).
+  tracker_->BackgroundError("a flush a commit started failed (" + s.ToString() + ")");
+  return s;
+}
+
+Status RocksDBStoreImpl::FlushAndWait() {
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  return FromRocksDB(db_->db->Flush(fo, db_->handles));
+}
+
+void FlushTracker::Committed(rocksdb::SequenceNumber seqno,
+                             const std::map<std::string, int64_t>& offsets) {
+  internal::MutexLock lock(&mu_);
+  pending_.emplace_back(seqno, offsets);
+}
+
+void FlushTracker::Durable(const std::map<std::string, int64_t>& offsets) {
+  internal::MutexLock lock(&mu_);
+  pending_.clear();
+  durable_ = offsets;
+}
+
+void FlushTracker::Flushed(rocksdb::SequenceNumber largest_seqno) {
+  internal::MutexLock lock(&mu_);
+  // An atomic flush holds every write before the memtables were switched, so every commit whose
+  // last write is at or below the largest sequence number it flushed.
+  while (!pending_.empty() && pending_.front().first <= largest_seqno) {
+    durable_ = std::move(pending_.front().second);
+    pending_.pop_front();
+  }
+}
+
+std::optional<int64_t> FlushTracker::DurableOffset(const std::string& partition) const {
+  internal::MutexLock lock(&mu_);
+  auto it = durable_.find(partition);
+  if (it == durable_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FlushTracker::BackgroundError(const std::string& what) {
+  internal::MutexLock lock(&mu_);
+  if (error_.empty()) error_ = what;
+  failed_.store(true, std::memory_order_release);
+}
+
+std::string FlushTracker::background_error() const {
+  internal::MutexLock lock(&mu_);
+  return error_;
+}
+
+void FlushListener::OnBackgroundError(rocksdb::BackgroundErrorReason reason,
+                                      rocksdb::Status* error) {
+  if (error->ok()) return;
+  const char* what = reason == rocksdb::BackgroundErrorReason::kFlush ||
+                             reason == rocksdb::BackgroundErrorReason::kFlushNoWAL ||
+                             reason == rocksdb::BackgroundErrorReason::kManifestWrite ||
+                             reason == rocksdb::BackgroundErrorReason::kManifestWriteNoWAL
+                         ? "a background flush failed"
+                         : "a background write or compaction failed";
+  tracker_->BackgroundError(std::string(what) + " (" + error->ToString() + ")");
 }
 
 Status RocksDBStoreImpl::Rollback() {
@@ -180,6 +286,7 @@ Status RocksDBStoreImpl::ReaderSnapshot(const rocksdb::Snapshot** snapshot, std:
   internal::ReaderMutexLock lock(&commit_mu_);
   if (!open_) return ClosedError();
   if (!broken_.empty()) return Status::FailedPrecondition(broken_);
+  if (tracker_ && tracker_->failed()) return BackgroundFailure();
   *db = db_;
   *snapshot = db_->db->GetSnapshot();
   // Keeps: T8 — a READ_COMMITTED view reports the committed position its snapshot is the state of
@@ -249,13 +356,11 @@ void RocksDBStoreImpl::ShutDown(bool clean) {
 }
 
 Status RocksDBStoreImpl::WriteDurably(rocksdb::WriteBatch* batch) {
-  rocksdb::Status s = db_->db->Write(WriteOpts(true), batch);
-  if (s.ok() && !use_wal_) {
-    rocksdb::FlushOptions fo;
-    fo.wait = true;
-    s = db_->db->Flush(fo, db_->handles);
-  }
-  return FromRocksDB(s);
+  STATECHECK_RETURN_IF_ERROR(FromRocksDB(db_->db->Write(WriteOpts(true), batch)));
+  if (!use_wal_) STATECHECK_RETURN_IF_ERROR(FlushAndWait());
+  // Every commit so far is durable now.
+  if (tracker_) tracker_->Durable(committed_offsets_);
+  return Status::Ok();
 }
 
 void RocksDBStoreImpl::BufferWrite(std::string_view key, std::optional<std::string_view> value) {
@@ -400,6 +505,9 @@ class RocksDBStoreHandle final : public RocksDBStore {
   Status Commit(const ChangelogOffsets& offsets) override { return impl_->Commit(offsets); }
   std::optional<int64_t> CommittedOffset(const std::string& partition) const override {
     return impl_->CommittedOffset(partition);
+  }
+  std::optional<int64_t> DurableOffset(const std::string& partition) const override {
+    return impl_->DurableOffset(partition);
   }
   Status Rollback() override { return impl_->Rollback(); }
   Position UncommittedPosition() const override { return impl_->UncommittedPosition(); }

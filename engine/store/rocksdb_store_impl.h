@@ -6,10 +6,12 @@
 #define STATECHECK_ENGINE_STORE_ROCKSDB_STORE_IMPL_H_
 
 #include <rocksdb/db.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +47,51 @@ Status DecodeInt(const std::string& s, const std::string& what, int64_t* out);
 using Buffer = std::map<std::string, std::optional<std::string>, std::less<>>;
 
 class RocksDBStoreImpl;
+
+// Which commit is durable (C7), learnt from RocksDB's flushes, and the first background error.
+// Shared by the store and the listener RocksDB calls from its background threads.
+class FlushTracker {
+ public:
+  explicit FlushTracker(std::map<std::string, int64_t> durable) : durable_(std::move(durable)) {}
+
+  // A commit applied with its last sequence number `seqno` and its offsets.
+  void Committed(rocksdb::SequenceNumber seqno, const std::map<std::string, int64_t>& offsets)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A commit already durable (a flush waited for, a synced WAL write): it and every earlier one.
+  void Durable(const std::map<std::string, int64_t>& offsets) ABSL_LOCKS_EXCLUDED(mu_);
+  // A flush installed, holding every write up to `largest_seqno`.
+  void Flushed(rocksdb::SequenceNumber largest_seqno) ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<int64_t> DurableOffset(const std::string& partition) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  void BackgroundError(const std::string& what) ABSL_LOCKS_EXCLUDED(mu_);
+  // "" until a background flush or write fails; then what failed.
+  std::string background_error() const ABSL_LOCKS_EXCLUDED(mu_);
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
+ private:
+  mutable internal::Mutex mu_;
+  // Commits applied and not known to be flushed, oldest first.
+  std::deque<std::pair<rocksdb::SequenceNumber, std::map<std::string, int64_t>>> pending_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> durable_ ABSL_GUARDED_BY(mu_);
+  std::string error_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> failed_{false};
+};
+
+// RocksDB's calls about flushes: a finished flush makes commits durable, a failed one is kept to
+// be reported by the store's next call.
+class FlushListener final : public rocksdb::EventListener {
+ public:
+  explicit FlushListener(std::shared_ptr<FlushTracker> tracker) : tracker_(std::move(tracker)) {}
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo& info) override {
+    tracker_->Flushed(info.largest_seqno);
+  }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override;
+
+ private:
+  std::shared_ptr<FlushTracker> tracker_;
+};
 
 // An interactive-query reader. Under READ_COMMITTED it reads a snapshot taken together with the
 // committed position (under the commit lock), so each result is exactly the state at the
@@ -95,6 +142,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
         legacy_(options.format == StateFormat::kLegacy && !options.read_only),
         read_only_(options.read_only),
         use_wal_(options.use_wal),
+        max_unflushed_bytes_(options.max_unflushed_bytes),
+        deterministic_flushes_(options.disable_auto_compactions),
         logger_(options.logger ? options.logger : StderrLogger()) {}
 
   Status Open(const RocksDBStoreOptions& options);
@@ -171,6 +220,10 @@ class RocksDBStoreImpl final : public RocksDBStore,
     if (it == committed_offsets_.end()) return std::nullopt;
     return it->second;
   }
+  std::optional<int64_t> DurableOffset(const std::string& partition) const override {
+    if (!tracker_) return CommittedOffset(partition);
+    return tracker_->DurableOffset(partition);
+  }
 
   Status Rollback() override;
 
@@ -213,7 +266,15 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Status CheckOpen() const {
     if (!open_) return ClosedError();
     if (!broken_.empty()) return Status::FailedPrecondition(broken_);
+    // Keeps: C6, C7 — a background flush that failed is reported by the next call
+    if (tracker_ && tracker_->failed()) return BackgroundFailure();
     return Status::Ok();
+  }
+  Status BackgroundFailure() const {
+    return Status::FailedPrecondition(
+        "store " + name_ + ": " + tracker_->background_error() +
+        "; what it committed since its last flush may be lost: abandon the store and open it "
+        "again (its restore replays the changelog from the offset it holds)");
   }
   Status CheckWritable() const {
     STATECHECK_RETURN_IF_ERROR(CheckOpen());
@@ -234,6 +295,13 @@ class RocksDBStoreImpl final : public RocksDBStore,
 
   // Writes `batch` and makes it durable: synced WAL, or a flush without it.
   Status WriteDurably(rocksdb::WriteBatch* batch);
+  // Without the WAL: flushes every memtable (data and metadata together) and waits for it.
+  Status FlushAndWait();
+  // Without the WAL, at a commit: counts its `bytes` as written and not yet durable, and starts
+  // a background flush (not waited for) once the bytes since the last one pass
+  // max_unflushed_bytes (C7). The error of a flush that fails in this call (then the store
+  // refuses every call until it is reopened).
+  Status CountUnflushed(size_t bytes);
 
   void BufferWrite(std::string_view key, std::optional<std::string_view> value);
 
@@ -283,6 +351,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
   const bool legacy_;  // Opened in the legacy format.
   const bool read_only_;
   const bool use_wal_;
+  const int64_t max_unflushed_bytes_;
+  const bool deterministic_flushes_;  // disable_auto_compactions: the bound's flush waits.
   const std::shared_ptr<Logger> logger_;
 
   std::shared_ptr<Db> db_;
@@ -296,6 +366,9 @@ class RocksDBStoreImpl final : public RocksDBStore,
   Buffer buffer_;          // Writer thread only.
   int64_t buffered_bytes_ = 0;
   std::map<std::string, int64_t> committed_offsets_;
+  // Which commit is durable and the background errors (null for a read-only or legacy store).
+  std::shared_ptr<FlushTracker> tracker_;
+  int64_t unflushed_bytes_ = 0;  // Writer thread only: bytes written since the last flush began.
 
   // Guards committed_position_ and snapshot taking. Taken before position_mu_ when both are.
   mutable internal::SharedMutex commit_mu_;

@@ -90,6 +90,10 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
     STATECHECK_RETURN_IF_ERROR(CheckConfigSetter(chosen, db_options, options));
   }
   if (read_only_) return OpenReadOnly(db_options, options.directory);
+  // Keeps: C7 — RocksDB's flushes tell which commit is durable; a failed one is reported
+  tracker_ = std::make_shared<FlushTracker>(std::map<std::string, int64_t>{});
+  auto listener = std::make_shared<FlushListener>(tracker_);
+  db_options.listeners.push_back(listener);
   rocksdb::Status s = internal::CreateDirs(db_options.env, options.directory);
   if (!s.ok()) return FromRocksDB(s);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -102,6 +106,7 @@ Status RocksDBStoreImpl::Open(const RocksDBStoreOptions& options) {
   db_ = std::move(db);
   Marks found;
   STATECHECK_RETURN_IF_ERROR(LoadMetadata(&found));
+  tracker_->Durable(committed_offsets_);  // What the open found is on disk.
   // What the open writes in the metadata family: the format mark and the open-status marker
   // (nullopt deletes it).
   std::vector<std::pair<const char*, std::optional<std::string_view>>> marks;

@@ -7,6 +7,7 @@
 #include <rocksdb/utilities/options_util.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -215,8 +216,17 @@ TEST_P(RocksDBStoreTest, UncleanShutdownLeavesTheMarker) {
   EXPECT_FALSE(store->was_closed_cleanly());
 }
 
-// A crash keeps every commit and nothing else (T7, T9), and leaves the marker (T7).
+// A crash keeps whole commits and nothing else (T7, T9), and leaves the marker (T7): with the
+// WAL the last commit; without it the last flushed one (C7) — here the one a clean close made
+// durable, the commit after it being in the memtables alone.
 TEST_P(RocksDBStoreTest, AbandonKeepsCommitsOnly) {
+  {
+    auto store = Open(IsolationLevel::kReadCommitted);
+    RecordContext ctx{"in", 4};
+    ASSERT_TRUE(store->Put("kept", "0", &ctx).ok());
+    ASSERT_TRUE(store->Commit({{"cl-0", 4}}).ok());
+    store->Close();
+  }
   {
     auto store = Open(IsolationLevel::kReadCommitted);
     RecordContext ctx{"in", 5};
@@ -229,12 +239,13 @@ TEST_P(RocksDBStoreTest, AbandonKeepsCommitsOnly) {
     EXPECT_FALSE(store->is_open());
     EXPECT_EQ(store->UncommittedPosition(), (Position{{"in", 5}}));
   }
+  const bool wal = GetParam();
   auto store = Open(IsolationLevel::kReadCommitted);
   EXPECT_FALSE(store->was_closed_cleanly());
-  EXPECT_EQ(GetOf(*store, "kept"), "1");
+  EXPECT_EQ(GetOf(*store, "kept"), wal ? "1" : "0");
   EXPECT_EQ(GetOf(*store, "lost"), std::nullopt);
-  EXPECT_EQ(store->CommittedOffset("cl-0"), 5);
-  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", 5}}));
+  EXPECT_EQ(store->CommittedOffset("cl-0"), wal ? 5 : 4);
+  EXPECT_EQ(store->CommittedPosition(), (Position{{"in", wal ? 5 : 4}}));
 }
 
 TEST_P(RocksDBStoreTest, ReadUncommittedWritesThrough) {
@@ -289,7 +300,9 @@ TEST_P(RocksDBStoreTest, ReadersSeeWholeCommits) {
       ++reads;
     }
   });
-  for (int i = 0; i < 50; ++i) {
+  // At least 50 commits, and on until the reader has read 50 times (a commit that does not
+  // flush takes microseconds: 50 of them may be over before the reader starts).
+  for (int i = 0; i < 50 || (reads < 50 && i < 1000000); ++i) {
     ASSERT_TRUE(store->Put("x", std::to_string(i)).ok());
     ASSERT_TRUE(store->Put("y", std::to_string(i)).ok());
     ASSERT_TRUE(store->Commit({}).ok());
@@ -377,6 +390,8 @@ TEST_P(RocksDBStoreTest, AnOpenThatFindsItsMarkerAlreadySetWritesNothing) {
     auto store = Open(IsolationLevel::kReadCommitted);
     ASSERT_TRUE(store->Put("a", "1").ok());
     ASSERT_TRUE(store->Commit({{"cl", 4}}).ok());
+    store->Close();  // Durable (C7).
+    store = Open(IsolationLevel::kReadCommitted);
     store->Abandon();  // A crash: the marker stays set.
   }
   for (int crash = 0; crash < 2; ++crash) {
@@ -409,6 +424,8 @@ TEST_P(RocksDBStoreTest, AReadOnlyOpenSeesTheStoreAsItIsAndWritesNothing) {
     auto store = Open(IsolationLevel::kReadCommitted);
     ASSERT_TRUE(store->Put("a", "1").ok());
     ASSERT_TRUE(store->Commit({{"cl", 4}}).ok());
+    store->Close();  // Durable (C7).
+    store = Open(IsolationLevel::kReadCommitted);
     ASSERT_TRUE(store->Put("b", "2").ok());  // Never committed.
     store->Abandon();                        // A crash: the marker stays set.
   }
@@ -612,9 +629,8 @@ TEST(RocksDBStoreFailedWrite, AFailedDirectWriteAppliesNothing) {
   std::filesystem::remove_all(dir);
 }
 
-// C6: a commit whose durability is unknown (its flush failed) leaves the store refusing every
-// call until it is reopened; the reopened store holds its last commit, or this one — never a
-// part.
+// C6: a commit whose outcome is unknown (its write failed) leaves the store refusing every call
+// until it is reopened; the reopened store holds its last commit, or this one — never a part.
 TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
   const auto dir = std::filesystem::path(::testing::TempDir()) /
                    ("statecheck_failed_commit_" + std::to_string(::getpid()));
@@ -628,13 +644,15 @@ TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
   ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
   ASSERT_TRUE(store->Put("a", "1").ok());
   ASSERT_TRUE(store->Commit({{"cl", 1}}).ok());
+  store->Close();  // Durable (C7): the restart below finds it.
+  ASSERT_TRUE(OpenRocksDBStore(o, &store).ok());
   auto view = store->NewQueryView();
   ASSERT_TRUE(store->Put("a", "2").ok());
   ASSERT_TRUE(store->Put("b", "2").ok());
   fiu_init(0);
-  ASSERT_EQ(fiu_enable(std::string(kFailStoreBeforeFlush).c_str(), 1, nullptr, FIU_ONETIME), 0);
+  ASSERT_EQ(fiu_enable(std::string(kFailStoreCommitWrite).c_str(), 1, nullptr, FIU_ONETIME), 0);
   const Status failed = store->Commit({{"cl", 3}});
-  fiu_disable(std::string(kFailStoreBeforeFlush).c_str());
+  fiu_disable(std::string(kFailStoreCommitWrite).c_str());
   EXPECT_EQ(failed.code(), Status::Code::kIOError) << failed;
   std::optional<std::string> v;
   EXPECT_EQ(store->Get("a", &v).code(), Status::Code::kFailedPrecondition);
@@ -654,6 +672,178 @@ TEST(RocksDBStoreFailedCommit, RefusesCallsUntilReopened) {
       << "a=" << a.value_or("none") << " b=" << b.value_or("none");
   store.reset();
   std::filesystem::remove_all(dir);
+}
+
+// SPEC C7: a commit is applied, not flushed; the store is flushed past max_unflushed_bytes (in
+// the background), at a clean close and at an upgrade's import; after a crash it holds the last
+// flushed commit. Without the WAL throughout.
+class RocksDBStoreDurability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("statecheck_durability_" + std::to_string(::getpid())) /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    options_.name = "kv";
+    options_.directory = dir_.string();
+    options_.isolation = IsolationLevel::kReadCommitted;
+    options_.logger = NullLogger();
+    options_.max_unflushed_bytes = -1;
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_.parent_path());
+  }
+  void Open() {
+    store_.reset();
+    const Status s = OpenRocksDBStore(options_, &store_);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  // Puts `key`=`value` and commits it with changelog offset `offset`.
+  void Commit(const std::string& key, const std::string& value, int64_t offset) {
+    ASSERT_TRUE(store_->Put(key, value).ok());
+    const Status s = store_->Commit({{"cl", offset}});
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  // Waits (up to 20 s) for the store's durable offset to reach `offset`.
+  bool DurableReaches(int64_t offset) {
+    for (int i = 0; i < 2000; ++i) {
+      if (store_->DurableOffset("cl") == offset) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  void CrashAndReopen() {
+    store_->Abandon();
+    Open();
+    EXPECT_FALSE(store_->was_closed_cleanly());
+  }
+
+  std::filesystem::path dir_;
+  RocksDBStoreOptions options_;
+  std::unique_ptr<RocksDBStore> store_;
+};
+
+TEST_F(RocksDBStoreDurability, ACrashGoesBackToTheLastFlushedCommit) {
+  Open();
+  Commit("a", "1", 1);
+  store_->Close();
+  Open();
+  EXPECT_EQ(store_->DurableOffset("cl"), 1);  // What the open found is durable.
+  Commit("a", "2", 2);
+  Commit("b", "3", 3);
+  // Applied whole (T4), not durable (C7).
+  EXPECT_EQ(store_->CommittedOffset("cl"), 3);
+  EXPECT_EQ(store_->DurableOffset("cl"), 1);
+  EXPECT_EQ(GetOf(*store_->NewQueryView(), "b"), "3");
+  CrashAndReopen();
+  EXPECT_EQ(store_->CommittedOffset("cl"), 1);
+  EXPECT_EQ(GetOf(*store_, "a"), "1");
+  EXPECT_EQ(GetOf(*store_, "b"), std::nullopt);
+}
+
+TEST_F(RocksDBStoreDurability, PastTheBoundACommitStartsAFlush) {
+  options_.max_unflushed_bytes = 1000;
+  Open();
+  Commit("small", "1", 1);  // Under the bound: nothing flushed.
+  EXPECT_EQ(store_->DurableOffset("cl"), std::nullopt);
+  Commit("big", std::string(2000, 'x'), 2);  // Past it: a flush starts, not waited for.
+  ASSERT_TRUE(DurableReaches(2)) << "the background flush never made commit 2 durable";
+  Commit("after", "3", 3);  // In the memtable the flush switched to.
+  CrashAndReopen();
+  EXPECT_EQ(store_->CommittedOffset("cl"), 2);
+  EXPECT_EQ(GetOf(*store_, "big"), std::string(2000, 'x'));
+  EXPECT_EQ(GetOf(*store_, "after"), std::nullopt);
+}
+
+TEST_F(RocksDBStoreDurability, AFlushThatFailsInTheCommitFailsIt) {
+  options_.max_unflushed_bytes = 1000;
+  Open();
+  auto view = store_->NewQueryView();
+  fiu_init(0);
+  const std::string point(kFailStoreBackgroundFlush);
+  ASSERT_EQ(fiu_enable(point.c_str(), 1, nullptr, FIU_ONETIME), 0);
+  ASSERT_TRUE(store_->Put("big", std::string(2000, 'x')).ok());
+  const Status committed = store_->Commit({{"cl", 1}});
+  fiu_disable(point.c_str());
+  // The flush failed in the commit's call: the commit says so (applied, durable or not: C6).
+  EXPECT_EQ(committed.code(), Status::Code::kIOError) << committed;
+  std::optional<std::string> v;
+  const Status next = store_->Get("big", &v);
+  EXPECT_EQ(next.code(), Status::Code::kFailedPrecondition) << next;
+  EXPECT_NE(next.message().find("a flush a commit started failed"), std::string::npos) << next;
+  EXPECT_NE(next.message().find("abandon the store and open it again"), std::string::npos);
+  EXPECT_EQ(store_->Put("c", "1").code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(view->Get("big", &v).code(), Status::Code::kFailedPrecondition);  // Readers too.
+  CrashAndReopen();
+  EXPECT_EQ(store_->CommittedOffset("cl"), std::nullopt);  // Back to the last flush: none.
+  ASSERT_TRUE(store_->Get("big", &v).ok());  // And usable again.
+  EXPECT_EQ(v, std::nullopt);
+}
+
+// A flush that fails in the background (here: its table file cannot be created) is reported by
+// the store's next call, after the commit that started it returned OK.
+class FailingSstCreateEnv : public rocksdb::EnvWrapper {
+ public:
+  FailingSstCreateEnv() : EnvWrapper(rocksdb::Env::Default()) {}
+  rocksdb::Status NewWritableFile(const std::string& fname,
+                                  std::unique_ptr<rocksdb::WritableFile>* result,
+                                  const rocksdb::EnvOptions& options) override {
+    if (fail && fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".sst") == 0) {
+      return rocksdb::Status::IOError("injected: cannot create " + fname);
+    }
+    return target()->NewWritableFile(fname, result, options);
+  }
+  std::atomic<bool> fail{false};
+};
+
+TEST_F(RocksDBStoreDurability, AFailureInTheBackgroundIsReportedByTheNextCall) {
+  FailingSstCreateEnv env;
+  options_.env = &env;
+  options_.max_unflushed_bytes = 1000;
+  Open();
+  Commit("a", "1", 1);
+  env.fail = true;
+  Commit("big", std::string(2000, 'x'), 2);  // Starts the flush that fails; returns OK.
+  std::optional<std::string> v;
+  Status next;
+  for (int i = 0; i < 2000 && next.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    next = store_->Get("a", &v);
+  }
+  EXPECT_EQ(next.code(), Status::Code::kFailedPrecondition) << next;
+  EXPECT_NE(next.message().find("a background flush failed"), std::string::npos) << next;
+  EXPECT_NE(next.message().find("abandon the store and open it again"), std::string::npos);
+  env.fail = false;
+  CrashAndReopen();
+  EXPECT_EQ(store_->CommittedOffset("cl"), std::nullopt);  // Nothing was ever flushed.
+  store_.reset();
+}
+
+TEST_F(RocksDBStoreDurability, ACleanCloseAndAnUpgradeAreDurableAtOnce) {
+  Open();
+  Commit("a", "1", 1);
+  store_->Close();
+  Open();
+  CrashAndReopen();  // Nothing since the clean close: it is all there.
+  EXPECT_EQ(store_->CommittedOffset("cl"), 1);
+  EXPECT_EQ(GetOf(*store_, "a"), "1");
+  store_.reset();
+  std::filesystem::remove_all(dir_);
+  // U1: a legacy store opened current imports its offsets in one durable commit.
+  options_.format = StateFormat::kLegacy;
+  Open();
+  ASSERT_TRUE(store_->Put("legacy", "1").ok());
+  store_->Close();
+  options_.format = StateFormat::kCurrent;
+  Open();
+  ASSERT_EQ(store_->found_format(), StateFormat::kLegacy);
+  ASSERT_TRUE(store_->ImportLegacy({{"cl", 7}}, Position{{"in", 7}}).ok());
+  EXPECT_EQ(store_->DurableOffset("cl"), 7);
+  CrashAndReopen();
+  EXPECT_EQ(store_->found_format(), StateFormat::kCurrent);
+  EXPECT_EQ(store_->CommittedOffset("cl"), 7);
+  EXPECT_EQ(store_->CommittedPosition(), (Position{{"in", 7}}));
 }
 
 // The RocksDB config setter (Kafka Streams' rocksdb.config.setter): called with the store's

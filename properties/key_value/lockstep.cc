@@ -256,18 +256,35 @@ void Lockstep::SetStore(std::unique_ptr<KeyValueStore> store, Restart restart) {
   store_ = std::make_unique<Side>(std::move(store), std::move(restart));
 }
 
-void Lockstep::SetModel(IsolationLevel isolation, bool persistent) {
-  std::unique_ptr<KeyValueStore> model_store =
-      model::NewKeyValueStoreModel("kv", isolation, persistent);
-  model_store_ = static_cast<model::KeyValueStoreModel*>(model_store.get());
-  model_ = std::make_unique<Side>(std::move(model_store),
-                                  [](bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {
-                                    auto* m = static_cast<model::KeyValueStoreModel*>(st->get());
-                                    crash ? m->Abandon() : m->Close();
-                                    m->Reopen();
-                                    *clean = m->was_closed_cleanly();
-                                    return Status::Ok();
-                                  });
+namespace {
+
+// The model's restart: after a crash, at the commit `*commits_back` before the last (C7).
+Restart ModelRestart(const size_t* commits_back) {
+  return [commits_back](bool crash, std::unique_ptr<KeyValueStore>* st, bool* clean) {
+    auto* m = static_cast<model::KeyValueStoreModel*>(st->get());
+    crash ? m->Abandon() : m->Close();
+    m->Reopen(crash ? *commits_back : 0);
+    *clean = m->was_closed_cleanly();
+    return Status::Ok();
+  };
+}
+
+}  // namespace
+
+void Lockstep::SetModel(IsolationLevel isolation, bool persistent, bool durable_commits) {
+  auto model_store = std::make_unique<model::KeyValueStoreModel>("kv", isolation, persistent);
+  model_store->set_durable_commits(durable_commits);
+  model_store_ = model_store.get();
+  model_ = std::make_unique<Side>(std::move(model_store), ModelRestart(&commits_back_));
+}
+
+size_t Lockstep::CommitsBack(const Op& op, const std::function<bool(const Json&)>& shows) const {
+  const size_t candidates = model_store_->CrashCandidates();
+  for (size_t back = 0; back < candidates; ++back) {
+    Side trial(model_store_->Copy(), ModelRestart(&back));
+    if (shows(trial.Step(op))) return back;
+  }
+  return 0;
 }
 
 kit::StepResult Lockstep::Step(const Op& op, const std::optional<Json>& expect) {
@@ -278,8 +295,22 @@ kit::StepResult Lockstep::Step(const Op& op, const std::optional<Json>& expect) 
     before = model_store_->Snapshot();
     situations = SituationsOf(op, before, isolation_, t1_situation_, history_);
   }
-  Json expected = model_ ? model_->Step(op) : Json();
-  const Json actual = store_ ? store_->Step(op) : Json();
+  Json expected, actual;
+  if (op.type == OpType::kCrash && model_ && (store_ || expect)) {
+    // Checks: C7 — after a crash the store is one whole commit between its last flush and its
+    // last commit: the model restarts at the one the store (or, replayed against the model
+    // alone, the trace) shows, or at the last if none
+    if (store_) actual = store_->Step(op);
+    commits_back_ = CommitsBack(op, [&](const Json& trial) {
+      return store_ ? trial == actual : MatchesStep(*expect, trial);
+    });
+    expected = model_->Step(op);
+    if (commits_back_ > 0) situations.emplace_back("C7.store_behind_after_crash");
+  } else {
+    commits_back_ = 0;
+    expected = model_ ? model_->Step(op) : Json();
+    actual = store_ ? store_->Step(op) : Json();
+  }
   kit::StepResult result;
   if (store_ && model_ && actual != expected) {
     Finding f = Attribute(op, isolation_, expected, actual);
@@ -290,7 +321,7 @@ kit::StepResult Lockstep::Step(const Op& op, const std::optional<Json>& expect) 
   }
   if (expect) {
     for (const auto& [name, got] :
-         {std::pair{"store", &actual}, std::pair{"model", static_cast<const Json*>(&expected)}}) {
+         {std::pair{"store", static_cast<const Json*>(&actual)}, std::pair{"model", static_cast<const Json*>(&expected)}}) {
       if (got->is_null() || MatchesStep(*expect, *got)) continue;
       Finding f = Attribute(op, isolation_, *expect, RestrictTo(*got, *expect));
       f.message += "\n  trace: " + expect->dump() + "\n  " + name + ": " + got->dump();

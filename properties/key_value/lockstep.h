@@ -46,18 +46,25 @@ class Lockstep {
 
   void SetStore(std::unique_ptr<KeyValueStore> store, Restart restart);
   // The model, at `isolation`, of a persistent store (restarted, it keeps what a close left) or
-  // of an in-memory one.
-  void SetModel(IsolationLevel isolation, bool persistent = true);
+  // of an in-memory one; `durable_commits` for a store whose every commit is durable when it
+  // returns (a synced WAL): otherwise a crash may go back to any commit since the last durable
+  // one (C7), and the restart is judged against the one the store shows.
+  void SetModel(IsolationLevel isolation, bool persistent = true, bool durable_commits = false);
 
   kit::StepResult Step(const Op& op, const std::optional<Json>& expect);
 
  private:
+  // A crash's restart: how many commits before the last the store came back at (C7), tried on
+  // copies of the model: the first whose step `shows` says is the one; 0 (the last) if none.
+  size_t CommitsBack(const Op& op, const std::function<bool(const Json&)>& shows) const;
+
   std::string dir_;
   IsolationLevel isolation_;
   std::string t1_situation_;
   std::unique_ptr<Side> store_;
   std::unique_ptr<Side> model_;
   model::KeyValueStoreModel* model_store_ = nullptr;  // Owned by `model_`.
+  size_t commits_back_ = 0;  // Where the model's next crash restart goes back to (C7).
   CaseHistory history_;
 };
 

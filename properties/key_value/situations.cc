@@ -106,7 +106,7 @@ void AddStateChangeSituations(const Op& op, const Snapshot& b, bool rc, const Ca
     add(!b.offsets.empty(), "T7.offsets_survive_restart");
     add(!h.cleared_by_empty_map.empty(), "T7.empty_map_clears_offsets");
     add(!h.cleared_by_null.empty(), "T7.null_clears_partition");
-    add(crash && !b.committed.empty(), "T7.crash_keeps_last_commit");
+    add(crash && !b.committed.empty(), "T7.crash_keeps_a_whole_commit");
     add(crash && !h.committed_since_open, "T7.crash_before_first_commit");
     add(!crash && !rc && !h.written_since_commit.empty(),
         "T7.read_uncommitted_writes_survive_restart");

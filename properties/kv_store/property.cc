@@ -88,7 +88,9 @@ kit::Start<Family> StartWith(Factory factory) {
                       return Status::Ok();
                     });
     }
-    if (target != ReplayTarget::kEngine) sut->SetModel(row.isolation);
+    if (target != ReplayTarget::kEngine) {
+      sut->SetModel(row.isolation, /*persistent=*/true, /*durable_commits=*/config.use_wal);
+    }
     *out = std::move(sut);
     return Status::Ok();
   };

@@ -65,6 +65,7 @@ rc::Gen<Op> GenOp(const GenState& state) {
         for (const EngineFailPoint& p : EngineFailPoints()) {
           if (p.name != kFailTaskRestoreBatch && p.name != kFailTaskUpgradeBeforeDelete &&
               p.name != kFailTaskUpgradeBeforeImport &&
+              p.name != kFailStoreBeforeFlush &&  // An upgrade's import alone flushes and waits.
               p.name != kFailStoreIterate &&  // A commit never iterates ...
               p.name != kFailStoreOpenMarker &&
               p.name != kFailStoreCloseMarker &&  // ... nor opens or closes a store ...
@@ -162,7 +163,7 @@ rc::Gen<Op> GenOp(const GenState& state) {
         op.point = *rc::gen::elementOf(std::vector<std::string>{
             std::string(kFailTaskUpgradeBeforeImport), std::string(kFailTaskUpgradeBeforeImport),
             std::string(kFailTaskUpgradeBeforeDelete), std::string(kFailTaskUpgradeBeforeDelete),
-            "fsync", "statecheck/fs/open/*", "statecheck/fs/append/*",
+            std::string(kFailStoreBeforeFlush), "fsync", "statecheck/fs/open/*", "statecheck/fs/append/*",
             "statecheck/fs/delete/checkpoint", "statecheck/fs/delete/checkpoint",
             "statecheck/fs/delete/checkpoint", "statecheck/fs/read/checkpoint",
             "statecheck/fs/read/checkpoint", "statecheck/fs/read/checkpoint"});
@@ -170,7 +171,8 @@ rc::Gen<Op> GenOp(const GenState& state) {
         // one of their first three reaches, or they would seldom fail at all.
         // The before-import point is reached once per store (two import: kv and counts).
         op.n = op.point == kFailTaskUpgradeBeforeDelete   ? 1
-               : op.point == kFailTaskUpgradeBeforeImport ? *UniformInRange<int64_t>(1, 2)
+               : op.point == kFailTaskUpgradeBeforeImport || op.point == kFailStoreBeforeFlush
+                   ? *UniformInRange<int64_t>(1, 2)
                : op.point.find("/checkpoint") != std::string::npos
                    ? *UniformInRange<int64_t>(1, 3)
                    : *UniformInRange<int64_t>(1, 12);

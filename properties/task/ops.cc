@@ -112,7 +112,8 @@ Json SetupJson(const Setup& setup) {
               {"changelog_compaction", setup.changelog_compaction},
               {"log_batch_bytes", setup.log_batch_bytes},
               {"log_segment_bytes", setup.log_segment_bytes},
-              {"rocksdb_options_files", setup.rocksdb_options_files}};
+              {"rocksdb_options_files", setup.rocksdb_options_files},
+              {"max_unflushed_bytes", setup.max_unflushed_bytes}};
 }
 
 Status SetupFromJson(const Json& j, Setup* setup) {
@@ -120,7 +121,8 @@ Status SetupFromJson(const Json& j, Setup* setup) {
   STATECHECK_RETURN_IF_ERROR(CheckKeys(
       j,
       {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes",
-       "changelog_compaction", "log_batch_bytes", "log_segment_bytes", "rocksdb_options_files"},
+       "changelog_compaction", "log_batch_bytes", "log_segment_bytes", "rocksdb_options_files",
+       "max_unflushed_bytes"},
       "setup"));
   // Optional: traces from before them never compacted, and wrote each record as it came.
   if (j.contains("changelog_compaction") && !j["changelog_compaction"].is_boolean()) {
@@ -140,6 +142,11 @@ Status SetupFromJson(const Json& j, Setup* setup) {
   if (j.contains("rocksdb_options_files") && !j["rocksdb_options_files"].is_boolean()) {
     return Status::InvalidArgument("setup: field \"rocksdb_options_files\" is true or false");
   }
+  if (j.contains("max_unflushed_bytes") &&
+      (!IsInt64(j["max_unflushed_bytes"]) || j["max_unflushed_bytes"].get<int64_t>() < -1)) {
+    return Status::InvalidArgument(
+        "setup: field \"max_unflushed_bytes\" is an integer >= -1 (-1: no bound)");
+  }
   for (const char* field :
        {"commit_interval_records", "commit_interval_ms", "uncommitted_max_bytes"}) {
     if (!j.contains(field) || !IsInt64(j[field])) {
@@ -153,6 +160,8 @@ Status SetupFromJson(const Json& j, Setup* setup) {
   setup->log_batch_bytes = j.value("log_batch_bytes", int64_t{0});
   setup->log_segment_bytes = j.value("log_segment_bytes", LogOptions{}.segment_bytes);
   setup->rocksdb_options_files = j.value("rocksdb_options_files", true);
+  setup->max_unflushed_bytes =
+      j.value("max_unflushed_bytes", TaskOptions{}.store_max_unflushed_bytes);
   return Status::Ok();
 }
 

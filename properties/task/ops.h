@@ -111,6 +111,10 @@ struct Setup {
   // the field did; false: the fault file system skips it (FaultFileSystem::SkipRocksDBOptionsFiles,
   // a harness-only saving that no rule observes).
   bool rocksdb_options_files = true;
+  // TaskOptions::store_max_unflushed_bytes (C7): past it a store commit starts a background
+  // flush; 0 flushes after every commit, -1 never but at a clean close (what a store may lose
+  // in a crash). Absent in a trace: the engine's default.
+  int64_t max_unflushed_bytes = TaskOptions{}.store_max_unflushed_bytes;
   std::string ToString() const {
     return "commit_interval_records=" + std::to_string(commit_interval_records) +
            " commit_interval_ms=" + std::to_string(commit_interval_ms) +
@@ -118,7 +122,8 @@ struct Setup {
            " changelog_compaction=" + (changelog_compaction ? "true" : "false") +
            " log_batch_bytes=" + std::to_string(log_batch_bytes) +
            " log_segment_bytes=" + std::to_string(log_segment_bytes) +
-           " rocksdb_options_files=" + (rocksdb_options_files ? "true" : "false");
+           " rocksdb_options_files=" + (rocksdb_options_files ? "true" : "false") +
+           " max_unflushed_bytes=" + std::to_string(max_unflushed_bytes);
   }
 };
 

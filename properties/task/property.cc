@@ -103,6 +103,11 @@ struct Family {
       // time and nothing a rule observes: one case in sixteen keeps it, so that faults still land
       // on it between the sweep's runs (docs/traces.md).
       s.rocksdb_options_files = *rc::gen::weightedElement<bool>({{15, false}, {1, true}});
+      // A flush after every commit, after a few (a commit writes about 100 bytes to a store),
+      // only at a clean close, or the engine's default (which these cases never reach): so that
+      // crashes find stores flushed in the middle of a run and stores behind their changelog.
+      s.max_unflushed_bytes =
+          *rc::gen::elementOf(std::vector<int64_t>{0, 300, -1, TaskOptions{}.store_max_unflushed_bytes});
       return c;
     });
   }
@@ -197,7 +202,8 @@ FaultSweepOutcome RunFaultSweep(const std::vector<std::string>& points,
                                 {"commit_interval_ms", -1},
                                 {"uncommitted_max_bytes", -1},
                                 {"changelog_compaction", true},
-                                {"log_segment_bytes", 200}}}}
+                                {"log_segment_bytes", 200},
+                                {"max_unflushed_bytes", 0}}}}
                              .dump() +
                          "\n";
       auto step = [&text](const Json& j) { text += j.dump() + "\n"; };

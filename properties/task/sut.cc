@@ -52,6 +52,7 @@ Sut::Sut(std::string dir, const Config& config, const StateConfig& resolved)
   options_.changelog_compaction_min_bytes = setup.changelog_compaction ? 0 : -1;
   options_.changelog_compaction_min_dirty_ratio = 0;
   options_.log_batch_bytes = setup.log_batch_bytes;
+  options_.store_max_unflushed_bytes = setup.max_unflushed_bytes;
   options_.clock = clock_;
   options_.store_use_wal = config.use_wal;
   options_.logger = logs_;
@@ -66,9 +67,9 @@ Sut::Sut(std::string dir, const Config& config, const StateConfig& resolved)
     // refuses the OPTIONS file, which RocksDB 7.8 then goes without (fault_fs.h).
     fault_env_.fs->SkipRocksDBOptionsFiles(!setup.rocksdb_options_files);
     options_.env = fault_env_.env.get();
-  }
-  if (config.power_loss) {
-    // Deterministic fault schedules: no file write happens on a background schedule.
+    // Deterministic fault schedules ("fail the n-th read"): no file write or read happens on a
+    // background schedule — no compaction, and the stores' flushes past max_unflushed_bytes run
+    // in the commit that starts them (RocksDBStoreOptions::disable_auto_compactions).
     options_.store_disable_auto_compactions = true;
   }
 }

@@ -122,14 +122,24 @@ class KeyValueStore : public ReadOnlyKeyValueStore {
   // through.
   virtual int64_t ApproximateNumUncommittedBytes() const = 0;
 
-  // Makes every write so far durable, with `offsets` and the uncommitted position, in one
-  // atomic batch (T7, T8). An error found before anything is written (a closed store) leaves
-  // the buffered writes in place. An error while writing or syncing leaves the commit's
-  // outcome unknown until a restart — it may or may not be durable, never partly (C6) — and
-  // the store then refuses every call with FailedPrecondition: abandon it and open it again.
+  // Applies every write so far, with `offsets` and the uncommitted position, in one atomic
+  // batch (T7, T8). The batch need not be durable when Commit returns: the changelog is (C1),
+  // and a store that keeps data across a restart may come back after a crash at any whole commit
+  // between its last flush and this one (C7). An error found before anything is written (a
+  // closed store) leaves the buffered writes in place. An error while writing leaves the
+  // commit's outcome unknown until a restart — applied whole or not at all (C6) — and the store
+  // then refuses every call with FailedPrecondition: abandon it and open it again.
   virtual Status Commit(const ChangelogOffsets& offsets) = 0;
   // The committed changelog offset of `partition`, or std::nullopt.
   virtual std::optional<int64_t> CommittedOffset(const std::string& partition) const = 0;
+  // The changelog offset of `partition` that the store's last commit known to be durable holds
+  // (std::nullopt: none), i.e. the oldest offset a restart after a crash can find (C7): a
+  // restore reads the changelog from there, so no record after it may be compacted away unless
+  // a later record supersedes it. The default is CommittedOffset, for a store whose commits are
+  // durable when Commit returns or that keeps nothing across a restart.
+  virtual std::optional<int64_t> DurableOffset(const std::string& partition) const {
+    return CommittedOffset(partition);
+  }
   // Discards every write since the last commit (T9). Under READ_UNCOMMITTED (direct writes)
   // there is nothing to discard and the call returns FailedPrecondition.
   virtual Status Rollback() = 0;

@@ -3,8 +3,20 @@
 // Under effective READ_COMMITTED, writes go to an in-memory transaction buffer (a sorted map,
 // key → value or delete) that the writer reads through; Commit writes the buffer, the changelog
 // offsets and the committed position in one WriteBatch. Under READ_UNCOMMITTED, writes go
-// straight to RocksDB, and Commit writes the offsets and position alone. Without the WAL (Kafka
-// Streams' setting) Commit then flushes, data and metadata together (atomic_flush).
+// straight to RocksDB, and Commit writes the offsets and position alone.
+//
+// Durability (SPEC C1, C7; KIP-892's "Atomic Checkpointing"). Without the WAL (Kafka Streams'
+// setting) a commit's batch goes to the memtables and is not flushed: the committed data is
+// durable in the changelog, and the store becomes durable when RocksDB flushes — when a memtable
+// fills, when more than `max_unflushed_bytes` have been committed since the last flush (a
+// background flush the commit starts and does not wait for), at a clean close, and at the
+// commit that imports a legacy store's offsets (U1). atomic_flush flushes the data and the
+// metadata together, so what is on disk is always one whole commit; after a crash the store holds
+// some commit between its last flush and its last, and its task's restore replays the changelog
+// from that commit's offset + 1. DurableOffset says which commit a crash can go back to at the
+// least. A background flush that fails is reported by the store's next call (FailedPrecondition:
+// abandon the store and open it again). With the WAL, a commit is one synced WAL write, durable
+// at once.
 //
 // Why a sorted map and not KIP-892's WriteBatchWithIndex (bench/kv_store_bench, BM_Buffer):
 // the map buffers a write in 0.25x the time, commits 10,000 writes in 0.27x (it hands RocksDB
@@ -70,8 +82,14 @@ struct RocksDBStoreOptions {
   rocksdb::Env* env = nullptr;
   bool use_wal = false;           // Kafka Streams disables RocksDB's WAL: the changelog is the log.
   int64_t write_buffer_size = 0;  // RocksDB's memtable size; 0 = RocksDB's default.
-  // No background compactions: every file write then happens in a call the writer made, so a
-  // fault schedule ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0.
+  // Without the WAL: the bytes committed since the last flush (commit batches and direct
+  // writes) above which a commit starts a background flush, so that a crash costs at most about
+  // this much changelog to replay (C7). -1 = no bound (RocksDB flushes when its memtables fill).
+  int64_t max_unflushed_bytes = 16 << 20;
+  // No background compactions, and the flush max_unflushed_bytes starts runs in the commit that
+  // starts it: every file write then happens in a call the writer made, so a fault schedule
+  // ("fail the n-th fsync") replays exactly. For harnesses; files pile up in L0. (RocksDB's own
+  // flush of a full memtable still runs in the background.)
   bool disable_auto_compactions = false;
   std::shared_ptr<Logger> logger;     // Null = StderrLogger().
   RocksDBConfigSetter config_setter;  // Null = none.

@@ -37,7 +37,11 @@ inline constexpr std::string_view kFailLogCompactBeforeDirSync =
 // segments it replaces are deleted.
 inline constexpr std::string_view kFailLogCompactBeforeDelete =
     "statecheck/log/compact/before_delete";
+// A store's flushes without the WAL: before the flush an upgrade's commit waits for (U1), and
+// before the background flush a commit starts past max_unflushed_bytes (C7; it then fails to
+// start, as a failed background flush, reported by the store's next call).
 inline constexpr std::string_view kFailStoreBeforeFlush = "statecheck/store/commit/before_flush";
+inline constexpr std::string_view kFailStoreBackgroundFlush = "statecheck/store/flush/background";
 // The engine's own calls into RocksDB: a store commit's batch write, a direct write (a
 // READ_UNCOMMITTED store's Put, Delete, PutAll), a read of a key, a step of a store iterator (a
 // range or scan read, the writer's or a query view's), the open's write that sets the
