@@ -220,7 +220,7 @@ struct TaskOptions {
   rocksdb::Env* env = nullptr;                  // For the stores; null = the default. Not owned.
   bool store_use_wal = false;                   // RocksDBStoreOptions::use_wal.
   int64_t store_write_buffer_size = 0;          // RocksDBStoreOptions::write_buffer_size.
-  int64_t store_max_unflushed_bytes = 16 << 20;  // RocksDBStoreOptions::max_unflushed_bytes.
+  int64_t store_max_unflushed_bytes = 1 << 20;  // RocksDBStoreOptions::max_unflushed_bytes.
   bool store_disable_auto_compactions = false;  // RocksDBStoreOptions::disable_auto_compactions.
   RocksDBConfigSetter store_config_setter;      // RocksDBStoreOptions::config_setter.
   int restore_batch_records = 1000;             // Restored records per store commit.
