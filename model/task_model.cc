@@ -459,9 +459,13 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
         verdicts[name].lost = restored - expect_restored;
       }
       if (restored != expect_restored && !lagged && !compacted && !behind) {
-        // More than the commits wrote, under exactly-once: records of aborted or open
-        // transactions were restored (C1). Fewer: the restore stopped short (C2).
-        return Finding(eos && restored > expect_restored ? "C1" : "C2",
+        // More than the commits ever wrote, under exactly-once: records of aborted or open
+        // transactions were restored (C1). More than the store lost but no more than were
+        // committed: it restored from before its stored offset + 1 (C2). Fewer: it stopped
+        // short (C2).
+        // Encodes: C1, C2, C7 — which rule a wrong restore count breaks
+        const bool beyond_committed = restored > s.changelog_committed;
+        return Finding(eos && restored > expect_restored && beyond_committed ? "C1" : "C2",
                        "store " + name + " restored " + std::to_string(restored) +
                            " changelog records, expected " + std::to_string(expect_restored) +
                            (wiped ? " (every committed one, after the wipe)"

@@ -176,8 +176,8 @@ Status TaskImpl::OpenAndRestore(TaskStore* ts, StoreRestore* restore) {
   }
   std::optional<int64_t> stored =
       legacy_ ? legacy_offset : ts->store->CommittedOffset(ts->changelog);
-  // Keeps: C2 — restore from the stored offset + 1, or from 0 without one (after a wipe)
-  int64_t from = stored ? *stored + 1 : 0;
+  // Keeps: C2, C7 — restore from the stored offset + 1, or from 0 without one (after a wipe)
+  int64_t from = stored && !STATECHECK_PLANTED(TaskRestoreFromChangelogStart) ? *stored + 1 : 0;
   restore->start_offset = from;
   restore->end_offset = end;
   std::vector<LogRecord> records;
