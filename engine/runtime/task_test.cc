@@ -308,6 +308,7 @@ TEST_F(TaskTest, ARestoreAfterACrashReplaysOnlyWhatFollowsTheLastFlush) {
   ASSERT_OK(task_->Commit());
   task_->Abandon();
   OpenTheLog();
+  o.log = log_.get();  // The reopened log.
   ASSERT_OK(Open(o));
   EXPECT_EQ(task_->next_input_offset(), 5);
   for (const StoreRestore& r : task_->restores()) {
