@@ -56,7 +56,7 @@ if [ "${STATECHECK_SKIP_SANITIZERS:-0}" != 1 ]; then
   (cd build/asan && STATECHECK_PROPERTY_CASES=500 \
      STATECHECK_KV_PROPERTY_CASES=20 STATECHECK_TASK_PROPERTY_CASES=12 \
      STATECHECK_WINDOWED_PROPERTY_CASES=20 STATECHECK_CRASH_CYCLES=10 \
-     STATECHECK_FAULT_SWEEP_CONFIGS=alos_ru_powerloss,alos_unset_formats,eos_unset_formats \
+     STATECHECK_FAULT_SWEEP_CONFIGS=alos_ru_powerloss,eos_ru_powerloss,alos_unset_formats,eos_unset_formats \
      ctest -LE long -E "$coverage_only" -j "$jobs" --output-on-failure)
 
   if [ "${STATECHECK_SKIP_SELFTEST:-0}" != 1 ]; then

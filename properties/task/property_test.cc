@@ -77,8 +77,8 @@ TEST(TaskPropertyCoverage, EveryEngineFailPointFires) {
 // the rules (F1: the injected error, said clearly; then C3/C4, T7, U2 after power loss). The
 // points the catalogue calls unreachable are not even reached: if the engine starts using one,
 // this fails and the catalogue must say so. STATECHECK_FAULT_SWEEP_CONFIGS=a,b sweeps those
-// configurations alone (the sanitizer run takes one exactly-once and one at-least-once
-// configuration between which every reachable point still fires).
+// configurations alone (the sanitizer run takes four between which every reachable point still
+// fires: the background flush's needs a store without the WAL, eos_ru_powerloss).
 TEST(TaskPropertyCoverage, EveryReachableFailPointFiresAndKeepsTheRules) {
   ResetEngineFailPointCounts();
   faults::ResetFsFailPointCounts();
