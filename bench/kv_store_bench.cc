@@ -47,8 +47,9 @@
 //       Commit is one synced WAL write (the other way to make a commit durable at once; Kafka
 //       Streams disables the WAL). read_uncommitted: the N puts went to RocksDB directly; Commit
 //       writes offset and position. raw_rocksdb (what a commit cost when it flushed, for
-//       reference): build one WriteBatch of the N records, write it, Flush. Counters: median_ms / p90_ms / max_ms over every commit of the final run (the
-//       median is computed here, not by Google Benchmark).
+//       reference): build one WriteBatch of the N records, write it, Flush. Counters: median_ms /
+//       p90_ms / max_ms over every commit of the final run (the median is computed here, not by
+//       Google Benchmark).
 //
 // BM_Buffer: the READ_COMMITTED write buffer alone, outside the store: the engine's
 // std::map<std::string, std::optional<std::string>, std::less<>> (engine/store/rocksdb_store.cc's

@@ -65,12 +65,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -489,10 +489,10 @@ class SummaryReporter : public MeanReporter {
     if (!eos || !floor || *floor <= 0) {
       out << "  not measured\n";
     } else {
-      std::snprintf(target, sizeof(target),
-                    "  commit median %.3f ms / floor median %.3f ms = %.2fx   target <= %.1fx: %s\n",
-                    *eos, *floor, *eos / *floor, kFloorRatio,
-                    *eos / *floor <= kFloorRatio ? "MET" : "MISSED");
+      std::snprintf(
+          target, sizeof(target),
+          "  commit median %.3f ms / floor median %.3f ms = %.2fx   target <= %.1fx: %s\n", *eos,
+          *floor, *eos / *floor, kFloorRatio, *eos / *floor <= kFloorRatio ? "MET" : "MISSED");
       out << target;
     }
     out << "\ncommit cost, median ms per commit (exactly_once_v2 / at_least_once):\n";

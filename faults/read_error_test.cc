@@ -54,7 +54,7 @@ class StoreReadErrorTest : public ::testing::TestWithParam<IsolationLevel> {
     options_.isolation = GetParam();
     options_.logger = NullLogger();
     options_.disable_auto_compactions = true;  // The layout stays as CompactInto made it.
-    options_.max_unflushed_bytes = 0;  // A table file per commit (flushed in the commit).
+    options_.max_unflushed_bytes = 0;          // A table file per commit (flushed in the commit).
     ASSERT_OK(OpenRocksDBStore(options_, &store_));
     for (int commit = 0; commit < 24; ++commit) {
       for (int k = 0; k < 8; ++k) {

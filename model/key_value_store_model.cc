@@ -398,7 +398,11 @@ std::shared_ptr<QueryView> KeyValueStoreModel::NewQueryView() {
   return std::make_shared<ModelQueryView>(state_);
 }
 
-void KeyValueStoreModel::Close() {
+void KeyValueStoreModel::Close() { Shut(/*crash=*/false); }
+
+void KeyValueStoreModel::Abandon() { Shut(/*crash=*/true); }
+
+void KeyValueStoreModel::Shut(bool crash) {
   KeyValueStoreModelState& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.closed) return;
@@ -406,19 +410,13 @@ void KeyValueStoreModel::Close() {
   s.pending.clear();
   if (s.buffered()) s.uncommitted_position = s.committed_position;
   s.closed = true;
-  // Encodes: C7 — a clean close flushes: a clean restart finds the last commit
-  s.Durable();
-}
-
-void KeyValueStoreModel::Abandon() {
-  KeyValueStoreModelState& s = *state_;
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (s.closed) return;
-  // Encodes: T9 — a crash loses the buffered writes; C7 — and what is not durable (Reopen)
-  s.pending.clear();
-  if (s.buffered()) s.uncommitted_position = s.committed_position;
-  s.closed = true;
-  s.crashed = true;
+  // Encodes: C7 — a clean close flushes (a clean restart finds the last commit); a crash may
+  // lose what was not durable (Reopen)
+  if (crash) {
+    s.crashed = true;
+  } else {
+    s.Durable();
+  }
 }
 
 size_t KeyValueStoreModel::CrashCandidates() const {
@@ -461,9 +459,9 @@ void KeyValueStoreModel::Reopen(size_t commits_back) {
     // of one whole commit: the last, or after a crash one of those since the last durable one
     const std::vector<KeyValueStoreModelCommit>& candidates = state_->since_durable;
     const KeyValueStoreModelCommit& found =
-        state_->crashed ? candidates[candidates.size() - 1 - std::min(commits_back,
-                                                                      candidates.size() - 1)]
-                        : candidates.back();
+        state_->crashed
+            ? candidates[candidates.size() - 1 - std::min(commits_back, candidates.size() - 1)]
+            : candidates.back();
     fresh->committed = found.committed;
     fresh->offsets = found.offsets;
     fresh->committed_position = found.committed_position;
@@ -476,8 +474,8 @@ void KeyValueStoreModel::Reopen(size_t commits_back) {
 }
 
 std::unique_ptr<KeyValueStoreModel> KeyValueStoreModel::Copy() const {
-  auto copy = std::make_unique<KeyValueStoreModel>(state_->name, state_->isolation,
-                                                   state_->persistent);
+  auto copy =
+      std::make_unique<KeyValueStoreModel>(state_->name, state_->isolation, state_->persistent);
   std::lock_guard<std::mutex> lock(state_->mu);
   KeyValueStoreModelState& to = *copy->state_;
   to.closed = state_->closed;

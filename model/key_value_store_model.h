@@ -188,6 +188,9 @@ class KeyValueStoreModel : public KeyValueStore {
   void Reopen(size_t commits_back = 0);
 
  private:
+  // Close (crash = false) or Abandon.
+  void Shut(bool crash);
+
   std::shared_ptr<KeyValueStoreModelState> state_;
 };
 

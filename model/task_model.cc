@@ -408,8 +408,8 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
                                (IsReadCommitted(config_) ? "READ_COMMITTED" : "READ_UNCOMMITTED") +
                                " (" + reason + ")");
     }
-    verdicts[name] = StoreRestartVerdict{wiped, rule, found, restored, 0,
-                                         store_clean ? 0 : s.unflushed};
+    verdicts[name] =
+        StoreRestartVerdict{wiped, rule, found, restored, 0, store_clean ? 0 : s.unflushed};
     auto it = o.stores.find(name);
     const StoreState observed = it == o.stores.end() ? StoreState{} : it->second;
     // Restored from nothing: after a wipe, or into a store a failed start's wipe left missing.
@@ -481,8 +481,7 @@ CheckResult TaskModel::CheckAndAdopt(bool clean, const RestartObservation& o, Sl
       // Encodes: C2, C7 — a store not wiped restores only records after its stored offset: those
       // written after its last commit, and after a crash those of commits it lost (unflushed)
       const int64_t back_allowed = store_clean ? 0 : s.unflushed;
-      if (restored < 0 ||
-          restored > static_cast<int64_t>(s.pending.size()) + back_allowed) {
+      if (restored < 0 || restored > static_cast<int64_t>(s.pending.size()) + back_allowed) {
         return Finding("C2", "store " + name + " restored " + std::to_string(restored) +
                                  " changelog records, but only " +
                                  std::to_string(s.pending.size()) +

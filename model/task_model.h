@@ -225,7 +225,7 @@ class TaskModel {
     // close, an upgrade's import, what a restart found on disk). A commit does not flush, so a
     // crash may take the store back by up to this many, which its restore then replays.
     int64_t unflushed = 0;
-    std::vector<StateFormat> disk;    // The formats it may have on disk.
+    std::vector<StateFormat> disk;  // The formats it may have on disk.
     // What replaying the whole changelog gives as of the last commit: `committed`, except
     // under at-least-once after a crash, where the store may have kept writes the changelog
     // lost, or the changelog more than the restore applied — then each possibility.

@@ -61,8 +61,7 @@ class FlushTracker {
   void Durable(const std::map<std::string, int64_t>& offsets) ABSL_LOCKS_EXCLUDED(mu_);
   // A flush installed, holding every write up to `largest_seqno`.
   void Flushed(rocksdb::SequenceNumber largest_seqno) ABSL_LOCKS_EXCLUDED(mu_);
-  std::optional<int64_t> DurableOffset(const std::string& partition) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<int64_t> DurableOffset(const std::string& partition) const ABSL_LOCKS_EXCLUDED(mu_);
 
   void BackgroundError(const std::string& what) ABSL_LOCKS_EXCLUDED(mu_);
   // "" until a background flush or write fails; then what failed.

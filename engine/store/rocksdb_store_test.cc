@@ -777,7 +777,7 @@ TEST_F(RocksDBStoreDurability, AFlushThatFailsInTheCommitFailsIt) {
   EXPECT_EQ(view->Get("big", &v).code(), Status::Code::kFailedPrecondition);  // Readers too.
   CrashAndReopen();
   EXPECT_EQ(store_->CommittedOffset("cl"), std::nullopt);  // Back to the last flush: none.
-  ASSERT_TRUE(store_->Get("big", &v).ok());  // And usable again.
+  ASSERT_TRUE(store_->Get("big", &v).ok());                // And usable again.
   EXPECT_EQ(v, std::nullopt);
 }
 

@@ -320,8 +320,8 @@ kit::StepResult Lockstep::Step(const Op& op, const std::optional<Json>& expect) 
     return result;
   }
   if (expect) {
-    for (const auto& [name, got] :
-         {std::pair{"store", static_cast<const Json*>(&actual)}, std::pair{"model", static_cast<const Json*>(&expected)}}) {
+    for (const auto& [name, got] : {std::pair{"store", static_cast<const Json*>(&actual)},
+                                    std::pair{"model", static_cast<const Json*>(&expected)}}) {
       if (got->is_null() || MatchesStep(*expect, *got)) continue;
       Finding f = Attribute(op, isolation_, *expect, RestrictTo(*got, *expect));
       f.message += "\n  trace: " + expect->dump() + "\n  " + name + ": " + got->dump();

@@ -101,7 +101,8 @@ CheckResult Sut::CheckStoresOnDisk() {
     for (const auto& [key, value] : survived) {
       if (value) prefix[key] = *value;
       const auto it = on_disk.find(key);
-      agrees = agrees && (value ? it != on_disk.end() && it->second == *value : it == on_disk.end());
+      agrees =
+          agrees && (value ? it != on_disk.end() && it->second == *value : it == on_disk.end());
     }
     // Without compaction every record survives, so the store is exactly the prefix.
     const bool compacting = options_.changelog_compaction_min_bytes >= 0;
@@ -367,8 +368,7 @@ void Sut::NoteRestart(bool clean, const model::RestartObservation& o, const Lega
     // lost); or a flush in the middle of the run had made later commits durable than the last
     // one known (a clean close, a start).
     ReachedIf(crashed && !v.wiped && v.lost > 0, "C7.store_behind_after_crash");
-    ReachedIf(crashed && !v.wiped && v.unflushed > 0 && v.lost < v.unflushed,
-              "C7.flushed_mid_run");
+    ReachedIf(crashed && !v.wiped && v.unflushed > 0 && v.lost < v.unflushed, "C7.flushed_mid_run");
     ReachedIf(v.wiped && v.restored > 0, "C2.restore_after_wipe");
     ReachedIf(!v.wiped && v.found && v.restored > 0, "C2.restore_from_stored_offset");
     ReachedIf(changelog_compacted_ && v.wiped && v.restored > 0, "C2.restore_after_compaction");
