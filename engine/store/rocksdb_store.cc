@@ -93,28 +93,33 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
   for (const auto& [key, value] : buffer_) {
     value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
   }
+  // (The planted bug TxnOffsetsOutsideDataBatch moves the offsets and position into a write of
+  // their own, made after the flush the commit may start.)
+  rocksdb::WriteBatch separate;
+  rocksdb::WriteBatch& meta =
+      !use_wal_ && !upgrade && STATECHECK_PLANTED(TxnOffsetsOutsideDataBatch) ? separate : batch;
   std::map<std::string, int64_t> new_offsets = committed_offsets_;
   // Keeps: T7 — an empty offsets map clears every offset; a null value clears one partition
   if (offsets.empty()) {
     if (!STATECHECK_PLANTED(TxnEmptyOffsetsNotPersisted)) {
       for (const auto& [partition, offset] : committed_offsets_) {
-        batch.Delete(db_->meta(), kOffsetPrefix + partition);
+        meta.Delete(db_->meta(), kOffsetPrefix + partition);
       }
     }
     new_offsets.clear();
   }
   for (const auto& [partition, offset] : offsets) {
     if (offset) {
-      batch.Put(db_->meta(), kOffsetPrefix + partition, EncodeInt(*offset));
+      meta.Put(db_->meta(), kOffsetPrefix + partition, EncodeInt(*offset));
       new_offsets[partition] = *offset;
     } else {
-      batch.Delete(db_->meta(), kOffsetPrefix + partition);
+      meta.Delete(db_->meta(), kOffsetPrefix + partition);
       new_offsets.erase(partition);
     }
   }
   const Position position = UncommittedPosition();
   for (const auto& [partition, offset] : position) {
-    batch.Put(db_->meta(), kPositionPrefix + partition, EncodeInt(offset));
+    meta.Put(db_->meta(), kPositionPrefix + partition, EncodeInt(offset));
   }
   rocksdb::SequenceNumber seqno = 0;
   {
@@ -162,7 +167,11 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
     } else {
       committed_offsets_ = new_offsets;
       // Keeps: C6 — a flush that fails in this call fails the commit: applied, durable or not
-      return CountUnflushed(batch.GetDataSize());
+      Status s = CountUnflushed(batch.GetDataSize());
+      if (s.ok() && &meta != &batch) {
+        s = FromRocksDB(db_->db->Write(WriteOpts(use_wal_), &separate));
+      }
+      return s;
     }
   }
   committed_offsets_ = std::move(new_offsets);
@@ -194,7 +203,10 @@ Status RocksDBStoreImpl::CountUnflushed(size_t bytes) {
   fo.wait = deterministic_flushes_;
   fo.allow_write_stall = true;  // Never wait for a stall to clear: the flush starts now.
   Status s = internal::FailPoint(kFailStoreBackgroundFlush);
-  if (s.ok()) s = FromRocksDB(db_->db->Flush(fo, db_->handles));
+  if (s.ok()) {
+    s = FromRocksDB(STATECHECK_PLANTED(TxnFlushNotAtomic) ? db_->db->Flush(fo, db_->data())
+                                                          : db_->db->Flush(fo, db_->handles));
+  }
   if (s.ok()) return s;
   // A flush that fails in this call (it could not start, or it ran here and failed): the
   // commit is applied but may or may not be durable, and the store refuses every call until it
