@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+// STATECHECK_GIT_COMMIT: the commit the binary was built from (cmake/GitCommit.cmake).
+#if __has_include("statecheck_git_commit.h")
+#include "statecheck_git_commit.h"
+#endif
 #ifndef STATECHECK_GIT_COMMIT
 #define STATECHECK_GIT_COMMIT "unknown"
 #endif
