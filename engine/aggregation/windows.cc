@@ -170,8 +170,12 @@ std::vector<Window> UnlimitedWindows::WindowsFor(int64_t timestamp) const {
 Status UnlimitedWindows::CheckEmitStrategy(EmitStrategy strategy) {
   // Keeps: E8 — ON_WINDOW_CLOSE is rejected for unlimited windows, with Kafka's text
   if (strategy != EmitStrategy::kOnWindowClose) return Status::Ok();
-  return Status::InvalidArgument(
-      "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows");
+  // Both of Kafka's texts: the DSL's (TimeWindowedKStreamImpl, what a user of windowedBy
+  // meets) and the processor's (KStreamWindowAggregate's constructor, which
+  // KStreamWindowAggregateTest.showThrowIfEmitFinalUsedWithUnlimitedWindow asserts).
+  return Status::InvalidArgument(std::string(kEmitFinalUnlimitedDsl) + ": " +
+                                 kEmitFinalUnlimitedProcessor +
+                                 " (emit ON_WINDOW_UPDATE, or use time or sliding windows)");
 }
 
 }  // namespace statecheck

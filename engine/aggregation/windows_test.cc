@@ -104,8 +104,13 @@ TEST(Windows, UnlimitedWindowsRejectEmitFinal) {
   EXPECT_TRUE(w.WindowsFor(99).empty());
   EXPECT_EQ(w.WindowsFor(100), (std::vector<Window>{{100, kUnlimitedEnd}}));
   EXPECT_EQ(UnlimitedWindows::Of().WindowsFor(0), (std::vector<Window>{{0, kUnlimitedEnd}}));
-  ExpectInvalid(UnlimitedWindows::CheckEmitStrategy(EmitStrategy::kOnWindowClose),
-                "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows");
+  // Both of Kafka's texts: the DSL's and the processor's (KStreamWindowAggregateTest.
+  // showThrowIfEmitFinalUsedWithUnlimitedWindow asserts the latter).
+  ExpectInvalid(
+      UnlimitedWindows::CheckEmitStrategy(EmitStrategy::kOnWindowClose),
+      "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows: ON_WINDOW_CLOSE "
+      "strategy is only supported for TimeWindows and SlidingWindows for "
+      "TimeWindowedKStream (emit ON_WINDOW_UPDATE, or use time or sliding windows)");
   ASSERT_OK(UnlimitedWindows::CheckEmitStrategy(EmitStrategy::kOnWindowUpdate));
   EXPECT_EQ(EmitStrategyName(EmitStrategy::kOnWindowClose), "ON_WINDOW_CLOSE");
 }

@@ -159,11 +159,18 @@ Status FormatOffsetCheckpoint(const CheckpointOffsets& offsets, std::string* tex
   for (const auto& [tp, offset] : offsets) {
     bool bad_topic = tp.topic.empty();
     for (char c : tp.topic) bad_topic = bad_topic || IsSpace(c);
-    if (bad_topic || tp.partition < 0 || (offset < 0 && offset != kOffsetUnknown)) {
-      return Status::InvalidArgument("offset checkpoint entry \"" + tp.topic + "\" " +
-                                     std::to_string(tp.partition) + " " + std::to_string(offset) +
+    const std::string entry =
+        "\"" + tp.topic + "\" " + std::to_string(tp.partition) + " " + std::to_string(offset);
+    // Keeps: U5 — Kafka's OffsetCheckpoint.write refuses an offset it would not read back
+    if (offset < 0 && offset != kOffsetUnknown) {
+      return Status::InvalidArgument(
+          "Attempted to write a negative offset to the checkpoint file (entry " + entry +
+          "; an offset is >= 0, or -4 for unknown)");
+    }
+    if (bad_topic || tp.partition < 0) {
+      return Status::InvalidArgument("offset checkpoint entry " + entry +
                                      " cannot be written: the topic must be non-empty without "
-                                     "whitespace, the partition >= 0, the offset >= 0 or -4");
+                                     "whitespace, the partition >= 0");
     }
     out += tp.topic + " " + std::to_string(tp.partition) + " " + std::to_string(offset) + "\n";
   }

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "testing/test_util.h"
@@ -335,31 +336,47 @@ TEST_F(OffsetCheckpointTest, WriteLeavesNoTmpFileBehind) {
 }
 
 TEST_F(OffsetCheckpointTest, FormatRefusesEntriesKafkaCannotReadBack) {
-  const std::vector<CheckpointOffsets> bad = {
-      {{{"", 0}, 5}},                    // Empty topic.
-      {{{"a b", 0}, 5}},                 // A space would split the line.
-      {{{"a\tb", 0}, 5}},                // So would any of Java's \s:
-      {{{"a\fb", 0}, 5}},                //   a form feed (regression: was written),
-      {{{"a\rb", 0}, 5}},                //   a carriage return,
-      {{{"a\nb", 0}, 5}},                //   a newline.
-      {{{"a", -1}, 5}},                  // Negative partition.
-      {{{"a", 0}, -1}},                  // Negative offset other than -4.
-      {{{"a", 0}, -5}},                  // Likewise.
-      {{{"ok", 0}, 1}, {{"a", 0}, -2}},  // One bad entry spoils the file.
+  // A negative offset is refused with the text of Kafka's OffsetCheckpoint.write (its
+  // OffsetCheckpointTest.shouldThrowOnInvalidOffsetInWrite); the other refusals are this
+  // project's (Kafka writes such entries and then cannot read them back).
+  constexpr char kKafkaNegative[] = "Attempted to write a negative offset to the checkpoint file";
+  const std::vector<std::pair<CheckpointOffsets, std::string>> bad = {
+      {{{{"", 0}, 5}}, "cannot be written"},               // Empty topic.
+      {{{{"a b", 0}, 5}}, "cannot be written"},            // A space would split the line.
+      {{{{"a\tb", 0}, 5}}, "cannot be written"},           // So would any of Java's \s:
+      {{{{"a\fb", 0}, 5}}, "cannot be written"},           //   a form feed (was written),
+      {{{{"a\rb", 0}, 5}}, "cannot be written"},           //   a carriage return,
+      {{{{"a\nb", 0}, 5}}, "cannot be written"},           //   a newline.
+      {{{{"a", -1}, 5}}, "cannot be written"},             // Negative partition.
+      {{{{"a", 0}, -1}}, kKafkaNegative},                  // Negative offset other than -4.
+      {{{{"a", 0}, -5}}, kKafkaNegative},                  // Likewise.
+      {{{{"ok", 0}, 1}, {{"a", 0}, -2}}, kKafkaNegative},  // One bad entry spoils the file.
   };
-  for (const CheckpointOffsets& offsets : bad) {
+  for (const auto& [offsets, text_expected] : bad) {
     SCOPED_TRACE(Entries(offsets));
     std::string text = "untouched";
     const Status s = FormatOffsetCheckpoint(offsets, &text);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s;
-    EXPECT_TRUE(Contains(s.message(), "cannot be written")) << s;
+    EXPECT_TRUE(Contains(s.message(), text_expected)) << s;
     EXPECT_EQ(text, "untouched");
     // Nor is such a map written to disk.
-    EXPECT_EQ(WriteOffsetCheckpoint(nullptr, path_, offsets).code(),
-              Status::Code::kInvalidArgument);
+    const Status written = WriteOffsetCheckpoint(nullptr, path_, offsets);
+    EXPECT_EQ(written.code(), Status::Code::kInvalidArgument);
+    EXPECT_TRUE(Contains(written.message(), text_expected)) << written;
     EXPECT_FALSE(fs::exists(path_));
     EXPECT_FALSE(fs::exists(path_ + ".tmp"));
   }
+}
+
+// Kafka's OffsetCheckpointTest.shouldThrowIOExceptionWhenWritingToNotExistedFile looks for the
+// operating system's text; the error also names the file.
+TEST_F(OffsetCheckpointTest, WritingIntoAMissingDirectoryNamesTheFileAndTheOsError) {
+  const std::string path = (dir_ / "no-such-dir" / kCheckpointFileName).string();
+  const Status s = WriteOffsetCheckpoint(nullptr, path, {{{"a", 0}, 5}});
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s;
+  EXPECT_TRUE(Contains(s.message(), "No such file or directory")) << s;
+  EXPECT_TRUE(Contains(s.message(), path)) << s;
+  EXPECT_FALSE(fs::exists(dir_ / "no-such-dir"));
 }
 
 }  // namespace

@@ -33,8 +33,7 @@ struct UnlimitedWindowedAggregationOptions {
   std::shared_ptr<Logger> logger;           // Null = StderrLogger().
 };
 
-// InvalidArgument "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows" for
-// emit-final (E8); naming the option for an empty store name or a missing aggregator.
+// InvalidArgument for emit-final, holding both of Kafka's texts (E8, statecheck/windows.h); naming the option for an empty store name or a missing aggregator.
 Status NewUnlimitedWindowedAggregation(const UnlimitedWindowedAggregationOptions& options,
                                        std::unique_ptr<Processor>* out);
 

@@ -31,6 +31,15 @@ enum class EmitStrategy {
 };
 std::string_view EmitStrategyName(EmitStrategy s);  // "ON_WINDOW_UPDATE", "ON_WINDOW_CLOSE".
 
+// Kafka's two refusals of ON_WINDOW_CLOSE for unlimited windows (E8): the DSL's
+// (TimeWindowedKStreamImpl) and the processor's (KStreamWindowAggregate). This engine's
+// aggregation is both the user's entry point and the processor, so its message holds both.
+inline constexpr char kEmitFinalUnlimitedDsl[] =
+    "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows";
+inline constexpr char kEmitFinalUnlimitedProcessor[] =
+    "ON_WINDOW_CLOSE strategy is only supported for TimeWindows and SlidingWindows for "
+    "TimeWindowedKStream";
+
 // A window's bounds. For time windows `end` is exclusive; for sliding and session windows it is
 // inclusive; for unlimited windows it is kUnlimitedEnd.
 struct Window {
@@ -140,7 +149,7 @@ class UnlimitedWindows {
   // The window holding `timestamp`, if any (none before the start).
   std::vector<Window> WindowsFor(int64_t timestamp) const;
   // E8: unlimited windows never close, so they cannot emit final. InvalidArgument
-  // "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows" for kOnWindowClose.
+  // InvalidArgument for kOnWindowClose, its message holding both of Kafka's texts (below).
   static Status CheckEmitStrategy(EmitStrategy strategy);
 
   friend bool operator==(const UnlimitedWindows&, const UnlimitedWindows&) = default;
