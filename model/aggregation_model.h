@@ -114,6 +114,13 @@ class AggregationModel {
   // The aggregates as the store holds them now, committed or not (what a READ_UNCOMMITTED
   // interactive query sees), in the same form.
   virtual std::map<std::string, std::string> CurrentWindows() const = 0;
+  // What an interactive query of the store sees of `windows` (CommittedWindows() or
+  // CurrentWindows()): those the store's read bound lets through (E11: time windows on the
+  // persistent store), all of them for the kinds without one here.
+  virtual std::map<std::string, std::string> Queryable(
+      std::map<std::string, std::string> windows) const {
+    return windows;
+  }
   // The last emitted close time of the last commit (E6, E10); -1 if none (and under emit-eager).
   virtual int64_t committed_last_emit_close() const = 0;
   virtual int64_t last_emit_close() const = 0;

@@ -55,6 +55,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
     if (at_bound) Note("E1.last_accepted");
     ++updated;
     current_.taken[{start, key}].emplace_back(ts, value);
+    store_time_ = std::max(store_time_, start);
     // Encodes: E2 — one update per window taken, by ascending start, timestamp its max record
     if (!config_.emit_final) {  // E2.
       if (ts >= 1'000'000'000'000 && end < std::numeric_limits<int64_t>::max()) {
@@ -75,10 +76,10 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
   if (updated > 0 && skipped > 0) Note("E1.one_window_only");
   if (updated >= 2 && !config_.emit_final && !config_.suppress) Note("E2.several_windows");
   if (config_.emit_final) EmitFinal(now_ms);
-  // Retention: the windows past it are gone from the store (under emit-final, once emitted).
-  const int64_t retention = Retention();
+  // Encodes: E11 — a window leaves the store once a query cannot see it (emit-final: emitted)
+  const int64_t first_visible = FirstVisibleStart(store_time_);
   auto expired = [&](int64_t start) {
-    return start <= stream_time_ - retention &&
+    return store_time_ >= 0 && start < first_visible &&
            (!config_.emit_final || End(start) <= current_.last_emit_close);
   };
   std::erase_if(current_.taken, [&](const auto& window) { return expired(window.first.first); });
@@ -126,6 +127,35 @@ void WindowedAggregationModel::EmitFinal(int64_t now_ms) {
 bool WindowedAggregationModel::ClosedAt(int64_t start, int64_t end, int64_t stream_time) const {
   (void)start;
   return end <= stream_time - config_.grace_ms;  // end + grace <= stream time, without overflow.
+}
+
+int64_t WindowedAggregationModel::FirstVisibleStart(int64_t store_time) const {
+  // Encodes: E11 — emit-final's time-ordered store reads from store time - retention, inclusive
+  const bool time_ordered = config_.emit_final && !config_.in_memory_store;
+  return store_time - Retention() + (time_ordered ? 0 : 1);
+}
+
+int64_t WindowedAggregationModel::StoreTimeOf(const std::map<std::string, std::string>& windows) {
+  int64_t store_time = -1;
+  for (const auto& [name, held] : windows) {
+    int64_t start = 0, end = 0;
+    std::string key;
+    if (ParseWindowName(name, &start, &end, &key)) store_time = std::max(store_time, start);
+  }
+  return store_time;
+}
+
+std::map<std::string, std::string> WindowedAggregationModel::Queryable(
+    std::map<std::string, std::string> windows) const {
+  const int64_t store_time = StoreTimeOf(windows);
+  if (store_time < 0) return windows;
+  const int64_t first = FirstVisibleStart(store_time);
+  std::erase_if(windows, [first](const auto& window) {
+    int64_t start = 0, end = 0;
+    std::string key;
+    return ParseWindowName(window.first, &start, &end, &key) && start < first;
+  });
+  return windows;
 }
 
 int64_t WindowedAggregationModel::End(int64_t start) const {

@@ -30,9 +30,13 @@ struct WindowedModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
-  // Windows starting at or below stream time - retention are deleted (emit-final: once emitted);
-  // -1: size + grace.
+  // The store's retention (-1: size + grace). E11: the store's stream time is the largest window
+  // start taken since the task started; a query sees windows starting at or after it minus the
+  // retention under emit-final on the persistent store (Kafka's time-ordered store), after it
+  // otherwise; a window leaves the store once a query cannot see it (emit-final: once emitted).
   int64_t retention_ms = -1;
+  // The in-memory window store (W6's bound, whatever the emit strategy), not the persistent one.
+  bool in_memory_store = false;
   AggregatorKind aggregator = AggregatorKind::kCount;
   // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): each
   // update replaces its window's last in a buffer, and a buffered update goes out once its window
@@ -62,10 +66,18 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
       : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
 
   bool HasWindow(const std::string& window) const override;
-  // suppress's stream time starts afresh too.
+  std::map<std::string, std::string> Queryable(
+      std::map<std::string, std::string> windows) const override;
+  int64_t Retention() const;  // retention_ms, or size + grace (saturating).
+  // E11: the first window start a query sees when the store's stream time is `store_time`.
+  int64_t FirstVisibleStart(int64_t store_time) const;
+  // The store's stream time as a query of `windows` sees it: their largest start; -1 if none.
+  static int64_t StoreTimeOf(const std::map<std::string, std::string>& windows);
+  // suppress's stream time and the store's start afresh too.
   void Crash() override {
     AggregationModelBase::Crash();
     suppress_stream_time_ = -1;
+    store_time_ = -1;
   }
 
  private:
@@ -73,7 +85,6 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   std::map<std::string, std::string> WindowsIn(const WindowedModelState& s) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   int64_t End(int64_t start) const;  // start + size, saturating at INT64_MAX.
-  int64_t Retention() const;         // retention_ms, or size + grace (saturating).
   // The starts of the windows holding `ts` (>= 0), in increasing order.
   std::vector<int64_t> StartsFor(int64_t ts) const;
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
@@ -94,6 +105,7 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
 
   const WindowedModelConfig config_;
   int64_t suppress_stream_time_ = -1;
+  int64_t store_time_ = -1;  // E11: the largest window start taken since the task started.
 };
 
 }  // namespace statecheck::model

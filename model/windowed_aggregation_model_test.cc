@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace statecheck::model {
 namespace {
 
@@ -50,6 +54,46 @@ TEST(WindowedAggregationModelTest, AggregateStartsFromTheInitializerAndAddsNullA
   WindowedAggregationModel m = Model(AggregatorKind::kAggregate, true);
   Feed(m);
   EXPECT_EQ(DescribeOutputs(m.committed_output()), (Out{"0:10:a=0+1+null+3@3"}));
+}
+
+// E11, after KStreamWindowAggregateTest.shouldLogAndMeterWhenSkippingExpiredWindow (size 10,
+// advance 5, grace 90, retention 100): at store time 105, emit-final's time-first store keeps
+// and returns [5,15) (5 >= 105 - 100); emit-eager's key-first store has deleted it.
+TEST(WindowedAggregationModelTest, QueriesSeeKafkasReadBound) {
+  for (const bool emit_final : {true, false}) {
+    SCOPED_TRACE(emit_final ? "emit-final" : "emit-eager");
+    WindowedModelConfig c;
+    c.size_ms = 10;
+    c.advance_ms = 5;
+    c.grace_ms = 90;
+    c.retention_ms = 100;
+    c.emit_final = emit_final;
+    WindowedAggregationModel m(c);
+    for (const int64_t ts : {100, 0, 1, 2, 3, 4, 5, 6, 105, 106}) m.AppendInput("k", ts, "v");
+    m.Process(10, 0);
+    m.Commit();
+    EXPECT_EQ(m.dropped_records(), 7);
+    std::map<std::string, std::string> expected = {
+        {"95:105:k", "1@100"}, {"100:110:k", "3@106"}, {"105:115:k", "2@106"}};
+    if (emit_final) {
+      EXPECT_EQ(DescribeOutputs(m.committed_output()), (Out{"5:15:k=2@6"}));
+      expected["5:15:k"] = "2@6";
+    }
+    EXPECT_EQ(m.CommittedWindows(), expected);
+    EXPECT_EQ(m.Queryable(m.CommittedWindows()), expected);
+    EXPECT_EQ(WindowedAggregationModel::StoreTimeOf(expected), 105);
+    EXPECT_EQ(m.FirstVisibleStart(105), emit_final ? 5 : 6);
+    // A held window past the bound (emit-final: not yet emitted) is hidden from queries.
+    std::map<std::string, std::string> held = expected;
+    held["0:10:k"] = "1@1";
+    EXPECT_EQ(m.Queryable(held), expected);
+  }
+  // The in-memory store reads as W6 under either strategy.
+  WindowedModelConfig c;
+  c.emit_final = true;
+  c.in_memory_store = true;
+  c.retention_ms = 10;
+  EXPECT_EQ(WindowedAggregationModel(c).FirstVisibleStart(20), 11);
 }
 
 TEST(WindowedAggregationModelTest, FoldValuesOfNoValues) {

@@ -25,6 +25,29 @@ std::string StoreKey(int64_t start, std::string_view key) {
   return BigEndian(start) + std::string(key);
 }
 
+// E11: the first window start a query of the persistent store sees at store stream time
+// `store_time` (>= 0). Under emit-final the store is Kafka's time-ordered window store, whose
+// reads keep a window starting exactly at store time - retention
+// (AbstractDualSchemaRocksDBSegmentedBytesStore.getActualFrom: no + 1, so that retention = grace
+// still returns the windows emit-final reads); under emit-eager, Kafka's key-ordered window store
+// (AbstractRocksDBSegmentedBytesStore), which starts one past it.
+int64_t FirstVisibleStart(EmitStrategy emit, int64_t store_time, int64_t retention) {
+  const int64_t bound = store_time - retention;  // store_time >= 0: no overflow.
+  // Keeps: E11 — emit-final's time-ordered store keeps the window at store time - retention
+  if (emit == EmitStrategy::kOnWindowClose &&
+      !STATECHECK_PLANTED(WindowedTimeFirstReadBoundOffByOne)) {
+    return bound;
+  }
+  return bound + 1;
+}
+
+// The retention of the aggregation `options` describes: its option, or size + grace.
+int64_t RetentionOf(const TimeWindowedAggregationOptions& options) {
+  return options.retention_ms >= 0
+             ? options.retention_ms
+             : internal::SaturatingAdd(options.windows.size_ms(), options.windows.grace_ms());
+}
+
 Status Damaged(const std::string& store, size_t key_size) {
   return Status::Corruption("windowed aggregation: store " + store +
                             " holds a record that is not a window aggregate (key of " +
@@ -203,6 +226,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
 
   Status Init(std::string_view metadata) override {
     expired_through_ = -1;
+    store_time_ = -1;
     return EmitFinalProcessor::Init(metadata);
   }
 
@@ -237,6 +261,7 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
       const std::string aggregate = internal::Fold(options_.aggregator, record, current);
       STATECHECK_RETURN_IF_ERROR(
           store_->Put(context, window.start, record.key, BigEndian(max_ts) + aggregate));
+      store_time_ = std::max(store_time_, window.start);
       // Keeps: E2 — eager: one output per updated window, by ascending start, at its max timestamp
       if (options_.emit == EmitStrategy::kOnWindowUpdate) {
         STATECHECK_RETURN_IF_ERROR(
@@ -251,12 +276,15 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   }
 
  private:
-  // Retention: a window starting at or below stream time - retention is deleted — with the
-  // default retention (size + grace) as soon as it closes (E3's rule). Under emit-final only once
-  // it has been emitted (its end is at or below the last emitted close time), so that no closed
+  // Retention (E11): a window is deleted once a query can no longer see it — start below the
+  // store's stream time (the largest window start put since the task started) minus the
+  // retention under emit-final, at or below it under emit-eager —, under emit-final only once it
+  // has been emitted (its end is at or below the last emitted close time), so that no closed
   // window is lost while the emit interval holds emission back (E6).
   Status ExpireWindows(ProcessorContext* context) {
-    int64_t bound = stream_time_ - retention_ms_;
+    if (store_time_ < 0) return Status::Ok();
+    // Keeps: E11 — a window leaves the store only when the read bound hides it
+    int64_t bound = FirstVisibleStart(options_.emit, store_time_, retention_ms_) - 1;
     // Keeps: E6 — under emit-final a window is deleted only once emitted: no closed window lost
     if (options_.emit == EmitStrategy::kOnWindowClose &&
         !STATECHECK_PLANTED(WindowedExpireBeforeEmit)) {
@@ -317,6 +345,9 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   // Windows starting at or below this are deleted (since the task started: a restart scans
   // again from 0 and finds them gone).
   int64_t expired_through_ = -1;
+  // The store's stream time (E11): the largest window start put since the task started, -1
+  // before the first. (Kafka's store forgets it at a restart too: observedStreamTime.)
+  int64_t store_time_ = -1;
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 
@@ -506,10 +537,7 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
         std::to_string(options.emit_interval_ms));
   }
   STATECHECK_RETURN_IF_ERROR(internal::CheckAggregator(options.aggregator, "windowed aggregation"));
-  const int64_t retention =
-      options.retention_ms >= 0
-          ? options.retention_ms
-          : internal::SaturatingAdd(options.windows.size_ms(), options.windows.grace_ms());
+  const int64_t retention = RetentionOf(options);
   STATECHECK_RETURN_IF_ERROR(options.windows.CheckRetention(options.store, retention));
   std::unique_ptr<AggregateStore> store;
   if (options.store_type == AggregationStoreType::kInMemory) {
@@ -519,6 +547,45 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
     store = std::make_unique<PersistentAggregates>(options.store);
   }
   *out = std::make_unique<TimeWindowedAggregation>(options, retention, std::move(store));
+  return Status::Ok();
+}
+
+Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
+                                 const TimeWindowedAggregationOptions& options,
+                                 std::optional<std::string_view> key, int64_t time_from,
+                                 int64_t time_to, std::vector<WindowedAggregate>* out) {
+  out->clear();
+  if (options.store_type != AggregationStoreType::kPersistent) {
+    return Status::InvalidArgument("windowed aggregation " + options.store +
+                                   ": its aggregates are in an in-memory window store; query it "
+                                   "with Task::GetWindowStore");
+  }
+  // The store's stream time, as this reader sees it: the largest window start it holds.
+  std::unique_ptr<KeyValueIterator> last;
+  STATECHECK_RETURN_IF_ERROR(store.ReverseAll(&last));
+  if (!last->HasNext()) return Status::Ok();
+  KeyValue kv;
+  STATECHECK_RETURN_IF_ERROR(last->Next(&kv));
+  const int64_t store_time = kv.key.size() < 8 ? -1 : FromBigEndian(kv.key);
+  if (store_time < 0) return Damaged(options.store, kv.key.size());  // Starts are >= 0.
+  last.reset();
+  // Keeps: E11 — a query reads from the first start the store's read bound lets through
+  const int64_t from =
+      std::max(time_from, FirstVisibleStart(options.emit, store_time, RetentionOf(options)));
+  if (from > time_to) return Status::Ok();
+  std::unique_ptr<KeyValueIterator> range;
+  STATECHECK_RETURN_IF_ERROR(
+      store.Range(BigEndian(std::max<int64_t>(from, 0)), std::nullopt, &range));
+  while (range->HasNext()) {
+    STATECHECK_RETURN_IF_ERROR(range->Next(&kv));
+    if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(options.store, kv.key.size());
+    const int64_t start = FromBigEndian(kv.key);
+    if (start > time_to) break;
+    std::string record_key = kv.key.substr(8);
+    if (key && record_key != *key) continue;
+    out->push_back({Window{start, internal::SaturatingAdd(start, options.windows.size_ms())},
+                    std::move(record_key), kv.value.substr(8), FromBigEndian(kv.value)});
+  }
   return Status::Ok();
 }
 

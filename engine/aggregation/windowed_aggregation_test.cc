@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "testing/test_util.h"
 
@@ -43,6 +47,7 @@ class WindowedAggregationTest : public ::testing::Test {
     a.windows = windows;
     a.emit = emit;
     a.emit_interval_ms = emit_interval_ms_;
+    a.retention_ms = retention_ms_;
     a.aggregator = aggregator_;
     a.stats = stats_;
     a.logger = logger_;
@@ -98,6 +103,7 @@ class WindowedAggregationTest : public ::testing::Test {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::shared_ptr<AggregationStats> stats_ = std::make_shared<AggregationStats>();
   int64_t emit_interval_ms_ = 0;
+  int64_t retention_ms_ = -1;
   Aggregator aggregator_ = CountAggregator();
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
@@ -532,14 +538,19 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
     }
     return keys;
   };
+  // E11: the store's stream time is the largest window start put, and emit-eager deletes a
+  // window starting at or below it minus the retention (12).
   ASSERT_OK(Open(Tumbling(10, 2), EmitStrategy::kOnWindowUpdate));
   Input("a", 5);
   Input("a", 11);  // Stream time 11: [0,10) closes at 12.
   Run();
   EXPECT_EQ(stored(), (std::vector<std::string>{"0:a", "10:a"}));
-  Input("b", 12);
+  Input("b", 12);  // [0,10) closed, but the store's stream time is 10: 0 > 10 - 12.
   Run();
-  EXPECT_EQ(stored(), (std::vector<std::string>{"10:a", "10:b"}));
+  EXPECT_EQ(stored(), (std::vector<std::string>{"0:a", "10:a", "10:b"}));
+  Input("b", 20);  // Store time 20: 0 <= 8.
+  Run();
+  EXPECT_EQ(stored(), (std::vector<std::string>{"10:a", "10:b", "20:b"}));
 
   // Emit-final, with emission held back by the interval: [10,20) closes at 22 but stays until
   // the emission that outputs it.
@@ -556,7 +567,12 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
   clock_->Advance(1000);
   Input("a", 26);
   EXPECT_EQ(Run(), (std::vector<std::string>{"10:20:a=1@15"}));
-  EXPECT_EQ(stored(), (std::vector<std::string>{"20:a"}));
+  // Emitted, but still readable (E11: the time-first store reads from 20 - 12 = 8).
+  EXPECT_EQ(stored(), (std::vector<std::string>{"10:a", "20:a"}));
+  clock_->Advance(1000);
+  Input("a", 33);  // Store time 30: reads from 18.
+  EXPECT_EQ(Run(), (std::vector<std::string>{"20:30:a=2@26"}));
+  EXPECT_EQ(stored(), (std::vector<std::string>{"20:a", "30:a"}));
 
   // A longer retention keeps closed windows until stream time passes start + retention.
   task_->Abandon();
@@ -585,6 +601,63 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
   Input("a", 30);  // 0 <= 30 - 30.
   Run();
   EXPECT_EQ(stored(), (std::vector<std::string>{"20:a", "30:a"}));
+}
+
+// E11, after KStreamWindowAggregateTest.shouldLogAndMeterWhenSkippingExpiredWindow (size 10,
+// advance 5, grace 90, retention 100): a query of emit-final's store (Kafka's time-first store)
+// returns the window starting exactly at the store's stream time (105) minus the retention;
+// emit-eager's (key-first) does not, and has deleted it.
+TEST_F(WindowedAggregationTest, AQueryKeepsKafkasReadBoundOfEachStore) {
+  TimeWindows windows;
+  ASSERT_OK(Tumbling(10, 90).AdvanceBy(5, &windows));
+  retention_ms_ = 100;
+  for (const EmitStrategy emit : {EmitStrategy::kOnWindowClose, EmitStrategy::kOnWindowUpdate}) {
+    SCOPED_TRACE(std::string(EmitStrategyName(emit)));
+    task_.reset();
+    fs::remove_all(dir_);
+    ReopenLog();
+    seen_ = 0;
+    ASSERT_OK(Open(windows, emit));
+    for (const int64_t ts : {100, 0, 1, 2, 3, 4, 5, 6, 105, 106}) Input("k", ts);
+    const std::vector<std::string> out = Run();
+    if (emit == EmitStrategy::kOnWindowClose) {
+      EXPECT_EQ(out, std::vector<std::string>{"5:15:k=2@6"});  // Close time 15 at 105.
+    }
+    TimeWindowedAggregationOptions a;
+    a.windows = windows;
+    a.emit = emit;
+    a.retention_ms = retention_ms_;
+    auto query = [&](std::optional<std::string_view> key, int64_t from, int64_t to) {
+      std::vector<WindowedAggregate> got;
+      EXPECT_OK(
+          FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a, key, from, to, &got));
+      std::vector<std::string> starts;
+      for (const WindowedAggregate& w : got) {
+        starts.push_back(std::to_string(w.window.start) + ":" + w.key + "=" + w.aggregate + "@" +
+                         std::to_string(w.timestamp));
+      }
+      return starts;
+    };
+    const std::vector<std::string> tail = {"95:k=1@100", "100:k=3@106", "105:k=2@106"};
+    std::vector<std::string> all = tail;
+    if (emit == EmitStrategy::kOnWindowClose) all.insert(all.begin(), "5:k=2@6");
+    EXPECT_EQ(query(std::nullopt, 0, 200), all);
+    EXPECT_EQ(query("k", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()),
+              all);
+    EXPECT_EQ(query("other", 0, 200), std::vector<std::string>{});
+    EXPECT_EQ(query("k", 100, 104), std::vector<std::string>{"100:k=3@106"});
+    EXPECT_EQ(query("k", 5, 5), emit == EmitStrategy::kOnWindowClose
+                                    ? std::vector<std::string>{"5:k=2@6"}
+                                    : std::vector<std::string>{});
+  }
+  // The in-memory store is queried through the task's window store, not here.
+  TimeWindowedAggregationOptions in_memory;
+  in_memory.store_type = AggregationStoreType::kInMemory;
+  std::vector<WindowedAggregate> got;
+  EXPECT_EQ(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), in_memory, std::nullopt,
+                                      0, 10, &got)
+                .code(),
+            Status::Code::kInvalidArgument);
 }
 
 // reduce(): a window's first value is its aggregate, each later one folds in; a record with a

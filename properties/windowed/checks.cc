@@ -20,22 +20,97 @@ CheckResult Sut::CheckMetrics() const {
 }
 
 CheckResult Sut::Query(const Op& op) {
-  std::map<std::string, std::string> store;
-  std::vector<std::string> unindexed;
-  const Status s = ReadWindows(config_, *task_, &store, &unindexed);
-  if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
-  if (CheckResult f = UnindexedWindows(unindexed)) return f;
-  last_query_ = SelectWindows(store, op);
-  const Json expected = SelectWindows(
-      queries_see_committed_ ? model_->CommittedWindows() : model_->CurrentWindows(), op);
-  if (last_query_ == expected) return std::nullopt;
-  const Json other = SelectWindows(
-      queries_see_committed_ ? model_->CurrentWindows() : model_->CommittedWindows(), op);
+  const bool persistent_time = config_.kind == WindowKind::kTime && !config_.in_memory_store;
+  if (persistent_time) {
+    // The engine's own query of the store (E11's read bound is the engine's to keep).
+    TimeWindowedAggregationOptions options;
+    std::vector<WindowedAggregate> got;
+    Status s = TimeOptionsOf(config_, &options);
+    if (s.ok()) {
+      const std::shared_ptr<QueryView> view = task_->Store(StoreOf(config_))->NewQueryView();
+      s = FetchTimeWindowAggregates(
+          *view, options,
+          op.type == OpType::kFetch ? std::optional<std::string_view>(op.key) : std::nullopt,
+          op.from, op.to, &got);
+    }
+    if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
+    last_query_ = Json::array();
+    for (const WindowedAggregate& w : got) {
+      last_query_.push_back(Json{{"window", Json::array({w.window.start, w.window.end})},
+                                 {"key", w.key},
+                                 {"value", w.aggregate},
+                                 {"timestamp", w.timestamp}});
+    }
+  } else {
+    std::map<std::string, std::string> store;
+    std::vector<std::string> unindexed;
+    const Status s = ReadWindows(config_, *task_, &store, &unindexed);
+    if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
+    if (CheckResult f = UnindexedWindows(unindexed)) return f;
+    last_query_ = SelectWindows(store, op);
+  }
+  const std::map<std::string, std::string> seen =
+      queries_see_committed_ ? model_->CommittedWindows() : model_->CurrentWindows();
+  const Json expected = SelectWindows(model_->Queryable(seen), op);
+  if (last_query_ == expected) {
+    if (persistent_time) ReachE11(op, seen, expected);
+    return std::nullopt;
+  }
+  const Json other =
+      SelectWindows(model_->Queryable(queries_see_committed_ ? model_->CurrentWindows()
+                                                             : model_->CommittedWindows()),
+                    op);
   // Checks: T4 — a READ_COMMITTED query of the aggregation's store sees committed windows only
-  const char* rule = last_query_ == other ? (queries_see_committed_ ? "T4" : "T3") : OutputRule();
+  const char* rule = last_query_ == other ? (queries_see_committed_ ? "T4" : "T3") : nullptr;
+  if (!rule) {
+    // Checks: E11 — a query of the store returns the windows its read bound lets through
+    rule = persistent_time && DiffersOnlyAtTheReadBound(last_query_, expected, seen) ? "E11"
+                                                                                     : OutputRule();
+  }
   return Finding(rule, "the query returned " + Dump(last_query_) + "; the model's " +
                            (queries_see_committed_ ? "committed" : "written") + " aggregates are " +
                            Dump(expected));
+}
+
+bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
+                                    const std::map<std::string, std::string>& seen) const {
+  const auto* model = dynamic_cast<const model::WindowedAggregationModel*>(model_.get());
+  const int64_t store_time = model::WindowedAggregationModel::StoreTimeOf(seen);
+  if (!model || store_time < 0) return false;
+  // The starts either side of the bound: one store has a window there the other has not.
+  const int64_t bound = store_time - model->Retention();
+  auto away = [bound](const Json& windows) {
+    Json out = Json::array();
+    for (const Json& w : windows) {
+      const int64_t start = w["window"][0].get<int64_t>();
+      if (start < bound - 1 || start > bound + 1) out.push_back(w);
+    }
+    return out;
+  };
+  return away(got) == away(expected);
+}
+
+void Sut::ReachE11(const Op& op, const std::map<std::string, std::string>& seen,
+                   const Json& returned) {
+  const auto* model = dynamic_cast<const model::WindowedAggregationModel*>(model_.get());
+  const int64_t store_time = model::WindowedAggregationModel::StoreTimeOf(seen);
+  if (!model || store_time < 0) return;
+  const int64_t bound = store_time - model->Retention();  // Kafka's store time - retention.
+  const int64_t default_retention = SaturatingAdd(config_.size_ms, config_.grace_ms);
+  if (model->Retention() > default_retention) {
+    for (const Json& w : returned) {
+      if (w["window"][0].get<int64_t>() <= store_time - default_retention) {
+        Reached("E11.kept_by_retention");
+      }
+    }
+  }
+  if (config_.emit_final) {
+    for (const Json& w : returned) {
+      if (w["window"][0].get<int64_t>() == bound) Reached("E11.time_first_bound");
+    }
+  } else if (bound >= 0 && bound % config_.advance_ms == 0 && op.from <= bound && bound <= op.to) {
+    Reached("E11.key_first_bound");
+  }
 }
 
 CheckResult Sut::Check(const Op& op) {

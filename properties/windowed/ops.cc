@@ -214,6 +214,7 @@ Json ConfigToJson(const Config& config) {
          {"emit", config.emit_final ? "ON_WINDOW_CLOSE" : "ON_WINDOW_UPDATE"},
          {"emit_interval_ms", config.emit_interval_ms},
          {"store", config.in_memory_store ? "in_memory" : "persistent"}};
+  if (config.retention_ms >= 0) j["retention_ms"] = config.retention_ms;
   if (config.aggregator != model::AggregatorKind::kCount) {
     j["aggregator"] = kAggregatorNames[static_cast<int>(config.aggregator)];
   }
@@ -229,7 +230,7 @@ Status ConfigFromJson(const Json& json, Config* out) {
   if (!json.is_object()) return bad("must be an object");
   STATECHECK_RETURN_IF_ERROR(CheckKeys(json,
                                        {"label", "window", "emit", "emit_interval_ms", "store",
-                                        "aggregator", "suppress", "streams_config"},
+                                        "retention_ms", "aggregator", "suppress", "streams_config"},
                                        "config"));
   if (json.contains("label")) {
     if (!json["label"].is_string()) return bad("\"label\" must be a string");
@@ -290,6 +291,15 @@ Status ConfigFromJson(const Json& json, Config* out) {
   config.in_memory_store = store == "in_memory";
   if (config.in_memory_store && config.kind != WindowKind::kTime) {
     return bad("the in-memory window store holds time windows only");
+  }
+  if (json.contains("retention_ms")) {
+    if (!IsInt64(json["retention_ms"]) || json["retention_ms"].get<int64_t>() < 0) {
+      return bad("\"retention_ms\" must be an integer >= 0 (Materialized.withRetention)");
+    }
+    if (config.kind != WindowKind::kTime) {
+      return bad("\"retention_ms\" is modelled for time windows only");
+    }
+    config.retention_ms = json["retention_ms"].get<int64_t>();
   }
   const std::string aggregator = StringField(json, "aggregator", "count");
   int kind_index = 0;

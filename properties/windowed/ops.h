@@ -32,7 +32,11 @@ struct Config {
   int64_t advance_ms = 10;  // Time windows only.
   int64_t grace_ms = 0;
   bool emit_final = false;
-  bool in_memory_store = false;   // Time windows only: the in-memory window store (KIP-428).
+  bool in_memory_store = false;  // Time windows only: the in-memory window store (KIP-428).
+  // Time windows only: the store's retention, Materialized.withRetention (at least size + grace,
+  // Kafka's check); -1: size + grace on the persistent store, sut.h's kInMemoryRetentionMs on
+  // the in-memory one.
+  int64_t retention_ms = -1;
   int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
   // count, reduce or aggregate (model/aggregation_model.h); time windows only for the last two.
   model::AggregatorKind aggregator = model::AggregatorKind::kCount;
@@ -46,8 +50,9 @@ struct Config {
 // {"window": {"kind": "time", "size_ms", "advance_ms", "grace_ms"} (sliding: "time_difference_ms",
 // session: "gap_ms"; unlimited: {"kind": "unlimited", "start_ms"}, start optional), "emit":
 // "ON_WINDOW_UPDATE"|"ON_WINDOW_CLOSE", "emit_interval_ms" (optional, default 50), "store":
-// "persistent"|"in_memory", "aggregator": "count"|"reduce"|"aggregate" (optional, default count;
-// written only when not count), "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
+// "persistent"|"in_memory", "retention_ms" (optional, time windows; written only when set),
+// "aggregator": "count"|"reduce"|"aggregate" (optional, default count; written only when not
+// count), "streams_config": {...}}, and back. ConfigFromJson: InvalidArgument
 // naming the field for anything missing or of the wrong type, leaving `*config` unchanged.
 Json ConfigToJson(const Config& config);
 Status ConfigFromJson(const Json& json, Config* config);

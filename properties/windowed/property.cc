@@ -362,6 +362,11 @@ std::vector<Config> Matrix() {
     c.suppress = true;
     return c;
   };
+  // Materialized.withRetention: a store that keeps (and queries see) windows past size + grace.
+  auto retained = [](int64_t retention, Config c) {
+    c.retention_ms = retention;
+    return c;
+  };
   // Unlimited windows from `start` (emit-eager only, E8): records before it fall in no window.
   auto unlimited = [&time](std::string label, int64_t start,
                            std::map<std::string, std::string> streams) {
@@ -413,6 +418,8 @@ std::vector<Config> Matrix() {
       suppressed(time("hopping_suppressed", 10, 4, 3, false, eos)),
       suppressed(time("tumbling_suppressed_alos", 10, 10, 0, false, alos)),
       with(model::AggregatorKind::kReduce, unlimited("unlimited_reduce_alos", 20, alos)),
+      retained(25, time("hopping_final_retained", 10, 5, 2, true, eos)),
+      retained(30, time("tumbling_eager_retained_alos", 10, 10, 0, false, alos)),
   };
 }
 

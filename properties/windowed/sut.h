@@ -56,6 +56,9 @@ Status WindowsOf(const Config& config, TimeWindows* out);
 // Kafka's test aggregators (model::AggregatorKind) as the engine takes them.
 Aggregator AggregatorOf(model::AggregatorKind kind);
 
+// The options of a time-window aggregation of `config` (no stats).
+Status TimeOptionsOf(const Config& config, TimeWindowedAggregationOptions* out);
+
 // The aggregation processor of `config`, reporting to `stats`.
 Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> stats,
                      std::unique_ptr<Processor>* out);
@@ -88,6 +91,8 @@ TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
 // windows starting in [op.from, op.to] (of op.key for kFetch), by start, then key bytes, each as
 // {"window": [start, end], "key", "value": the aggregate, "timestamp"}.
 Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op);
+// A kFetchAll of every window start.
+Op AllWindows();
 
 // `op` on the model alone, at wall-clock time `*now_ms` (which an advanceClock moves).
 void ApplyToModel(const Op& op, model::AggregationModel* model, int64_t* now_ms);
@@ -168,6 +173,12 @@ class Sut {
   // breaks the isolation level (T4, T3); any other difference, the aggregates the emit strategy
   // outputs.
   CheckResult Query(const Op& op);
+  // E11's situations, for a query `op` that returned `returned` from the model's `seen` windows.
+  void ReachE11(const Op& op, const std::map<std::string, std::string>& seen, const Json& returned);
+  // Whether query results `got` and `expected` agree but for windows next to the read bound of
+  // the model's `seen` windows (E11's attribution).
+  bool DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
+                                 const std::map<std::string, std::string>& seen) const;
 
   // At a clean restart under emit-final (a crash restarts from the metadata as committed): the
   // committed metadata gets, besides the task's

@@ -26,12 +26,15 @@
 // largest such value it finds.
 //
 // Where the aggregates live (AggregationStoreType):
-//   * kPersistent (default): a transactional key-value store of the task, keyed as above. A
-//     window starting at or below stream time - retention is deleted (with the default
-//     retention, size + grace, as soon as it closes); under emit-final only once it has been
-//     emitted, so that no closed window is lost while the emit interval holds emission back
-//     (E6). Stream time starts afresh at a restart, so windows are deleted again only once it
-//     has passed them again.
+//   * kPersistent (default): a transactional key-value store of the task, keyed as above, read
+//     as Kafka reads the store behind such an aggregation (E11): the store's stream time is the
+//     largest window start put into it, and a read sees windows starting at or after store time
+//     - retention under emit-final (Kafka's time-ordered window store), after it under
+//     emit-eager (the key-ordered one). FetchTimeWindowAggregates queries it so. A window leaves
+//     the store once no read can see it; under emit-final only once it has been emitted, so that
+//     no closed window is lost while the emit interval holds emission back (E6). The store's
+//     stream time starts afresh at a restart (as Kafka's store's), so windows are deleted again
+//     only once new puts have passed them again.
 //   * kInMemory: an in-memory window store of the task (KIP-428, statecheck/task.h's
 //     "In-memory window stores"): key = the record's key at window start = the window's start,
 //     value as above, window size = the windows' size, retention = the retention option. It is
@@ -54,8 +57,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "statecheck/logger.h"
 #include "statecheck/status.h"
@@ -126,6 +131,28 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
 // every window of which is late forwards nothing.
 Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                             std::unique_ptr<Processor>* out);
+
+// One window's aggregate as an interactive query of the aggregation's store returns it.
+struct WindowedAggregate {
+  Window window;  // [start, start + size), the end saturating at INT64_MAX.
+  std::string key;
+  std::string aggregate;   // As the aggregation forwards it.
+  int64_t timestamp = -1;  // The window's largest record timestamp.
+  friend bool operator==(const WindowedAggregate&, const WindowedAggregate&) = default;
+};
+
+// An interactive query of the persistent store of the time-window aggregation `options`
+// describes, through `store` (a view of it: Task::Store(options.store)->NewQueryView(), whose
+// isolation level decides what it sees, T3/T4): Kafka's ReadOnlyWindowStore.fetch(key, timeFrom,
+// timeTo), or fetchAll(timeFrom, timeTo) when `key` is std::nullopt — the windows starting in
+// [time_from, time_to] that the store's read bound lets through (E11, with the store's stream
+// time as the largest window start the view holds), by start, then key bytes. InvalidArgument for
+// an aggregation whose store is in memory (query that with Task::GetWindowStore); Corruption for
+// a record that is not a window aggregate.
+Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
+                                 const TimeWindowedAggregationOptions& options,
+                                 std::optional<std::string_view> key, int64_t time_from,
+                                 int64_t time_to, std::vector<WindowedAggregate>* out);
 
 // The output key of `window` for `key`: "<start>:<end>:<key>".
 std::string WindowedKey(const Window& window, std::string_view key);
