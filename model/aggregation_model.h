@@ -83,6 +83,18 @@ std::string WindowName(int64_t start, int64_t end, const std::string& key);
 // False when `name` is not of that form.
 bool ParseWindowName(const std::string& name, int64_t* start, int64_t* end, std::string* key);
 
+// An interactive query of an aggregation's store: Kafka's ReadOnlyWindowStore.fetch(key, ...)
+// (key_from = key_to = the key), fetch(keyFrom, keyTo, ...) (std::nullopt: unbounded),
+// fetchAll(...) (both unbounded), and the backward variants; window starts in [time_from,
+// time_to].
+struct StoreQuery {
+  std::optional<std::string> key_from;
+  std::optional<std::string> key_to;
+  int64_t time_from = std::numeric_limits<int64_t>::min();
+  int64_t time_to = std::numeric_limits<int64_t>::max();
+  bool backward = false;
+};
+
 class AggregationModel {
  public:
   virtual ~AggregationModel() = default;
@@ -121,6 +133,27 @@ class AggregationModel {
       std::map<std::string, std::string> windows) const {
     return windows;
   }
+  // The windows ("<start>:<end>:<key>") of `windows` (CommittedWindows() or CurrentWindows())
+  // that query `q` returns, in the store's order: of Queryable(windows), those in its key and
+  // time ranges (none when key_from > key_to), by start, then key bytes (SortForQuery's order),
+  // reversed for a backward query.
+  std::vector<std::string> Query(const std::map<std::string, std::string>& windows,
+                                 const StoreQuery& q) const {
+    std::vector<std::pair<int64_t, std::string>> selected;  // (start, name).
+    if (q.key_from && q.key_to && *q.key_from > *q.key_to) return {};
+    for (const auto& [name, held] : Queryable(windows)) {
+      int64_t start = 0, end = 0;
+      std::string key;
+      if (!ParseWindowName(name, &start, &end, &key) || start < q.time_from || start > q.time_to ||
+          (q.key_from && key < *q.key_from) || (q.key_to && key > *q.key_to)) {
+        continue;
+      }
+      selected.emplace_back(start, name);
+    }
+    std::vector<std::string> names = SortForQuery(std::move(selected));
+    if (q.backward) std::reverse(names.begin(), names.end());
+    return names;
+  }
   // The last emitted close time of the last commit (E6, E10); -1 if none (and under emit-eager).
   virtual int64_t committed_last_emit_close() const = 0;
   virtual int64_t last_emit_close() const = 0;
@@ -147,6 +180,22 @@ class AggregationModel {
   // The situations of reports/rules.json ("E1.null_key", ...) the operations since the last call
   // reached, as the model saw them: the property counts them once its checks have held.
   virtual std::vector<std::string> TakeNotes() = 0;
+
+ protected:
+  // The names of `windows` ((start, name) pairs) in the order a forward query of the store
+  // returns them: here by start, then key bytes.
+  virtual std::vector<std::string> SortForQuery(
+      std::vector<std::pair<int64_t, std::string>> windows) const {
+    auto key_of = [](const std::string& name) {
+      return name.substr(name.find(':', name.find(':') + 1) + 1);
+    };
+    std::sort(windows.begin(), windows.end(), [&](const auto& a, const auto& b) {
+      return std::make_pair(a.first, key_of(a.second)) < std::make_pair(b.first, key_of(b.second));
+    });
+    std::vector<std::string> names;
+    for (auto& [start, name] : windows) names.push_back(std::move(name));
+    return names;
+  }
 };
 
 // What a process crash leaves of a model's state, for a State with fields `next` (the input

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace statecheck::model {
 namespace {
@@ -133,6 +137,29 @@ int64_t WindowedAggregationModel::FirstVisibleStart(int64_t store_time) const {
   // Encodes: E11 — emit-final's time-ordered store reads from store time - retention, inclusive
   const bool time_ordered = config_.emit_final && !config_.in_memory_store;
   return store_time - Retention() + (time_ordered ? 0 : 1);
+}
+
+int64_t WindowedAggregationModel::KeyFirstSegmentInterval() const {
+  if (config_.emit_final || config_.in_memory_store) return 0;
+  return std::max<int64_t>(Retention() / 2, 60'000);
+}
+
+std::vector<std::string> WindowedAggregationModel::SortForQuery(
+    std::vector<std::pair<int64_t, std::string>> windows) const {
+  const int64_t segment = KeyFirstSegmentInterval();
+  if (segment == 0) return AggregationModelBase::SortForQuery(std::move(windows));
+  // Encodes: E11 — emit-eager's key-first store: by segment, then key bytes, then start
+  std::vector<std::tuple<int64_t, std::string, int64_t, std::string>> order;
+  for (auto& [start, name] : windows) {
+    int64_t s = 0, end = 0;
+    std::string key;
+    ParseWindowName(name, &s, &end, &key);
+    order.emplace_back(start / segment, std::move(key), start, std::move(name));
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<std::string> names;
+  for (auto& entry : order) names.push_back(std::move(std::get<3>(entry)));
+  return names;
 }
 
 int64_t WindowedAggregationModel::StoreTimeOf(const std::map<std::string, std::string>& windows) {

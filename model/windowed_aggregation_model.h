@@ -73,6 +73,10 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   int64_t FirstVisibleStart(int64_t store_time) const;
   // The store's stream time as a query of `windows` sees it: their largest start; -1 if none.
   static int64_t StoreTimeOf(const std::map<std::string, std::string>& windows);
+  // E11: the segment interval of Kafka's key-first store behind emit-eager: max(retention / 2,
+  // 60000); 0 where the store keeps time order (emit-final's time-first store, the in-memory
+  // store).
+  int64_t KeyFirstSegmentInterval() const;
   // suppress's stream time and the store's start afresh too.
   void Crash() override {
     AggregationModelBase::Crash();
@@ -83,6 +87,9 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
  private:
   // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
   std::map<std::string, std::string> WindowsIn(const WindowedModelState& s) const override;
+  // E11: the key-first store's order, by segment, then key, then start.
+  std::vector<std::string> SortForQuery(
+      std::vector<std::pair<int64_t, std::string>> windows) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   int64_t End(int64_t start) const;  // start + size, saturating at INT64_MAX.
   // The starts of the windows holding `ts` (>= 0), in increasing order.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,12 @@ int64_t FirstVisibleStart(EmitStrategy emit, int64_t store_time, int64_t retenti
     return bound;
   }
   return bound + 1;
+}
+
+// The segment interval of Kafka's key-first window store behind an emit-eager aggregation
+// (Stores.persistentWindowStore): max(retention / 2, 60000) ms.
+int64_t KeyFirstSegmentInterval(int64_t retention) {
+  return std::max<int64_t>(retention / 2, 60'000);
 }
 
 // The retention of the aggregation `options` describes: its option, or size + grace.
@@ -552,9 +559,10 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
 
 Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
                                  const TimeWindowedAggregationOptions& options,
-                                 std::optional<std::string_view> key, int64_t time_from,
-                                 int64_t time_to, std::vector<WindowedAggregate>* out) {
+                                 const WindowAggregateQuery& query,
+                                 std::vector<WindowedAggregate>* out) {
   out->clear();
+  if (query.key_from && query.key_to && *query.key_from > *query.key_to) return Status::Ok();
   if (options.store_type != AggregationStoreType::kPersistent) {
     return Status::InvalidArgument("windowed aggregation " + options.store +
                                    ": its aggregates are in an in-memory window store; query it "
@@ -570,9 +578,10 @@ Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
   if (store_time < 0) return Damaged(options.store, kv.key.size());  // Starts are >= 0.
   last.reset();
   // Keeps: E11 — a query reads from the first start the store's read bound lets through
+  const int64_t retention = RetentionOf(options);
   const int64_t from =
-      std::max(time_from, FirstVisibleStart(options.emit, store_time, RetentionOf(options)));
-  if (from > time_to) return Status::Ok();
+      std::max(query.time_from, FirstVisibleStart(options.emit, store_time, retention));
+  if (from > query.time_to) return Status::Ok();
   std::unique_ptr<KeyValueIterator> range;
   STATECHECK_RETURN_IF_ERROR(
       store.Range(BigEndian(std::max<int64_t>(from, 0)), std::nullopt, &range));
@@ -580,12 +589,26 @@ Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
     STATECHECK_RETURN_IF_ERROR(range->Next(&kv));
     if (kv.key.size() < 8 || kv.value.size() < 8) return Damaged(options.store, kv.key.size());
     const int64_t start = FromBigEndian(kv.key);
-    if (start > time_to) break;
+    if (start > query.time_to) break;
     std::string record_key = kv.key.substr(8);
-    if (key && record_key != *key) continue;
+    if ((query.key_from && record_key < *query.key_from) ||
+        (query.key_to && record_key > *query.key_to)) {
+      continue;
+    }
     out->push_back({Window{start, internal::SaturatingAdd(start, options.windows.size_ms())},
                     std::move(record_key), kv.value.substr(8), FromBigEndian(kv.value)});
   }
+  range.reset();
+  // Keeps: E11 — emit-eager's store orders by segment, then key, then start (Kafka's key-first)
+  if (options.emit == EmitStrategy::kOnWindowUpdate) {
+    const int64_t segment = KeyFirstSegmentInterval(retention);
+    std::stable_sort(out->begin(), out->end(),
+                     [segment](const WindowedAggregate& a, const WindowedAggregate& b) {
+                       const int64_t sa = a.window.start / segment, sb = b.window.start / segment;
+                       return std::tie(sa, a.key) < std::tie(sb, b.key);
+                     });
+  }
+  if (query.backward) std::reverse(out->begin(), out->end());
   return Status::Ok();
 }
 

@@ -627,10 +627,10 @@ TEST_F(WindowedAggregationTest, AQueryKeepsKafkasReadBoundOfEachStore) {
     a.windows = windows;
     a.emit = emit;
     a.retention_ms = retention_ms_;
-    auto query = [&](std::optional<std::string_view> key, int64_t from, int64_t to) {
+    auto query = [&](std::optional<std::string> key, int64_t from, int64_t to) {
       std::vector<WindowedAggregate> got;
-      EXPECT_OK(
-          FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a, key, from, to, &got));
+      EXPECT_OK(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a,
+                                          {key, key, from, to, /*backward=*/false}, &got));
       std::vector<std::string> starts;
       for (const WindowedAggregate& w : got) {
         starts.push_back(std::to_string(w.window.start) + ":" + w.key + "=" + w.aggregate + "@" +
@@ -654,10 +654,65 @@ TEST_F(WindowedAggregationTest, AQueryKeepsKafkasReadBoundOfEachStore) {
   TimeWindowedAggregationOptions in_memory;
   in_memory.store_type = AggregationStoreType::kInMemory;
   std::vector<WindowedAggregate> got;
-  EXPECT_EQ(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), in_memory, std::nullopt,
-                                      0, 10, &got)
-                .code(),
-            Status::Code::kInvalidArgument);
+  EXPECT_EQ(
+      FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), in_memory, {}, &got).code(),
+      Status::Code::kInvalidArgument);
+}
+
+// E11's order: a query of emit-final's store (Kafka's time-first store) comes by start, then
+// key; of emit-eager's (the key-first store, 60 s segments here) by segment, then key, then
+// start; a backward query is the exact reverse; a key range keeps its bounds, and an inverted
+// range returns nothing.
+TEST_F(WindowedAggregationTest, AQueryComesInTheOrderOfKafkasStore) {
+  retention_ms_ = 100'000;  // Segments of 60 s (key-first: max(retention / 2, 60000)).
+  for (const EmitStrategy emit : {EmitStrategy::kOnWindowClose, EmitStrategy::kOnWindowUpdate}) {
+    SCOPED_TRACE(std::string(EmitStrategyName(emit)));
+    task_.reset();
+    fs::remove_all(dir_);
+    ReopenLog();
+    seen_ = 0;
+    ASSERT_OK(Open(Tumbling(10, 0), emit));
+    for (const auto& [key, ts] : std::vector<std::pair<std::string, int64_t>>{
+             {"b", 1}, {"ab", 2}, {"c", 3}, {"a", 11}, {"b", 60'001}, {"a", 60'002}}) {
+      Input(key, ts);
+    }
+    Run();
+    TimeWindowedAggregationOptions a;
+    a.windows = Tumbling(10, 0);
+    a.emit = emit;
+    a.retention_ms = retention_ms_;
+    auto query = [&](WindowAggregateQuery q) {
+      std::vector<WindowedAggregate> got;
+      EXPECT_OK(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a, q, &got));
+      std::vector<std::string> names;
+      for (const WindowedAggregate& w : got) {
+        names.push_back(std::to_string(w.window.start) + ":" + w.key);
+      }
+      return names;
+    };
+    using Names = std::vector<std::string>;
+    const bool time_first = emit == EmitStrategy::kOnWindowClose;
+    const Names all = time_first ? Names{"0:ab", "0:b", "0:c", "10:a", "60000:a", "60000:b"}
+                                 : Names{"10:a", "0:ab", "0:b", "0:c", "60000:a", "60000:b"};
+    EXPECT_EQ(query({}), all);
+    WindowAggregateQuery backward;
+    backward.backward = true;
+    EXPECT_EQ(query(backward), Names(all.rbegin(), all.rend()));
+    WindowAggregateQuery range;
+    range.key_from = "a";
+    range.key_to = "b";
+    range.time_to = 59'999;
+    EXPECT_EQ(query(range),
+              time_first ? (Names{"0:ab", "0:b", "10:a"}) : (Names{"10:a", "0:ab", "0:b"}));
+    range.key_from = "b";
+    range.key_to = "a";
+    EXPECT_EQ(query(range), Names{});
+    WindowAggregateQuery from_b;
+    from_b.key_from = "b";
+    from_b.backward = true;
+    EXPECT_EQ(query(from_b),
+              time_first ? (Names{"60000:b", "0:c", "0:b"}) : (Names{"60000:b", "0:c", "0:b"}));
+  }
 }
 
 // reduce(): a window's first value is its aggregate, each later one folds in; a record with a

@@ -32,7 +32,7 @@ std::string StringField(const Json& json, const char* name, const std::string& f
 // ("windows"), "windows": [record, ...]; each record {"window": [start, end], "key": K, "value": V,
 // "timestamp": T} (docs/traces.md).
 Status CheckExpect(const Json& e, OpType type) {
-  const bool query = type == OpType::kFetch || type == OpType::kFetchAll;
+  const bool query = IsQuery(type);
   const bool metrics = type == OpType::kMetrics;
   const Status shape = Status::InvalidArgument(
       query     ? "\"expect\" is {\"emitted\": [...], \"dropped_records\": N, \"windows\": [...]}"
@@ -105,9 +105,14 @@ Json OpToJson(const Op& op) {
   if (op.type == OpType::kProcess) j["max_records"] = op.n;
   if (op.type == OpType::kAdvanceClock) j["ms"] = op.n;
   if (op.type == OpType::kFetch) j["key"] = op.key;
-  if (op.type == OpType::kFetch || op.type == OpType::kFetchAll) {
+  if (op.type == OpType::kFetchRange) {
+    j["key_from"] = op.key_from ? Json(*op.key_from) : Json();
+    j["key_to"] = op.key_to ? Json(*op.key_to) : Json();
+  }
+  if (IsQuery(op.type)) {
     j["from"] = op.from;
     j["to"] = op.to;
+    if (op.backward) j["backward"] = true;
   }
   return j;
 }
@@ -128,8 +133,8 @@ Status OpFromJson(const Json& j, Op* op) {
   if (type == kOpCount) {
     return Status::InvalidArgument(
         "unknown op \"" + name +
-        "\" (append, process, advanceClock, commit, crash, restart, fetch, fetchAll or "
-        "metrics)");
+        "\" (append, process, advanceClock, commit, crash, restart, fetch, fetchAll, "
+        "fetchRange or metrics)");
   }
   op->type = static_cast<OpType>(type);
   auto number = [&](const char* field, int64_t min, int64_t* out) -> Status {
@@ -179,6 +184,23 @@ Status OpFromJson(const Json& j, Op* op) {
       }
       [[fallthrough]];
     case OpType::kFetchAll:
+    case OpType::kFetchRange:
+      if (op->type == OpType::kFetchRange) {
+        for (const char* field : {"key_from", "key_to"}) {
+          if (!j.contains(field) || (!j[field].is_string() && !j[field].is_null())) {
+            return Status::InvalidArgument("op fetchRange needs \"" + std::string(field) +
+                                           "\": a string, or null for no bound");
+          }
+        }
+        if (j["key_from"].is_string()) op->key_from = j["key_from"].get<std::string>();
+        if (j["key_to"].is_string()) op->key_to = j["key_to"].get<std::string>();
+      }
+      if (j.contains("backward")) {
+        if (!j["backward"].is_boolean()) {
+          return Status::InvalidArgument("op " + name + ": \"backward\" is true or false");
+        }
+        op->backward = j["backward"].get<bool>();
+      }
       STATECHECK_RETURN_IF_ERROR(number("from", std::numeric_limits<int64_t>::min(), &op->from));
       return number("to", std::numeric_limits<int64_t>::min(), &op->to);
     default:

@@ -58,9 +58,11 @@ Json ConfigToJson(const Config& config);
 Status ConfigFromJson(const Json& json, Config* config);
 
 // One step of the property.
-// kMetrics reads the task's metrics by Kafka's names. kFetch and kFetchAll are interactive queries
-// of the aggregation's store (Kafka's ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) and
-// fetchAll(timeFrom, timeTo)): the windows starting in [from, to], of one key or of every key.
+// kMetrics reads the task's metrics by Kafka's names. kFetch, kFetchAll and kFetchRange are
+// interactive queries of the aggregation's store (Kafka's ReadOnlyWindowStore.fetch(key,
+// timeFrom, timeTo), fetchAll(timeFrom, timeTo) and fetch(keyFrom, keyTo, timeFrom, timeTo), or
+// with `backward` their backward variants): the windows starting in [from, to], of one key, of
+// every key, or of the keys in [key_from, key_to].
 enum class OpType {
   kAppend,
   kProcess,
@@ -70,11 +72,17 @@ enum class OpType {
   kRestart,
   kFetch,
   kFetchAll,
-  kMetrics
+  kMetrics,
+  kFetchRange
 };
-inline constexpr const char* kOpNames[] = {"append",  "process", "advanceClock", "commit", "crash",
-                                           "restart", "fetch",   "fetchAll",     "metrics"};
-inline constexpr int kOpCount = 9;
+inline constexpr const char* kOpNames[] = {"append",  "process",   "advanceClock", "commit",
+                                           "crash",   "restart",   "fetch",        "fetchAll",
+                                           "metrics", "fetchRange"};
+inline constexpr int kOpCount = 10;
+// Whether `type` is an interactive query of the store.
+inline bool IsQuery(OpType type) {
+  return type == OpType::kFetch || type == OpType::kFetchAll || type == OpType::kFetchRange;
+}
 
 // The value of an input record a trace does not give one (a count does not read it).
 inline constexpr char kDefaultRecordValue[] = "v";
@@ -92,7 +100,11 @@ struct Op {
   std::vector<Record> records;  // kAppend.
   int64_t n = 0;                // kProcess: records; kAdvanceClock: ms.
   std::string key;              // kFetch (never "", Kafka's null key: fetch refuses it).
-  int64_t from = 0;             // kFetch, kFetchAll: the window starts asked for, inclusive.
+  // kFetchRange: the key range, both included; std::nullopt: unbounded.
+  std::optional<std::string> key_from;
+  std::optional<std::string> key_to;
+  bool backward = false;  // A query's backward variant.
+  int64_t from = 0;       // A query: the window starts asked for, inclusive.
   int64_t to = 0;
   // The generator's aim after a kAppend (property.cc: where its timestamps count from, in
   // window steps), drawn with the op so that the next state follows from the op alone. Not in a

@@ -94,6 +94,7 @@ rc::Gen<Op> GenOp(const Config& config, const GenState& state) {
                                     {1, OpType::kRestart},
                                     {1, OpType::kFetch},
                                     {1, OpType::kFetchAll},
+                                    {1, OpType::kFetchRange},
                                     {1, OpType::kMetrics}});
     int64_t cursor_after = cursor;
     int64_t origin_after = origin;
@@ -136,11 +137,20 @@ rc::Gen<Op> GenOp(const Config& config, const GenState& state) {
             std::vector<int64_t>{1, config.emit_interval_ms, config.emit_interval_ms, 200});
         break;
       case OpType::kFetch:
-      case OpType::kFetchAll: {
-        // Queries of every window half the time, else of the windows around the cursor.
-        if (op.type == OpType::kFetch) {
-          op.key = *rc::gen::elementOf(std::vector<std::string>{"a", "ab", "b"});
+      case OpType::kFetchAll:
+      case OpType::kFetchRange: {
+        // Queries of every window half the time, else of the windows around the cursor; a third
+        // backward. A key range's bounds fall on, between and past the keys (an inverted range
+        // included), std::nullopt (unbounded) among them.
+        const std::vector<std::string> keys = {"a", "ab", "b"};
+        if (op.type == OpType::kFetch) op.key = *rc::gen::elementOf(keys);
+        if (op.type == OpType::kFetchRange) {
+          const std::vector<std::optional<std::string>> bounds = {std::nullopt, "a", "aa",
+                                                                  "ab",         "b", "c"};
+          op.key_from = *rc::gen::elementOf(bounds);
+          op.key_to = *rc::gen::elementOf(bounds);
         }
+        op.backward = *rc::gen::inRange(0, 3) == 0;
         if (*rc::gen::arbitrary<bool>()) {
           op.from = std::numeric_limits<int64_t>::min();
           op.to = std::numeric_limits<int64_t>::max();

@@ -1,5 +1,6 @@
 #include "properties/windowed/sut.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "model/session_aggregation_model.h"
@@ -302,6 +303,7 @@ void ApplyToModel(const Op& op, model::AggregationModel* model, int64_t* now_ms)
       return;
     case OpType::kFetch:
     case OpType::kFetchAll:
+    case OpType::kFetchRange:
     case OpType::kMetrics:
       return;  // A read changes nothing.
   }
@@ -315,24 +317,55 @@ Op AllWindows() {
   return op;
 }
 
+model::StoreQuery QueryOf(const Op& op) {
+  model::StoreQuery q;
+  if (op.type == OpType::kFetch) q.key_from = q.key_to = op.key;
+  if (op.type == OpType::kFetchRange) {
+    q.key_from = op.key_from;
+    q.key_to = op.key_to;
+  }
+  q.time_from = op.from;
+  q.time_to = op.to;
+  q.backward = op.backward;
+  return q;
+}
+
+Json WindowsJson(const std::map<std::string, std::string>& windows,
+                 const std::vector<std::string>& names) {
+  Json out = Json::array();
+  for (const std::string& name : names) {
+    int64_t start = 0, end = 0;
+    std::string key;
+    const auto it = windows.find(name);
+    if (it == windows.end() || !model::ParseWindowName(name, &start, &end, &key)) continue;
+    const size_t at = it->second.rfind('@');
+    if (at == std::string::npos) continue;
+    out.push_back(Json{{"window", Json::array({start, end})},
+                       {"key", key},
+                       {"value", it->second.substr(0, at)},
+                       {"timestamp", std::stoll(it->second.substr(at + 1))}});
+  }
+  return out;
+}
+
 Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op) {
-  std::map<std::pair<int64_t, std::string>, Json> selected;  // By start, then key bytes.
+  const model::StoreQuery q = QueryOf(op);
+  std::map<std::pair<int64_t, std::string>, std::string> selected;  // By start, then key bytes.
+  if (q.key_from && q.key_to && *q.key_from > *q.key_to) return Json::array();
   for (const auto& [name, held] : windows) {
     int64_t start = 0, end = 0;
     std::string key;
-    const size_t at = held.rfind('@');
-    if (!model::ParseWindowName(name, &start, &end, &key) || at == std::string::npos) continue;
-    if (start < op.from || start > op.to || (op.type == OpType::kFetch && key != op.key)) {
+    if (!model::ParseWindowName(name, &start, &end, &key)) continue;
+    if (start < q.time_from || start > q.time_to || (q.key_from && key < *q.key_from) ||
+        (q.key_to && key > *q.key_to)) {
       continue;
     }
-    selected[{start, key}] = Json{{"window", Json::array({start, end})},
-                                  {"key", key},
-                                  {"value", held.substr(0, at)},
-                                  {"timestamp", std::stoll(held.substr(at + 1))}};
+    selected[{start, key}] = name;
   }
-  Json out = Json::array();
-  for (auto& [where, record] : selected) out.push_back(std::move(record));
-  return out;
+  std::vector<std::string> names;
+  for (auto& [where, name] : selected) names.push_back(name);
+  if (q.backward) std::reverse(names.begin(), names.end());
+  return WindowsJson(windows, names);
 }
 
 // The largest "<store>=<close time>" entry for `store` in committed metadata `text` (';'-separated
@@ -475,6 +508,7 @@ CheckResult Sut::Apply(const Op& op) {
     }
     case OpType::kFetch:
     case OpType::kFetchAll:
+    case OpType::kFetchRange:
       return Query(op);
     case OpType::kMetrics:
       return Metrics();

@@ -87,9 +87,15 @@ Status OpenTaskLog(const std::string& dir, rocksdb::Env* env, std::unique_ptr<Lo
 TaskOptions TaskOptionsFor(const std::string& dir, rocksdb::Env* env, Log* log,
                            std::shared_ptr<Clock> clock);
 
-// What a query (kFetch, kFetchAll) returns from `windows` (ReadWindows' or a model's form): the
-// windows starting in [op.from, op.to] (of op.key for kFetch), by start, then key bytes, each as
+// The model's query of a query op (IsQuery).
+model::StoreQuery QueryOf(const Op& op);
+// The windows `names` of `windows` (ReadWindows' or a model's form), in that order, each as
 // {"window": [start, end], "key", "value": the aggregate, "timestamp"}.
+Json WindowsJson(const std::map<std::string, std::string>& windows,
+                 const std::vector<std::string>& names);
+// What a query op returns from the windows a store holds, as the harness selects them for the
+// stores whose queries it does not ask of the engine: the windows in its key and time ranges, by
+// start, then key bytes (reversed for a backward query), as WindowsJson gives them.
 Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op);
 // A kFetchAll of every window start.
 Op AllWindows();

@@ -56,6 +56,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -141,18 +142,32 @@ struct WindowedAggregate {
   friend bool operator==(const WindowedAggregate&, const WindowedAggregate&) = default;
 };
 
+// Which windows an interactive query of an aggregation's store asks for: Kafka's
+// ReadOnlyWindowStore.fetch(key, timeFrom, timeTo) (key_from = key_to = the key),
+// fetch(keyFrom, keyTo, timeFrom, timeTo) (a std::nullopt bound is unbounded), fetchAll(timeFrom,
+// timeTo) (both unbounded), and each one's backward variant.
+struct WindowAggregateQuery {
+  std::optional<std::string> key_from;
+  std::optional<std::string> key_to;
+  int64_t time_from = std::numeric_limits<int64_t>::min();  // Window starts, both included.
+  int64_t time_to = std::numeric_limits<int64_t>::max();
+  bool backward = false;  // The exact reverse of the forward query's order.
+};
+
 // An interactive query of the persistent store of the time-window aggregation `options`
 // describes, through `store` (a view of it: Task::Store(options.store)->NewQueryView(), whose
-// isolation level decides what it sees, T3/T4): Kafka's ReadOnlyWindowStore.fetch(key, timeFrom,
-// timeTo), or fetchAll(timeFrom, timeTo) when `key` is std::nullopt — the windows starting in
-// [time_from, time_to] that the store's read bound lets through (E11, with the store's stream
-// time as the largest window start the view holds), by start, then key bytes. InvalidArgument for
-// an aggregation whose store is in memory (query that with Task::GetWindowStore); Corruption for
-// a record that is not a window aggregate.
+// isolation level decides what it sees, T3/T4): the windows of keys in [key_from, key_to]
+// (none when key_from > key_to) starting in [time_from, time_to] that the store's read bound
+// lets through (E11, with the store's stream time as the largest window start the view holds),
+// in the order of the Kafka store the aggregation's emit strategy stands for (E11): under
+// emit-final (the time-first store) by start, then key bytes; under emit-eager (the key-first
+// store, segments of max(retention / 2, 60000) ms) by segment, then key bytes, then start.
+// InvalidArgument for an aggregation whose store is in memory (query that with
+// Task::GetWindowStore); Corruption for a record that is not a window aggregate.
 Status FetchTimeWindowAggregates(ReadOnlyKeyValueStore& store,
                                  const TimeWindowedAggregationOptions& options,
-                                 std::optional<std::string_view> key, int64_t time_from,
-                                 int64_t time_to, std::vector<WindowedAggregate>* out);
+                                 const WindowAggregateQuery& query,
+                                 std::vector<WindowedAggregate>* out);
 
 // The output key of `window` for `key`: "<start>:<end>:<key>".
 std::string WindowedKey(const Window& window, std::string_view key);
