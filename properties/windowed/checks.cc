@@ -4,6 +4,7 @@
 // of the aggregation's store — and against a trace's expectations.
 #include <algorithm>
 
+#include "properties/windowed/in_memory_aggregation_store.h"
 #include "properties/windowed/sut.h"
 
 namespace statecheck::properties::windowed {
@@ -24,16 +25,21 @@ CheckResult Sut::CheckMetrics() const {
 CheckResult Sut::Query(const Op& op) {
   const bool persistent_time = config_.kind == WindowKind::kTime && !config_.in_memory_store;
   const model::StoreQuery q = QueryOf(op);
-  if (persistent_time) {
-    // The engine's own query of the store (E11's read bound is the engine's to keep).
-    TimeWindowedAggregationOptions options;
+  if (config_.kind == WindowKind::kTime) {
+    // The engine's own query of the store: E11's read bound and order on the persistent store,
+    // W6's and W7's on the in-memory one, are the engine's to keep.
+    const WindowAggregateQuery wq{q.key_from, q.key_to, q.time_from, q.time_to, q.backward};
     std::vector<WindowedAggregate> got;
-    Status s = TimeOptionsOf(config_, &options);
-    if (s.ok()) {
-      const std::shared_ptr<QueryView> view = task_->Store(StoreOf(config_))->NewQueryView();
-      s = FetchTimeWindowAggregates(
-          *view, options,
-          WindowAggregateQuery{q.key_from, q.key_to, q.time_from, q.time_to, q.backward}, &got);
+    Status s;
+    if (config_.in_memory_store) {
+      s = QueryInMemoryTimeWindowAggregates(*task_, StoreOf(config_), config_.size_ms, wq, &got);
+    } else {
+      TimeWindowedAggregationOptions options;
+      s = TimeOptionsOf(config_, &options);
+      if (s.ok()) {
+        const std::shared_ptr<QueryView> view = task_->Store(StoreOf(config_))->NewQueryView();
+        s = FetchTimeWindowAggregates(*view, options, wq, &got);
+      }
     }
     if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
     last_query_ = Json::array();

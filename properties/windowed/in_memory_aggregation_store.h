@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "statecheck/status.h"
 #include "statecheck/task.h"
+#include "statecheck/windowed_aggregation.h"
 
 namespace statecheck::properties::windowed {
 
@@ -23,6 +25,13 @@ namespace statecheck::properties::windowed {
 // store's window size is not `size_ms`; Corruption for a value shorter than 8 bytes.
 Status ReadInMemoryTimeWindowAggregates(Task& task, const std::string& store, int64_t size_ms,
                                         std::map<std::string, std::string>* out);
+
+// An interactive query `query` of that store through its own API (ReadOnlyWindowStore's Fetch,
+// FetchAll and their Backward variants: W6's bound and W7's order are the store's), decoded as
+// above, in the order the store returned the records. The same errors.
+Status QueryInMemoryTimeWindowAggregates(Task& task, const std::string& store, int64_t size_ms,
+                                         const WindowAggregateQuery& query,
+                                         std::vector<WindowedAggregate>* out);
 
 }  // namespace statecheck::properties::windowed
 
