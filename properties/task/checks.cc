@@ -369,6 +369,11 @@ void Sut::NoteRestart(bool clean, const model::RestartObservation& o, const Lega
     // one known (a clean close, a start).
     ReachedIf(crashed && !v.wiped && v.lost > 0, "C7.store_behind_after_crash");
     ReachedIf(crashed && !v.wiped && v.unflushed > 0 && v.lost < v.unflushed, "C7.flushed_mid_run");
+    ReachedIf(shutdown_.kind == Shutdown::kPowerLoss && !v.wiped && v.lost > 0,
+              "C7.power_loss_drops_unflushed");
+    ReachedIf(crashed && !v.wiped && step_.commit_failed &&
+                  step_.commit_point == kFailStoreBackgroundFlush,
+              "C7.crash_in_flush");
     ReachedIf(v.wiped && v.restored > 0, "C2.restore_after_wipe");
     ReachedIf(!v.wiped && v.found && v.restored > 0, "C2.restore_from_stored_offset");
     ReachedIf(changelog_compacted_ && v.wiped && v.restored > 0, "C2.restore_after_compaction");

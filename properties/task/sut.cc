@@ -194,6 +194,7 @@ CheckResult Sut::Apply(const Op& op) {
       full_disk_since_commit_ = full_disk_since_commit_ || step_.full_disk;
       step_.failed_in_processing = !processing.ok();
       step_.engine_point = op.point.rfind("statecheck/fs/", 0) != 0 && op.point != "fsync";
+      step_.commit_point = op.point;
       if (processing.ok()) {
         model_->Process(op.k, clock_->NowMs());
         model_->CommitFailed();

@@ -89,6 +89,7 @@ class Sut {
     bool commit_failed = false;         // A faulty commit failed with the injected error ...
     bool failed_in_processing = false;  // ... in a commit processing triggered.
     bool engine_point = false;          // The fault was one of the engine's named steps.
+    std::string commit_point;           // The failed commit's fault point.
     faults::FaultSpec::Error error = faults::FaultSpec::Error::kIO;  // The failed commit's.
     bool start_failed = false;    // A faulty restore failed the start.
     bool upgrade_failed = false;  // A faulty upgrade failed the upgrade ...
