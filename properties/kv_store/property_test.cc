@@ -63,18 +63,29 @@ TEST(KvStoreEvidence, ShortRunReachesEverySituationOfT1ToT9) {
     total += out.evidence;
   }
   // The concurrency family's properties, through the registry (their family's own headers are
-  // its folder's).
-  int concurrency = 0;
-  for (const PropertySpec& spec : AllProperties()) {
-    if (spec.family != "kv_concurrency") continue;
-    const PropertyOutcome out = spec.run(p);
-    ASSERT_TRUE(out.passed) << out.message;
-    EXPECT_EQ(out.cases, 2);  // 40 / 20 workloads, each one case.
-    total += out.evidence;
-    ++concurrency;
-  }
-  EXPECT_EQ(concurrency, 2);  // READ_COMMITTED and READ_UNCOMMITTED.
+  // its folder's). Their situations depend on how real threads interleave: on a loaded machine
+  // two workloads sometimes read no open epoch (4 runs of 80 with two busy loops beside them), so
+  // the properties run again at the next seeds, up to 8 rounds, until both are reached.
   const reports::RuleCatalogue& catalogue = reports::RuleCatalogue::Builtin();
+  const std::vector<std::string> interleavings = {"T3.reader_sees_open_epoch",
+                                                  "T4.read_while_epoch_open"};
+  for (const std::string& name : interleavings) ASSERT_NE(catalogue.FindSituation(name), nullptr);
+  auto reached = [&] {
+    return std::all_of(interleavings.begin(), interleavings.end(),
+                       [&](const std::string& name) { return total.situations[name] > 0; });
+  };
+  for (int round = 0; round < 8 && (round == 0 || !reached()); ++round) {
+    int concurrency = 0;
+    for (const PropertySpec& spec : AllProperties()) {
+      if (spec.family != "kv_concurrency") continue;
+      const PropertyOutcome out = spec.run(kit::TestParams(42 + round, 40, 80));
+      ASSERT_TRUE(out.passed) << out.message;
+      EXPECT_EQ(out.cases, 2);  // 40 / 20 workloads, each one case.
+      total += out.evidence;
+      ++concurrency;
+    }
+    EXPECT_EQ(concurrency, 2);  // READ_COMMITTED and READ_UNCOMMITTED.
+  }
   for (const char* id : {"T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"}) {
     const reports::Rule* rule = catalogue.Find(id);
     ASSERT_NE(rule, nullptr) << id;
