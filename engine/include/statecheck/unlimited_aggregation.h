@@ -33,7 +33,8 @@ struct UnlimitedWindowedAggregationOptions {
   std::shared_ptr<Logger> logger;           // Null = StderrLogger().
 };
 
-// InvalidArgument for emit-final, holding both of Kafka's texts (E8, statecheck/windows.h); naming the option for an empty store name or a missing aggregator.
+// InvalidArgument for emit-final, holding both of Kafka's texts (E8, statecheck/windows.h);
+// naming the option for an empty store name or a missing aggregator.
 Status NewUnlimitedWindowedAggregation(const UnlimitedWindowedAggregationOptions& options,
                                        std::unique_ptr<Processor>* out);
 
