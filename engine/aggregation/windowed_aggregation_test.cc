@@ -39,16 +39,20 @@ class WindowedAggregationTest : public ::testing::Test {
     ASSERT_OK(OpenLog(o, &log_));
   }
 
-  // Opens the task with a windowed count over `windows`.
+  // Opens the task with a windowed aggregation over `windows` (the fixture's aggregator).
   Status Open(const TimeWindows& windows, EmitStrategy emit, bool eos = false,
               bool suppressed = false) {
-    task_.reset();
     TimeWindowedAggregationOptions a;
     a.windows = windows;
     a.emit = emit;
-    a.emit_interval_ms = emit_interval_ms_;
-    a.retention_ms = retention_ms_;
     a.aggregator = aggregator_;
+    return OpenWith(a, eos, suppressed);
+  }
+
+  // Opens the task with `a` (its emit interval, stats and logger the fixture's).
+  Status OpenWith(TimeWindowedAggregationOptions a, bool eos, bool suppressed = false) {
+    task_.reset();
+    a.emit_interval_ms = emit_interval_ms_;
     a.stats = stats_;
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
@@ -66,6 +70,35 @@ class WindowedAggregationTest : public ::testing::Test {
     o.clock = clock_;
     o.logger = logger_;
     return OpenTask(o, std::move(processor), &task_);
+  }
+
+  // Runs `inputs` through a fresh log and task with `a`; its output, as Run gives it.
+  std::vector<std::string> RunFresh(const TimeWindowedAggregationOptions& a,
+                                    const std::vector<std::pair<std::string, int64_t>>& inputs,
+                                    bool suppressed = false) {
+    task_.reset();
+    log_.reset();
+    fs::remove_all(dir_);
+    ReopenLog();
+    seen_ = 0;
+    *stats_ = AggregationStats();
+    EXPECT_OK(OpenWith(a, /*eos=*/false, suppressed));
+    for (const auto& [key, ts] : inputs) Input(key, ts);
+    return Run();
+  }
+
+  // Query `q` of the persistent store of the aggregation `a` the task runs, as
+  // "<start>:<key>=<aggregate>@<timestamp>", in the order it returned them.
+  std::vector<std::string> Query(const TimeWindowedAggregationOptions& a,
+                                 const WindowAggregateQuery& q) {
+    std::vector<WindowedAggregate> got;
+    EXPECT_OK(FetchTimeWindowAggregates(*task_->Store(a.store)->NewQueryView(), a, q, &got));
+    std::vector<std::string> out;
+    for (const WindowedAggregate& w : got) {
+      out.push_back(std::to_string(w.window.start) + ":" + w.key + "=" + w.aggregate + "@" +
+                    std::to_string(w.timestamp));
+    }
+    return out;
   }
 
   void Input(std::string_view key, int64_t timestamp, std::optional<std::string_view> value = "v") {
@@ -103,7 +136,6 @@ class WindowedAggregationTest : public ::testing::Test {
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::shared_ptr<AggregationStats> stats_ = std::make_shared<AggregationStats>();
   int64_t emit_interval_ms_ = 0;
-  int64_t retention_ms_ = -1;
   Aggregator aggregator_ = CountAggregator();
   std::unique_ptr<Log> log_;
   std::unique_ptr<Task> task_;
@@ -354,44 +386,6 @@ TEST_F(WindowedAggregationTest, EmitFinalReadsOnlyTheClosingWindows) {
 // The aggregation over an in-memory window store of the task (AggregationStoreType::kInMemory).
 class InMemoryAggregationTest : public WindowedAggregationTest {
  protected:
-  // Opens the task with `a` (its emit interval, stats and logger the fixture's).
-  Status OpenWith(TimeWindowedAggregationOptions a, bool eos, bool suppressed = false) {
-    task_.reset();
-    a.emit_interval_ms = emit_interval_ms_;
-    a.stats = stats_;
-    a.logger = logger_;
-    std::unique_ptr<Processor> processor;
-    STATECHECK_RETURN_IF_ERROR(suppressed ? NewSuppressedTimeWindowedAggregation(a, &processor)
-                                          : NewTimeWindowedAggregation(a, &processor));
-    TaskOptions o;
-    o.application_id = "app";
-    o.input_partition = "input";
-    o.output_partition = "output";
-    o.state_directory = (dir_ / "state").string();
-    o.log = log_.get();
-    std::map<std::string, std::string> props;
-    if (eos) props["processing.guarantee"] = "exactly_once_v2";
-    EXPECT_OK(ResolveStateConfig(props, &o.config));
-    o.clock = clock_;
-    o.logger = logger_;
-    return OpenTask(o, std::move(processor), &task_);
-  }
-
-  // Runs `inputs` through a fresh log and task with `a`; its output, as Run gives it.
-  std::vector<std::string> RunFresh(const TimeWindowedAggregationOptions& a,
-                                    const std::vector<std::pair<std::string, int64_t>>& inputs,
-                                    bool suppressed = false) {
-    task_.reset();
-    log_.reset();
-    fs::remove_all(dir_);
-    ReopenLog();
-    seen_ = 0;
-    *stats_ = AggregationStats();
-    EXPECT_OK(OpenWith(a, /*eos=*/false, suppressed));
-    for (const auto& [key, ts] : inputs) Input(key, ts);
-    return Run();
-  }
-
   static int64_t BigEndianAt(std::string_view b) {
     uint64_t v = 0;
     for (int i = 0; i < 8 && i < static_cast<int>(b.size()); ++i) {
@@ -581,19 +575,7 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
   TimeWindowedAggregationOptions a;
   a.windows = Tumbling(10, 0);
   a.retention_ms = 30;
-  a.logger = logger_;
-  std::unique_ptr<Processor> processor;
-  ASSERT_OK(NewTimeWindowedAggregation(a, &processor));
-  TaskOptions o;
-  o.application_id = "app";
-  o.input_partition = "input";
-  o.output_partition = "output";
-  o.state_directory = (dir_ / "state").string();
-  o.log = log_.get();
-  ASSERT_OK(ResolveStateConfig({}, &o.config));
-  o.clock = clock_;
-  o.logger = logger_;
-  ASSERT_OK(OpenTask(o, std::move(processor), &task_));
+  ASSERT_OK(OpenWith(a, /*eos=*/false));
   Input("a", 5);
   Input("a", 29);
   Run();
@@ -608,47 +590,31 @@ TEST_F(WindowedAggregationTest, ClosedWindowsAreDeletedOncePastRetention) {
 // returns the window starting exactly at the store's stream time (105) minus the retention;
 // emit-eager's (key-first) does not, and has deleted it.
 TEST_F(WindowedAggregationTest, AQueryKeepsKafkasReadBoundOfEachStore) {
-  TimeWindows windows;
-  ASSERT_OK(Tumbling(10, 90).AdvanceBy(5, &windows));
-  retention_ms_ = 100;
+  TimeWindowedAggregationOptions a;
+  ASSERT_OK(Tumbling(10, 90).AdvanceBy(5, &a.windows));
+  a.retention_ms = 100;
   for (const EmitStrategy emit : {EmitStrategy::kOnWindowClose, EmitStrategy::kOnWindowUpdate}) {
     SCOPED_TRACE(std::string(EmitStrategyName(emit)));
-    task_.reset();
-    fs::remove_all(dir_);
-    ReopenLog();
-    seen_ = 0;
-    ASSERT_OK(Open(windows, emit));
-    for (const int64_t ts : {100, 0, 1, 2, 3, 4, 5, 6, 105, 106}) Input("k", ts);
-    const std::vector<std::string> out = Run();
-    if (emit == EmitStrategy::kOnWindowClose) {
+    a.emit = emit;
+    const bool time_first = emit == EmitStrategy::kOnWindowClose;
+    std::vector<std::pair<std::string, int64_t>> inputs;
+    for (const int64_t ts : {100, 0, 1, 2, 3, 4, 5, 6, 105, 106}) inputs.emplace_back("k", ts);
+    const std::vector<std::string> out = RunFresh(a, inputs);
+    if (time_first) {
       EXPECT_EQ(out, std::vector<std::string>{"5:15:k=2@6"});  // Close time 15 at 105.
     }
-    TimeWindowedAggregationOptions a;
-    a.windows = windows;
-    a.emit = emit;
-    a.retention_ms = retention_ms_;
     auto query = [&](std::optional<std::string> key, int64_t from, int64_t to) {
-      std::vector<WindowedAggregate> got;
-      EXPECT_OK(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a,
-                                          {key, key, from, to, /*backward=*/false}, &got));
-      std::vector<std::string> starts;
-      for (const WindowedAggregate& w : got) {
-        starts.push_back(std::to_string(w.window.start) + ":" + w.key + "=" + w.aggregate + "@" +
-                         std::to_string(w.timestamp));
-      }
-      return starts;
+      return Query(a, {key, key, from, to, /*backward=*/false});
     };
-    const std::vector<std::string> tail = {"95:k=1@100", "100:k=3@106", "105:k=2@106"};
-    std::vector<std::string> all = tail;
-    if (emit == EmitStrategy::kOnWindowClose) all.insert(all.begin(), "5:k=2@6");
+    std::vector<std::string> all = {"95:k=1@100", "100:k=3@106", "105:k=2@106"};
+    if (time_first) all.insert(all.begin(), "5:k=2@6");
     EXPECT_EQ(query(std::nullopt, 0, 200), all);
     EXPECT_EQ(query("k", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()),
               all);
     EXPECT_EQ(query("other", 0, 200), std::vector<std::string>{});
     EXPECT_EQ(query("k", 100, 104), std::vector<std::string>{"100:k=3@106"});
-    EXPECT_EQ(query("k", 5, 5), emit == EmitStrategy::kOnWindowClose
-                                    ? std::vector<std::string>{"5:k=2@6"}
-                                    : std::vector<std::string>{});
+    EXPECT_EQ(query("k", 5, 5),
+              time_first ? std::vector<std::string>{"5:k=2@6"} : std::vector<std::string>{});
   }
   // The in-memory store is queried through the task's window store, not here.
   TimeWindowedAggregationOptions in_memory;
@@ -664,30 +630,16 @@ TEST_F(WindowedAggregationTest, AQueryKeepsKafkasReadBoundOfEachStore) {
 // start; a backward query is the exact reverse; a key range keeps its bounds, and an inverted
 // range returns nothing.
 TEST_F(WindowedAggregationTest, AQueryComesInTheOrderOfKafkasStore) {
-  retention_ms_ = 100'000;  // Segments of 60 s (key-first: max(retention / 2, 60000)).
+  TimeWindowedAggregationOptions a;
+  a.windows = Tumbling(10, 0);
+  a.retention_ms = 100'000;  // Segments of 60 s (key-first: max(retention / 2, 60000)).
   for (const EmitStrategy emit : {EmitStrategy::kOnWindowClose, EmitStrategy::kOnWindowUpdate}) {
     SCOPED_TRACE(std::string(EmitStrategyName(emit)));
-    task_.reset();
-    fs::remove_all(dir_);
-    ReopenLog();
-    seen_ = 0;
-    ASSERT_OK(Open(Tumbling(10, 0), emit));
-    for (const auto& [key, ts] : std::vector<std::pair<std::string, int64_t>>{
-             {"b", 1}, {"ab", 2}, {"c", 3}, {"a", 11}, {"b", 60'001}, {"a", 60'002}}) {
-      Input(key, ts);
-    }
-    Run();
-    TimeWindowedAggregationOptions a;
-    a.windows = Tumbling(10, 0);
     a.emit = emit;
-    a.retention_ms = retention_ms_;
-    auto query = [&](WindowAggregateQuery q) {
-      std::vector<WindowedAggregate> got;
-      EXPECT_OK(FetchTimeWindowAggregates(*task_->Store("agg")->NewQueryView(), a, q, &got));
-      std::vector<std::string> names;
-      for (const WindowedAggregate& w : got) {
-        names.push_back(std::to_string(w.window.start) + ":" + w.key);
-      }
+    RunFresh(a, {{"b", 1}, {"ab", 2}, {"c", 3}, {"a", 11}, {"b", 60'001}, {"a", 60'002}});
+    auto query = [&](const WindowAggregateQuery& q) {
+      std::vector<std::string> names = Query(a, q);
+      for (std::string& name : names) name.erase(name.find('='));  // "<start>:<key>".
       return names;
     };
     using Names = std::vector<std::string>;
@@ -707,11 +659,10 @@ TEST_F(WindowedAggregationTest, AQueryComesInTheOrderOfKafkasStore) {
     range.key_from = "b";
     range.key_to = "a";
     EXPECT_EQ(query(range), Names{});
-    WindowAggregateQuery from_b;
+    WindowAggregateQuery from_b;  // The same in both orders: "c" and 60000's "b" follow "b".
     from_b.key_from = "b";
     from_b.backward = true;
-    EXPECT_EQ(query(from_b),
-              time_first ? (Names{"60000:b", "0:c", "0:b"}) : (Names{"60000:b", "0:c", "0:b"}));
+    EXPECT_EQ(query(from_b), (Names{"60000:b", "0:c", "0:b"}));
   }
 }
 
