@@ -95,6 +95,27 @@ struct StoreQuery {
   bool backward = false;
 };
 
+// The names of the windows of `windows` ("<start>:<end>:<key>" → ...) that `q` asks for — keys
+// in [key_from, key_to] (none when key_from > key_to), starts in [time_from, time_to] — by
+// start, then key bytes. (q.backward is the caller's.)
+inline std::vector<std::string> WindowsInQuery(const std::map<std::string, std::string>& windows,
+                                               const StoreQuery& q) {
+  std::map<std::pair<int64_t, std::string>, std::string> selected;  // (start, key) → name.
+  if (q.key_from && q.key_to && *q.key_from > *q.key_to) return {};
+  for (const auto& [name, held] : windows) {
+    int64_t start = 0, end = 0;
+    std::string key;
+    if (!ParseWindowName(name, &start, &end, &key) || start < q.time_from || start > q.time_to ||
+        (q.key_from && key < *q.key_from) || (q.key_to && key > *q.key_to)) {
+      continue;
+    }
+    selected.emplace(std::pair{start, std::move(key)}, name);
+  }
+  std::vector<std::string> names;
+  for (auto& [where, name] : selected) names.push_back(std::move(name));
+  return names;
+}
+
 class AggregationModel {
  public:
   virtual ~AggregationModel() = default;
@@ -134,23 +155,11 @@ class AggregationModel {
     return windows;
   }
   // The windows ("<start>:<end>:<key>") of `windows` (CommittedWindows() or CurrentWindows())
-  // that query `q` returns, in the store's order: of Queryable(windows), those in its key and
-  // time ranges (none when key_from > key_to), by start, then key bytes (SortForQuery's order),
-  // reversed for a backward query.
+  // that query `q` returns, in the store's order: WindowsInQuery of Queryable(windows), put in
+  // the store's order by OrderForQuery, reversed for a backward query.
   std::vector<std::string> Query(const std::map<std::string, std::string>& windows,
                                  const StoreQuery& q) const {
-    std::vector<std::pair<int64_t, std::string>> selected;  // (start, name).
-    if (q.key_from && q.key_to && *q.key_from > *q.key_to) return {};
-    for (const auto& [name, held] : Queryable(windows)) {
-      int64_t start = 0, end = 0;
-      std::string key;
-      if (!ParseWindowName(name, &start, &end, &key) || start < q.time_from || start > q.time_to ||
-          (q.key_from && key < *q.key_from) || (q.key_to && key > *q.key_to)) {
-        continue;
-      }
-      selected.emplace_back(start, name);
-    }
-    std::vector<std::string> names = SortForQuery(std::move(selected));
+    std::vector<std::string> names = OrderForQuery(WindowsInQuery(Queryable(windows), q));
     if (q.backward) std::reverse(names.begin(), names.end());
     return names;
   }
@@ -182,18 +191,9 @@ class AggregationModel {
   virtual std::vector<std::string> TakeNotes() = 0;
 
  protected:
-  // The names of `windows` ((start, name) pairs) in the order a forward query of the store
-  // returns them: here by start, then key bytes.
-  virtual std::vector<std::string> SortForQuery(
-      std::vector<std::pair<int64_t, std::string>> windows) const {
-    auto key_of = [](const std::string& name) {
-      return name.substr(name.find(':', name.find(':') + 1) + 1);
-    };
-    std::sort(windows.begin(), windows.end(), [&](const auto& a, const auto& b) {
-      return std::make_pair(a.first, key_of(a.second)) < std::make_pair(b.first, key_of(b.second));
-    });
-    std::vector<std::string> names;
-    for (auto& [start, name] : windows) names.push_back(std::move(name));
+  // The windows `names` (by start, then key bytes) in the order a forward query of the store
+  // returns them: that order here.
+  virtual std::vector<std::string> OrderForQuery(std::vector<std::string> names) const {
     return names;
   }
 };

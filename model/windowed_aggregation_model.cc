@@ -144,22 +144,22 @@ int64_t WindowedAggregationModel::KeyFirstSegmentInterval() const {
   return std::max<int64_t>(Retention() / 2, 60'000);
 }
 
-std::vector<std::string> WindowedAggregationModel::SortForQuery(
-    std::vector<std::pair<int64_t, std::string>> windows) const {
+std::vector<std::string> WindowedAggregationModel::OrderForQuery(
+    std::vector<std::string> names) const {
   const int64_t segment = KeyFirstSegmentInterval();
-  if (segment == 0) return AggregationModelBase::SortForQuery(std::move(windows));
+  if (segment == 0) return names;
   // Encodes: E11 — emit-eager's key-first store: by segment, then key bytes, then start
   std::vector<std::tuple<int64_t, std::string, int64_t, std::string>> order;
-  for (auto& [start, name] : windows) {
-    int64_t s = 0, end = 0;
+  for (std::string& name : names) {
+    int64_t start = 0, end = 0;
     std::string key;
-    ParseWindowName(name, &s, &end, &key);
+    ParseWindowName(name, &start, &end, &key);
     order.emplace_back(start / segment, std::move(key), start, std::move(name));
   }
   std::sort(order.begin(), order.end());
-  std::vector<std::string> names;
-  for (auto& entry : order) names.push_back(std::move(std::get<3>(entry)));
-  return names;
+  std::vector<std::string> out;
+  for (auto& entry : order) out.push_back(std::move(std::get<3>(entry)));
+  return out;
 }
 
 int64_t WindowedAggregationModel::StoreTimeOf(const std::map<std::string, std::string>& windows) {

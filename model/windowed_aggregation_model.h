@@ -88,8 +88,7 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   // "<start>:<end>:<key>" → "<aggregate>@<largest record timestamp>".
   std::map<std::string, std::string> WindowsIn(const WindowedModelState& s) const override;
   // E11: the key-first store's order, by segment, then key, then start.
-  std::vector<std::string> SortForQuery(
-      std::vector<std::pair<int64_t, std::string>> windows) const override;
+  std::vector<std::string> OrderForQuery(std::vector<std::string> names) const override;
   bool ClosedAt(int64_t start, int64_t end, int64_t stream_time) const override;
   int64_t End(int64_t start) const;  // start + size, saturating at INT64_MAX.
   // The starts of the windows holding `ts` (>= 0), in increasing order.

@@ -85,13 +85,20 @@ CheckResult Sut::Query(const Op& op) {
                            Dump(expected));
 }
 
-bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
-                                    const std::map<std::string, std::string>& seen) const {
+std::optional<Sut::ReadBound> Sut::ReadBoundOf(
+    const std::map<std::string, std::string>& seen) const {
   const auto* model = dynamic_cast<const model::WindowedAggregationModel*>(model_.get());
   const int64_t store_time = model::WindowedAggregationModel::StoreTimeOf(seen);
-  if (!model || store_time < 0) return false;
+  if (!model || store_time < 0) return std::nullopt;
+  return ReadBound{store_time, model->Retention(), store_time - model->Retention()};
+}
+
+bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
+                                    const std::map<std::string, std::string>& seen) const {
+  const std::optional<ReadBound> b = ReadBoundOf(seen);
+  if (!b) return false;
   // The starts either side of the bound: one store has a window there the other has not.
-  const int64_t bound = store_time - model->Retention();
+  const int64_t bound = b->bound;
   auto away = [bound](const Json& windows) {
     Json out = Json::array();
     for (const Json& w : windows) {
@@ -105,14 +112,13 @@ bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
 
 void Sut::ReachE11(const Op& op, const std::map<std::string, std::string>& seen,
                    const Json& returned) {
-  const auto* model = dynamic_cast<const model::WindowedAggregationModel*>(model_.get());
-  const int64_t store_time = model::WindowedAggregationModel::StoreTimeOf(seen);
-  if (!model || store_time < 0) return;
-  const int64_t bound = store_time - model->Retention();  // Kafka's store time - retention.
+  const std::optional<ReadBound> b = ReadBoundOf(seen);
+  if (!b) return;
+  const int64_t bound = b->bound;
   const int64_t default_retention = SaturatingAdd(config_.size_ms, config_.grace_ms);
-  if (model->Retention() > default_retention) {
+  if (b->retention > default_retention) {
     for (const Json& w : returned) {
-      if (w["window"][0].get<int64_t>() <= store_time - default_retention) {
+      if (w["window"][0].get<int64_t>() <= b->store_time - default_retention) {
         Reached("E11.kept_by_retention");
       }
     }

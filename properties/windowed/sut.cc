@@ -349,22 +349,8 @@ Json WindowsJson(const std::map<std::string, std::string>& windows,
 }
 
 Json SelectWindows(const std::map<std::string, std::string>& windows, const Op& op) {
-  const model::StoreQuery q = QueryOf(op);
-  std::map<std::pair<int64_t, std::string>, std::string> selected;  // By start, then key bytes.
-  if (q.key_from && q.key_to && *q.key_from > *q.key_to) return Json::array();
-  for (const auto& [name, held] : windows) {
-    int64_t start = 0, end = 0;
-    std::string key;
-    if (!model::ParseWindowName(name, &start, &end, &key)) continue;
-    if (start < q.time_from || start > q.time_to || (q.key_from && key < *q.key_from) ||
-        (q.key_to && key > *q.key_to)) {
-      continue;
-    }
-    selected[{start, key}] = name;
-  }
-  std::vector<std::string> names;
-  for (auto& [where, name] : selected) names.push_back(name);
-  if (q.backward) std::reverse(names.begin(), names.end());
+  std::vector<std::string> names = model::WindowsInQuery(windows, QueryOf(op));
+  if (op.backward) std::reverse(names.begin(), names.end());
   return WindowsJson(windows, names);
 }
 

@@ -179,6 +179,15 @@ class Sut {
   // breaks the isolation level (T4, T3); any other difference, the aggregates the emit strategy
   // outputs.
   CheckResult Query(const Op& op);
+  // E11 for the model's windows `seen`: the store's stream time (their largest start), the
+  // retention, and Kafka's bound, store time - retention; none without a window or a time-window
+  // model.
+  struct ReadBound {
+    int64_t store_time = 0;
+    int64_t retention = 0;
+    int64_t bound = 0;
+  };
+  std::optional<ReadBound> ReadBoundOf(const std::map<std::string, std::string>& seen) const;
   // E11's situations, for a query `op` that returned `returned` from the model's `seen` windows.
   void ReachE11(const Op& op, const std::map<std::string, std::string>& seen, const Json& returned);
   // Whether query results `got` and `expected` agree but for windows next to the read bound of
