@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -94,10 +95,10 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
     value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
   }
   // (The planted bug TxnOffsetsOutsideDataBatch moves the offsets and position into a write of
-  // their own, made after the flush the commit may start.)
-  rocksdb::WriteBatch separate;
-  rocksdb::WriteBatch& meta =
-      !use_wal_ && !upgrade && STATECHECK_PLANTED(TxnOffsetsOutsideDataBatch) ? separate : batch;
+  // their own, made after the flush the commit may start; elsewhere `separate` stays empty.)
+  std::optional<rocksdb::WriteBatch> separate;
+  if (!use_wal_ && !upgrade && STATECHECK_PLANTED(TxnOffsetsOutsideDataBatch)) separate.emplace();
+  rocksdb::WriteBatch& meta = separate ? *separate : batch;
   std::map<std::string, int64_t> new_offsets = committed_offsets_;
   // Keeps: T7 — an empty offsets map clears every offset; a null value clears one partition
   if (offsets.empty()) {
@@ -168,9 +169,7 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
       committed_offsets_ = new_offsets;
       // Keeps: C6 — a flush that fails in this call fails the commit: applied, durable or not
       Status s = CountUnflushed(batch.GetDataSize());
-      if (s.ok() && &meta != &batch) {
-        s = FromRocksDB(db_->db->Write(WriteOpts(use_wal_), &separate));
-      }
+      if (s.ok() && separate) s = FromRocksDB(db_->db->Write(WriteOpts(use_wal_), &*separate));
       return s;
     }
   }
