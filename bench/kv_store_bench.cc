@@ -36,7 +36,7 @@
 //       its buffer (the writer's range merges it over a RocksDB snapshot), read_uncommitted and
 //       raw_rocksdb have them in the memtable. Raw: an iterator with iterate_upper_bound.
 //       items/s = ranges/s; records_per_range must be 100.
-//   BM_Commit/{read_committed,read_committed_wal,read_uncommitted,raw_rocksdb}/N
+//   BM_Commit/{read_committed,read_committed_wal,read_uncommitted,raw_rocksdb,raw_memtable_*}/N
 //       for N = 100, 1,000, 10,000, with 2,000, 300 and 60 iterations (commits) respectively.
 //       Per iteration N puts continuing the put stream (not timed), then one timed commit
 //       (manual_time). read_committed: Commit writes the N buffered records, the changelog offset
@@ -47,19 +47,23 @@
 //       Commit is one synced WAL write (the other way to make a commit durable at once; Kafka
 //       Streams disables the WAL). read_uncommitted: the N puts went to RocksDB directly; Commit
 //       writes offset and position. raw_rocksdb (what a commit cost when it flushed, for
-//       reference): build one WriteBatch of the N records, write it, Flush. Counters: median_ms /
-//       p90_ms / max_ms over every commit of the final run (the median is computed here, not by
-//       Google Benchmark).
+//       reference): build one WriteBatch of the N records, write it, Flush.
+//       raw_memtable_{sorted,unsorted}: the floor under a commit that applies its batch: a plain
+//       RocksDB's DB::Write (no WAL) of a batch of the N records, sorted by key or in put order,
+//       into an empty memtable (building the batch and the flush after it are not timed).
+//       Counters: median_ms / p90_ms / max_ms over every commit of the final run (the median is
+//       computed here, not by Google Benchmark).
 //
-// BM_Buffer: the READ_COMMITTED write buffer alone, outside the store: the engine's
-// std::map<std::string, std::optional<std::string>, std::less<>> (engine/store/rocksdb_store.cc's
-// Buffer, written as its BufferWrite does) against KIP-892's rocksdb::WriteBatchWithIndex
-// (bytewise comparator, overwrite_key = true), on the same data. Both sit over one raw RocksDB
-// database holding the loaded keys 0..99,999 (RawStore, Load). The buffered stream is 10,000
-// writes of loaded keys (overwrites of committed data): 9,000 distinct keys from a fixed random
-// permutation, plus 1,000 writes of keys already written, shuffled; write j = value(j). So the
-// map ends with 9,000 entries and the WriteBatchWithIndex with 10,000 records in its batch
-// (overwrite_key repoints the index; the superseded record stays in the batch).
+// BM_Buffer: the READ_COMMITTED write buffer alone, outside the store: a sorted
+// std::map<std::string, std::optional<std::string>, std::less<>> (the engine's buffer until its
+// arena buffer, engine/store/write_buffer.h, which engine/store/write_buffer_bench.cc measures
+// against this map; written as the store's BufferWrite does) against KIP-892's
+// rocksdb::WriteBatchWithIndex (bytewise comparator, overwrite_key = true), on the same data. Both
+// sit over one raw RocksDB database holding the loaded keys 0..99,999 (RawStore, Load). The
+// buffered stream is 10,000 writes of loaded keys (overwrites of committed data): 9,000 distinct
+// keys from a fixed random permutation, plus 1,000 writes of keys already written, shuffled; write
+// j = value(j). So the map ends with 9,000 entries and the WriteBatchWithIndex with 10,000 records
+// in its batch (overwrite_key repoints the index; the superseded record stays in the batch).
 //   BM_Buffer/Put/{map,wbwi}
 //       One buffered write per iteration, cycling through the 10,000-write stream; after each
 //       full pass the buffer is cleared with the timer paused. items/s = writes/s.
@@ -74,12 +78,11 @@
 //       map: build one rocksdb::WriteBatch from the map (the store's Commit loop) and DB::Write
 //       it; wbwi: DB::Write(wbwi.GetWriteBatch()). WAL off, no flush in the timed part. Then the
 //       buffer is cleared (timed apart: counter clear_ms, the median) and the database flushed,
-//       untimed, so every commit starts from an empty memtable as the store's do (its Commit
-//       flushes). Each run has its own freshly loaded database, with automatic compactions off
-//       so that no compaction of the flushed files runs during the timed writes (a write to the
-//       memtable does not read the L0 files they pile up in). Counters: median_ms over the
-//       run's commits, records_written (batch count: 9,000 against 10,000). items/s = buffered
-//       writes committed/s.
+//       untimed, so every commit starts from an empty memtable. Each run has its own freshly loaded
+//       database, with automatic compactions off so that no compaction of the flushed files runs
+//       during the timed writes (a write to the memtable does not read the L0 files they pile up
+//       in). Counters: median_ms over the run's commits, records_written (batch count: 9,000
+//       against 10,000). items/s = buffered writes committed/s.
 //   BM_Buffer/Iterate/{map,wbwi}
 //       One 100-key writer range read per iteration (key i to i + 99, i random over the loaded
 //       keys; ~9 of the 100 are buffered), drained and copied into std::strings as in BM_Range.
@@ -197,6 +200,10 @@ class SummaryReporter : public MeanReporter {
              "<", 50.0);
     // Issue #45 (SPEC C7: a commit applies its batch and does not flush).
     Absolute(out, "the same, issue #45's target", "BM_Commit/read_committed/10000", "<=", 3.0);
+    // What RocksDB itself takes to put the commit's records into a memtable: the floor under
+    // the target on this machine.
+    Absolute(out, "RocksDB's write of 10,000 sorted records, empty memtable",
+             "BM_Commit/raw_memtable_sorted/10000", "<=", 3.0);
     Ratio(out, "get: through_buffer / committed time per get", "BM_Get/through_buffer",
           "BM_Get/committed", true, "<=", 1.5);
     out << "\nfor reference:\n";
@@ -311,6 +318,9 @@ void RegisterBenchmarks(Fixtures* f) {
   commit("BM_Commit/read_committed_wal", [](State& s) { BM_CommitEngine(s, rc, true); });
   commit("BM_Commit/read_uncommitted", [](State& s) { BM_CommitEngine(s, ru, false); });
   commit("BM_Commit/raw_rocksdb", BM_CommitRaw);
+
+  commit("BM_Commit/raw_memtable_sorted", [](State& s) { BM_CommitRawMemtable(s, true); });
+  commit("BM_Commit/raw_memtable_unsorted", [](State& s) { BM_CommitRawMemtable(s, false); });
 
   benchmark::RegisterBenchmark("BM_Buffer/Put/map", BM_BufferPutMap);
   benchmark::RegisterBenchmark("BM_Buffer/Put/wbwi", BM_BufferPutWbwi);

@@ -253,6 +253,7 @@ void BM_RangeEngine(benchmark::State& state, EngineStore* s);
 void BM_RangeRaw(benchmark::State& state, RawStore* s);
 void BM_CommitEngine(benchmark::State& state, IsolationLevel isolation, bool use_wal);
 void BM_CommitRaw(benchmark::State& state);
+void BM_CommitRawMemtable(benchmark::State& state, bool sorted);
 
 // BM_Buffer: kv_store_bench_buffer.cc.
 void BM_BufferPutMap(benchmark::State& state);

@@ -68,10 +68,10 @@ Status RocksDBStoreImpl::Get(std::string_view key, std::optional<std::string>* v
   STATECHECK_RETURN_IF_ERROR(CheckOpen());
   value->reset();
   if (Buffered()) {
-    auto it = buffer_.find(key);
+    const WriteBuffer::Slot* slot = buffer_.Find(key);
     // Keeps: T5 — the writer's get reads its buffer first: a buffered delete returns absent
-    if (it != buffer_.end() && (it->second || !STATECHECK_PLANTED(TxnGetMissesBufferedDelete))) {
-      *value = it->second;
+    if (slot && (slot->value() || !STATECHECK_PLANTED(TxnGetMissesBufferedDelete))) {
+      if (auto v = slot->value()) *value = std::string(*v);
       return Status::Ok();
     }
   }
@@ -81,7 +81,8 @@ Status RocksDBStoreImpl::Get(std::string_view key, std::optional<std::string>* v
 Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
   STATECHECK_RETURN_IF_ERROR(CheckWritable());
   if (legacy_) return CommitLegacy(offsets);
-  rocksdb::WriteBatch batch;
+  // Room for the data and the metadata (a record's header is at most 11 bytes).
+  rocksdb::WriteBatch batch(static_cast<size_t>(buffered_bytes_) + 16 * buffer_.size() + 4096);
   // The first commit of a legacy store upgrades it (U1): the mark goes with the offsets, and
   // that commit is made durable at once (an upgrade must not run twice).
   // Keeps: U1, U2 — a legacy store's first commit writes the current mark in its offsets' batch
@@ -91,7 +92,8 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
     batch.Put(db_->meta(), kStatusKey, kStoreStatusOpen);  // Saves Open() a synced write.
   }
   // Keeps: T7 — the buffered data, the offsets and the position go into one atomic WriteBatch
-  for (const auto& [key, value] : buffer_) {
+  for (const auto& [key, slot] : buffer_) {
+    const std::optional<std::string_view> value = slot.value();
     value ? batch.Put(db_->data(), key, *value) : batch.Delete(db_->data(), key);
   }
   // (The planted bug TxnOffsetsOutsideDataBatch moves the offsets and position into a write of
@@ -143,7 +145,7 @@ Status RocksDBStoreImpl::Commit(const ChangelogOffsets& offsets) {
     // Keeps: T8 — on commit the committed position becomes the uncommitted one
     committed_position_ = position;
   }
-  buffer_.clear();
+  buffer_.Clear();
   buffered_bytes_ = 0;
   imported_ = imported_ || found_format_ == StateFormat::kLegacy;
   if (use_wal_) {
@@ -281,7 +283,7 @@ Status RocksDBStoreImpl::Rollback() {
                                       "to roll back");
   }
   // Keeps: T9 — rollback discards the buffer and its position; the store keeps its last commit
-  buffer_.clear();
+  buffer_.Clear();
   buffered_bytes_ = 0;
   if (STATECHECK_PLANTED(TxnRollbackKeepsPosition)) return Status::Ok();
   const Position committed = CommittedPosition();  // Before position_mu_: the lock order.
@@ -340,7 +342,7 @@ void RocksDBStoreImpl::ShutDown(bool clean) {
     if (!open_) return;
     open_ = false;
     // Keeps: T9 — a close or a crash (Abandon) drops the buffered writes, never a commit
-    buffer_.clear();
+    buffer_.Clear();
     buffered_bytes_ = 0;
     if (Buffered()) {
       internal::MutexLock position_lock(&position_mu_);
@@ -378,13 +380,9 @@ Status RocksDBStoreImpl::WriteDurably(rocksdb::WriteBatch* batch) {
 }
 
 void RocksDBStoreImpl::BufferWrite(std::string_view key, std::optional<std::string_view> value) {
-  auto [it, inserted] = buffer_.try_emplace(std::string(key));
+  const std::optional<int64_t> replaced = buffer_.Put(key, value);
   // Keeps: T6 — uncommitted bytes: an overwritten buffered write stops counting
-  if (!inserted && !STATECHECK_PLANTED(TxnBufferOverwriteCountedTwice)) {
-    buffered_bytes_ -=
-        static_cast<int64_t>(it->first.size() + (it->second ? it->second->size() : 0));
-  }
-  it->second = value ? std::optional<std::string>(std::string(*value)) : std::nullopt;
+  if (replaced && !STATECHECK_PLANTED(TxnBufferOverwriteCountedTwice)) buffered_bytes_ -= *replaced;
   buffered_bytes_ += static_cast<int64_t>(key.size() + (value ? value->size() : 0));
 }
 
@@ -406,7 +404,12 @@ Status RocksDBStoreImpl::WriterOpenBounds(std::optional<std::string> lower,
   if (Buffered()) {
     auto first = lower ? buffer_.lower_bound(*lower) : buffer_.begin();
     auto last = upper ? buffer_.lower_bound(*upper) : buffer_.end();
-    buffered.assign(first, last);
+    buffered.reserve(static_cast<size_t>(std::distance(first, last)));
+    for (auto i = first; i != last; ++i) {
+      const std::optional<std::string_view> value = i->second.value();
+      buffered.emplace_back(std::string(i->first),
+                            value ? std::optional<std::string>(*value) : std::nullopt);
+    }
   }
   *it = std::make_unique<MergingIterator>(db_, db_->db->GetSnapshot(), std::move(buffered),
                                           std::move(lower), std::move(upper), forward);

@@ -22,6 +22,7 @@
 
 #include "engine/base/mutex.h"
 #include "engine/store/rocksdb_store_internal.h"
+#include "engine/store/write_buffer.h"
 #include "statecheck/logger.h"
 #include "statecheck/rocksdb_store.h"
 #include "statecheck/store_schema.h"
@@ -41,10 +42,6 @@ inline std::string EncodeInt(int64_t v) { return std::to_string(v); }
 
 // `s` as the number it holds; Corruption naming `what` if it is not one.
 Status DecodeInt(const std::string& s, const std::string& what, int64_t* out);
-
-// A buffered write: a value, or std::nullopt for a delete.
-// Keeps: T11 — the transaction buffer: an in-memory sorted map, no I/O per buffered write
-using Buffer = std::map<std::string, std::optional<std::string>, std::less<>>;
 
 class RocksDBStoreImpl;
 
@@ -362,7 +359,8 @@ class RocksDBStoreImpl final : public RocksDBStore,
   bool was_closed_cleanly_ = true;
   std::optional<StateFormat> found_format_;  // What LoadMetadata found on disk.
   bool imported_ = false;  // A legacy store opened current has committed: it is current now.
-  Buffer buffer_;          // Writer thread only.
+  // Keeps: T11 — the transaction buffer: an in-memory sorted map, no I/O per buffered write
+  WriteBuffer buffer_;  // Writer thread only.
   int64_t buffered_bytes_ = 0;
   std::map<std::string, int64_t> committed_offsets_;
   // Which commit is durable and the background errors (null for a read-only or legacy store).

@@ -1,8 +1,8 @@
 // The persistent transactional key-value store on RocksDB (KIP-892, SPEC T2–T11).
 //
 // Under effective READ_COMMITTED, writes go to an in-memory transaction buffer (a sorted map,
-// key → value or delete) that the writer reads through; Commit writes the buffer, the changelog
-// offsets and the committed position in one WriteBatch. Under READ_UNCOMMITTED, writes go
+// key → value or delete, in an arena) that the writer reads through; Commit writes the buffer, the
+// changelog offsets and the committed position in one WriteBatch. Under READ_UNCOMMITTED, writes go
 // straight to RocksDB, and Commit writes the offsets and position alone.
 //
 // Durability (SPEC C1, C7; KIP-892's "Atomic Checkpointing"). Without the WAL (Kafka Streams'
@@ -20,9 +20,13 @@
 //
 // Why a sorted map and not KIP-892's WriteBatchWithIndex (bench/kv_store_bench, BM_Buffer):
 // the map buffers a write in 0.25x the time, commits 10,000 writes in 0.27x (it hands RocksDB
-// one sorted record per key), iterates 0.26x, and a writer iterator can copy just its range,
-// where a WriteBatchWithIndex iterator is invalidated by the writer's own later writes (T5).
-//
+// one sorted record per key, which RocksDB puts into its memtable 4x faster: BM_Commit/
+// raw_memtable_*), iterates 0.26x, and a writer iterator can copy just its range, where a
+// WriteBatchWithIndex iterator is invalidated by the writer's own later writes (T5). The map
+// keeps its bytes in an arena and its index holds nothing to destroy (engine/store/
+// write_buffer.h): against a std::map of strings it buffers a write in 0.76x the time, copies
+// itself into the commit's batch in 0.52x and clears in 0.12x (engine/write_buffer_bench).
+
 // Open iterators end when the store closes (HasNext false), as Kafka's RocksDBStore closes them.
 //
 // On disk, in the store's directory: the data (column family "default"), and the store's own
