@@ -65,13 +65,14 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
     if (!config_.emit_final) {  // E2.
       if (start != ts || end != ts) {
         for (const Session& s : joined) {
-          EmitUpdate({Name(s.start, s.end, key), "null", s.end}, false);
+          Update(s.start, s.end, key, {Name(s.start, s.end, key), "null", s.end}, false,
+                 /*tombstone=*/true);
         }
         if (!joined.empty()) Note("E2.session_merge");
       }
       if (count >= 2) Note("E2.updated_again");
       if (out_of_order && end > ts) Note("E2.out_of_order");
-      EmitUpdate({Name(start, end, key), std::to_string(count), end}, end == close);
+      Update(start, end, key, {Name(start, end, key), std::to_string(count), end}, end == close);
     }
   }
   if (!config_.emit_final) return;

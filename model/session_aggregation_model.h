@@ -34,6 +34,10 @@ struct SessionModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
+  // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): a session
+  // goes out of the buffer once end + grace + gap <= the suppress's stream time, and a merge's
+  // tombstone removes the merged-away session's update (E7, AggregationModelBase::Update).
+  bool suppress = false;
 };
 
 // SessionAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
@@ -43,12 +47,15 @@ struct SessionModelState {
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
+  SuppressBuffer buffer;        // suppress: a store of the task.
 };
 
 class SessionAggregationModel final : public AggregationModelBase<SessionModelState> {
  public:
   explicit SessionAggregationModel(SessionModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {
+    if (config.suppress) SuppressAfter(config.grace_ms, config.gap_ms);
+  }
 
   bool HasWindow(const std::string& window) const override;
 

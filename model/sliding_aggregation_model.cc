@@ -108,7 +108,7 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       WindowedOutput o = Output(current_, start, key);
       if (o.value != "1") Note("E2.updated_again");
       if (out_of_order && o.timestamp > ts) Note("E2.out_of_order");
-      EmitUpdate(std::move(o), at_bound.count(start) > 0);
+      Update(start, start + d, key, std::move(o), at_bound.count(start) > 0);
     }
     return;
   }

@@ -48,6 +48,10 @@ struct SlidingModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
+  // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): a window
+  // goes out of the buffer once end + grace <= the suppress's stream time (E7,
+  // AggregationModelBase::Update).
+  bool suppress = false;
 };
 
 // SlidingAggregationModel's state: what a commit keeps and a crash returns to (model::CrashTo).
@@ -58,12 +62,15 @@ struct SlidingModelState {
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
+  SuppressBuffer buffer;        // suppress: a store of the task.
 };
 
 class SlidingAggregationModel final : public AggregationModelBase<SlidingModelState> {
  public:
   explicit SlidingAggregationModel(SlidingModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {
+    if (config.suppress) SuppressAfter(config.grace_ms);
+  }
 
   bool HasWindow(const std::string& window) const override;
 

@@ -68,7 +68,7 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       if (end == std::numeric_limits<int64_t>::max()) Note("E2.end_at_int64_max");
       const WindowAggregate a = Aggregate(current_, start, key);
       if (config_.suppress) {
-        Suppress({name, a.value, a.max_ts}, end);
+        Update(start, end, key, {name, a.value, a.max_ts}, at_bound);
         continue;
       }
       if (a.count >= 2) Note("E2.updated_again");
@@ -76,7 +76,6 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       EmitUpdate({name, a.value, a.max_ts}, at_bound);
     }
   }
-  if (config_.suppress) EvictClosed();
   if (updated > 0 && skipped > 0) Note("E1.one_window_only");
   if (updated >= 2 && !config_.emit_final && !config_.suppress) Note("E2.several_windows");
   if (config_.emit_final) EmitFinal(now_ms);
@@ -87,21 +86,6 @@ void WindowedAggregationModel::ProcessOne(const std::string& key, int64_t ts,
            (!config_.emit_final || End(start) <= current_.last_emit_close);
   };
   std::erase_if(current_.taken, [&](const auto& window) { return expired(window.first.first); });
-}
-
-void WindowedAggregationModel::Suppress(WindowedOutput update, int64_t end) {
-  suppress_stream_time_ = std::max(suppress_stream_time_, update.timestamp);
-  const std::pair<int64_t, std::string> at{end, update.key};
-  current_.buffer[at] = std::move(update);
-}
-
-void WindowedAggregationModel::EvictClosed() {
-  // Encodes: E7 — suppress emits a window once end + grace <= its stream time, by end, then key
-  while (!current_.buffer.empty() &&
-         ClosedAt(/*start=*/0, current_.buffer.begin()->first.first, suppress_stream_time_)) {
-    EmitUpdate(std::move(current_.buffer.begin()->second), /*at_grace_bound=*/false);
-    current_.buffer.erase(current_.buffer.begin());
-  }
 }
 
 void WindowedAggregationModel::EmitFinal(int64_t now_ms) {

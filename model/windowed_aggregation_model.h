@@ -55,15 +55,17 @@ struct WindowedModelState {
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.
-  // suppress: the buffered updates by (window end, output key). A store of the task: committed
-  // and restored as the aggregates are.
-  std::map<std::pair<int64_t, std::string>, WindowedOutput> buffer;
+  // suppress: the buffered updates. A store of the task: committed and restored as the
+  // aggregates are.
+  SuppressBuffer buffer;
 };
 
 class WindowedAggregationModel final : public AggregationModelBase<WindowedModelState> {
  public:
   explicit WindowedAggregationModel(WindowedModelConfig config)
-      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {}
+      : AggregationModelBase(config.at_least_once, config.emit_interval_ms), config_(config) {
+    if (config.suppress) SuppressAfter(config.grace_ms);
+  }
 
   bool HasWindow(const std::string& window) const override;
   std::map<std::string, std::string> Queryable(
@@ -77,10 +79,9 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   // 60000); 0 where the store keeps time order (emit-final's time-first store, the in-memory
   // store).
   int64_t KeyFirstSegmentInterval() const;
-  // suppress's stream time and the store's start afresh too.
+  // The store's stream time starts afresh too.
   void Crash() override {
     AggregationModelBase::Crash();
-    suppress_stream_time_ = -1;
     store_time_ = -1;
   }
 
@@ -96,10 +97,6 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
   void ProcessOne(const std::string& key, int64_t ts, const std::optional<std::string>& value,
                   int64_t now_ms) override;
   void EmitFinal(int64_t now_ms);
-  // suppress: `update` of the window ending at `end` into the buffer; after a record's updates,
-  // out with every buffered update whose window closed.
-  void Suppress(WindowedOutput update, int64_t end);
-  void EvictClosed();
   // A window's records taken, aggregate and largest record timestamp (0, "", -1 if none).
   struct WindowAggregate {
     int64_t count = 0;
@@ -110,7 +107,6 @@ class WindowedAggregationModel final : public AggregationModelBase<WindowedModel
                             const std::string& key) const;
 
   const WindowedModelConfig config_;
-  int64_t suppress_stream_time_ = -1;
   int64_t store_time_ = -1;  // E11: the largest window start taken since the task started.
 };
 

@@ -46,7 +46,8 @@ class SessionAggregationTest : public ::testing::Test {
   }
 
   // Opens the task with a session-windowed count.
-  Status Open(int64_t gap, int64_t grace, EmitStrategy emit, bool eos = false) {
+  Status Open(int64_t gap, int64_t grace, EmitStrategy emit, bool eos = false,
+              bool suppress = false) {
     task_.reset();
     SessionWindowedAggregationOptions a;
     EXPECT_OK(SessionWindows::OfInactivityGapAndGrace(gap, grace, &a.windows));
@@ -56,7 +57,8 @@ class SessionAggregationTest : public ::testing::Test {
     a.stats = stats_;
     a.logger = logger_;
     std::unique_ptr<Processor> processor;
-    STATECHECK_RETURN_IF_ERROR(NewSessionWindowedAggregation(a, &processor));
+    STATECHECK_RETURN_IF_ERROR(suppress ? NewSuppressedSessionWindowedAggregation(a, &processor)
+                                        : NewSessionWindowedAggregation(a, &processor));
     TaskOptions o;
     o.application_id = "app";
     o.input_partition = "input";
@@ -331,6 +333,52 @@ TEST_F(SessionAggregationTest, ReduceMergesSessionsWithTheReducer) {
             (std::vector<std::string>{"0:0:a=x@0", "20:20:a=y@20", "10:10:a=z@10",
                                       "10:10:a=null@10", "20:20:a=null@20", "10:20:a=z+y+w@20"}));
   EXPECT_EQ(stats_->dropped_records, 0);
+}
+
+// SPEC E7 for sessions, Kafka's SuppressScenarioTest.shouldSupportFinalResultsForSessionWindows:
+// a session goes out once end + grace + gap <= the suppress's stream time, with its last
+// update; the sessions merged into it (their tombstones removed them from the buffer) and the
+// late record dropped by the aggregation never do.
+TEST_F(SessionAggregationTest, SuppressEmitsEachSessionOnceEndPlusGraceAndGapIsStreamTime) {
+  ASSERT_OK(Open(/*gap=*/5, /*grace=*/0, EmitStrategy::kOnWindowUpdate, /*eos=*/false,
+                 /*suppress=*/true));
+  Input("k1", 0);
+  Input("k1", 5);
+  Input("k1", 1);
+  EXPECT_EQ(Run(), std::vector<std::string>{});
+  Input("k2", 11);  // Stream time 11: [0, 5] ends at 11 - 0 - 5 - 1.
+  Input("k1", 5);   // Late: dropped by the aggregation, so nothing reaches the buffer.
+  EXPECT_EQ(Run(), std::vector<std::string>{"0:5:k1=3@5"});
+  Input("k1", 30);
+  EXPECT_EQ(Run(), std::vector<std::string>{"11:11:k2=1@11"});
+  EXPECT_EQ(stats_->dropped_records, 1);
+}
+
+// Sessions ending together go out by key bytes, then start (Kafka's serialized windowed key),
+// not by the windowed key's text.
+TEST_F(SessionAggregationTest, SuppressedSessionsEndingTogetherGoOutByKeyThenStart) {
+  ASSERT_OK(Open(/*gap=*/2, /*grace=*/0, EmitStrategy::kOnWindowUpdate, /*eos=*/false,
+                 /*suppress=*/true));
+  Input("b", 5);
+  Input("ab", 9);
+  Input("ab", 10);  // [9, 10]
+  Input("a", 10);
+  Input("b", 10);  // Its own session [10, 10]: [5, 5] is more than the gap away.
+  Input("z", 20);  // Stream time 20: everything ending at or before 18 goes out.
+  EXPECT_EQ(Run(), (std::vector<std::string>{"5:5:b=1@5", "10:10:a=1@10", "9:10:ab=2@10",
+                                             "10:10:b=1@10"}));
+}
+
+// A session that has gone out still merges records while end >= stream time - grace - gap
+// (E3's close), and its merged successor goes out in its turn.
+TEST_F(SessionAggregationTest, ASuppressedSessionAtItsBoundStillMergesAndGoesOutAgain) {
+  ASSERT_OK(Open(/*gap=*/5, /*grace=*/0, EmitStrategy::kOnWindowUpdate, /*eos=*/false,
+                 /*suppress=*/true));
+  Input("k", 0);
+  Input("x", 5);  // Stream time 5: [0, 0] goes out (0 + 0 + 5 <= 5), yet is still open (0 >= 0).
+  Input("k", 3);  // Merges into [0, 3].
+  Input("x", 8);  // 3 + 5 <= 8.
+  EXPECT_EQ(Run(), (std::vector<std::string>{"0:0:k=1@0", "0:3:k=2@3"}));
 }
 
 }  // namespace

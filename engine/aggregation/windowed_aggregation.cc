@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -12,6 +13,8 @@
 
 #include "engine/aggregation/aggregation_internal.h"
 #include "engine/base/planted.h"
+#include "statecheck/session_aggregation.h"
+#include "statecheck/sliding_aggregation.h"
 
 namespace statecheck {
 namespace {
@@ -358,24 +361,135 @@ class TimeWindowedAggregation final : public internal::EmitFinalProcessor {
   std::optional<int64_t> last_emit_attempt_ms_;
 };
 
+__extension__ typedef __int128 Wide;  // end + delay without overflow.
+
 // What suppress keeps in memory (not restored, SPEC E: a new task starts it afresh).
 struct SuppressState {
   int64_t stream_time = kNoTimestamp;
   // No buffered window ends before `lowest_end` (std::nullopt: the buffer is empty). An eviction
-  // scan starts there and is skipped while that end has not closed, so a record costs no scan of
-  // the buffer unless a window closes (the buffer is keyed by end: what closes is a prefix of it).
-  // 0 after Init, where the buffer is restored, not known: window starts are >= 0, so ends are too.
+  // scan starts there and is skipped while that end has not closed, so an update costs no scan
+  // of the buffer unless a window closes (the buffer is keyed by end: what closes is a prefix of
+  // it). 0 after Init, where the buffer is restored, not known: window starts are >= 0, so ends
+  // are too.
   std::optional<int64_t> lowest_end = 0;
 
   void Buffered(int64_t end) { lowest_end = std::min(lowest_end.value_or(end), end); }
 };
 
-// Captures the records the inner processor forwards into the suppress buffer.
+// suppress(untilWindowCloses) after an emit-eager aggregation (Kafka's KTableSuppressProcessor
+// with the window-end time definition; SPEC E7).
+struct SuppressSpec {
+  std::string buffer;  // The task's store holding the buffer.
+  // Whether a window ending at `end` has closed at the suppress's stream time: end + delay <=
+  // stream time, the delay being the grace Kafka's GraphGraceSearchUtil finds for the window kind.
+  std::function<bool(int64_t end, int64_t stream_time)> closed;
+  // How the buffer keys a window: [end][the windowed key "<start>:<end>:<key>"] (false: time and
+  // sliding windows, whose end fixes the start, so after the end the key's bytes order them), or
+  // [end][key][start] (true: sessions, which can share an end: Kafka's order, end, then the
+  // serialized windowed key, its key bytes before its start).
+  bool key_then_start = false;
+};
+
+// The buffer of a SuppressSpec, over the task's stores through a processor context.
+class SuppressBuffer {
+ public:
+  explicit SuppressBuffer(SuppressSpec spec) : spec_(std::move(spec)) {}
+
+  const std::string& store() const { return spec_.buffer; }
+  void Reset() { state_ = SuppressState{}; }  // Not restored (SPEC E); the buffer is.
+
+  // One update of the aggregation: into the buffer, replacing the window's last (a tombstone —
+  // a session merged away — removes it: Kafka buffers it and drops it when it would go out),
+  // then out with every buffered update whose window has closed, as Kafka evicts after each.
+  Status Update(std::string_view windowed_key, std::optional<std::string_view> value,
+                int64_t timestamp, ProcessorContext* context) {
+    int64_t start = 0, end = 0;
+    std::string_view key;
+    if (!ParseWindowedKey(windowed_key, &start, &end, &key)) {
+      return Status::Corruption("suppress: \"" + std::string(windowed_key) +
+                                "\" is not a window update");
+    }
+    state_.stream_time = std::max(state_.stream_time, timestamp);
+    const std::string at = spec_.key_then_start
+                               ? BigEndian(end) + std::string(key) + BigEndian(start)
+                               : BigEndian(end) + std::string(windowed_key);
+    // Keeps: E7 — suppress buffers each window by its end, every update replacing the last
+    if (value) {
+      state_.Buffered(end);
+      STATECHECK_RETURN_IF_ERROR(
+          context->Put(spec_.buffer, at, BigEndian(timestamp) + std::string(*value)));
+    } else {
+      STATECHECK_RETURN_IF_ERROR(context->Put(spec_.buffer, at, std::nullopt));
+    }
+    return Evict(context);
+  }
+
+ private:
+  // "<start>:<end>:<key>" (WindowedKey).
+  static bool ParseWindowedKey(std::string_view s, int64_t* start, int64_t* end,
+                               std::string_view* key) {
+    const char* last = s.data() + s.size();
+    auto [p1, e1] = std::from_chars(s.data(), last, *start);
+    if (e1 != std::errc() || p1 == last || *p1 != ':') return false;
+    auto [p2, e2] = std::from_chars(p1 + 1, last, *end);
+    if (e2 != std::errc() || p2 == last || *p2 != ':') return false;
+    *key = std::string_view(p2 + 1, static_cast<size_t>(last - p2 - 1));
+    return true;
+  }
+
+  bool Closed(int64_t end) const { return spec_.closed(end, state_.stream_time); }
+
+  // Every buffered window that has closed, oldest end first.
+  Status Evict(ProcessorContext* context) {
+    if (!state_.lowest_end || !Closed(*state_.lowest_end)) {
+      return Status::Ok();  // Nothing buffered has closed.
+    }
+    std::unique_ptr<KeyValueIterator> it;
+    STATECHECK_RETURN_IF_ERROR(
+        context->Range(spec_.buffer, BigEndian(*state_.lowest_end), std::nullopt, &it));
+    KeyValue kv;
+    std::vector<std::string> evicted;
+    std::optional<int64_t> lowest_left;  // The end of the first window still buffered.
+    while (it->HasNext()) {
+      STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
+      if (kv.key.size() < (spec_.key_then_start ? 16u : 8u) || kv.value.size() < 8) {
+        return Status::Corruption("suppress: store " + spec_.buffer + " holds a damaged record");
+      }
+      // Keeps: E7 — suppress emits a window once end + the window kind's delay <= its stream
+      // time (without overflow), by end, then key bytes, then start
+      const int64_t end = FromBigEndian(kv.key);
+      if (!Closed(end)) {
+        lowest_left = end;
+        break;
+      }
+      const std::string windowed_key =
+          spec_.key_then_start
+              ? WindowedKey(
+                    Window{FromBigEndian(std::string_view(kv.key).substr(kv.key.size() - 8)), end},
+                    std::string_view(kv.key).substr(8, kv.key.size() - 16))
+              : kv.key.substr(8);
+      STATECHECK_RETURN_IF_ERROR(
+          context->Forward(windowed_key, kv.value.substr(8), FromBigEndian(kv.value)));
+      evicted.push_back(kv.key);
+    }
+    it.reset();
+    for (const std::string& key : evicted) {
+      STATECHECK_RETURN_IF_ERROR(context->Put(spec_.buffer, key, std::nullopt));
+    }
+    // Only once every closed window is out: a failed step leaves the older, lower bound.
+    state_.lowest_end = lowest_left;
+    return Status::Ok();
+  }
+
+  const SuppressSpec spec_;
+  SuppressState state_;
+};
+
+// Sends the updates the inner processor forwards into the suppress buffer; the rest through.
 class BufferingContext final : public ProcessorContext {
  public:
-  BufferingContext(ProcessorContext* inner, std::string buffer, int64_t size_ms,
-                   SuppressState* state)
-      : inner_(inner), buffer_(std::move(buffer)), size_ms_(size_ms), state_(state) {}
+  BufferingContext(ProcessorContext* inner, SuppressBuffer* buffer)
+      : inner_(inner), buffer_(buffer) {}
   Status Get(std::string_view store, std::string_view key,
              std::optional<std::string>* value) override {
     return inner_->Get(store, key, value);
@@ -388,20 +502,9 @@ class BufferingContext final : public ProcessorContext {
                std::optional<std::string_view> to, std::unique_ptr<KeyValueIterator>* it) override {
     return inner_->Range(store, from, to, it);
   }
-  // "<start>:<end>:<key>" → buffered under [end][windowed key], replacing the window's last.
   Status Forward(std::string_view key, std::optional<std::string_view> value,
                  int64_t timestamp) override {
-    int64_t start = 0;
-    auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), start);
-    if (ec != std::errc() || ptr == key.data() + key.size() || *ptr != ':' || !value) {
-      return Status::Corruption("suppress: \"" + std::string(key) + "\" is not a window update");
-    }
-    state_->stream_time = std::max(state_->stream_time, timestamp);
-    const int64_t end = internal::SaturatingAdd(start, size_ms_);
-    state_->Buffered(end);
-    // Keeps: E7 — suppress buffers each window by its end, every update replacing the last
-    return inner_->Put(buffer_, BigEndian(end) + std::string(key),
-                       BigEndian(timestamp) + std::string(*value));
+    return buffer_->Update(key, value, timestamp, inner_);
   }
   int64_t RecordTimestamp() const override { return inner_->RecordTimestamp(); }
   int64_t WallClockMs() const override { return inner_->WallClockMs(); }
@@ -421,92 +524,91 @@ class BufferingContext final : public ProcessorContext {
 
  private:
   ProcessorContext* inner_;
-  const std::string buffer_;
-  const int64_t size_ms_;
-  SuppressState* state_;
+  SuppressBuffer* buffer_;
 };
 
 class SuppressedAggregation final : public Processor {
  public:
-  SuppressedAggregation(const TimeWindowedAggregationOptions& options,
-                        std::unique_ptr<Processor> eager)
-      : options_(options), eager_(std::move(eager)), buffer_(options.store + ".suppress") {}
+  SuppressedAggregation(std::unique_ptr<Processor> eager, SuppressSpec spec)
+      : eager_(std::move(eager)), buffer_(std::move(spec)) {}
 
   std::vector<std::string> StoreNames() const override {
     std::vector<std::string> names = eager_->StoreNames();
-    names.push_back(buffer_);
+    names.push_back(buffer_.store());
     return names;
   }
   std::vector<WindowStoreSpec> WindowStores() const override { return eager_->WindowStores(); }
   Status Init(std::string_view metadata) override {
-    state_ = SuppressState{};  // Not restored (SPEC E); the buffer is, from its changelog.
+    buffer_.Reset();
     return eager_->Init(metadata);
   }
   std::string CommitMetadata() const override { return eager_->CommitMetadata(); }
 
   Status Process(const LogRecord& record, ProcessorContext* context) override {
-    BufferingContext buffering(context, buffer_, options_.windows.size_ms(), &state_);
-    STATECHECK_RETURN_IF_ERROR(eager_->Process(record, &buffering));
-    // Evict every buffered window that has closed, oldest end first.
-    if (!state_.lowest_end || !Closed(*state_.lowest_end)) {
-      return Status::Ok();  // Nothing buffered has closed.
-    }
-    std::unique_ptr<KeyValueIterator> it;
-    STATECHECK_RETURN_IF_ERROR(
-        context->Range(buffer_, BigEndian(*state_.lowest_end), std::nullopt, &it));
-    KeyValue kv;
-    std::vector<std::string> evicted;
-    std::optional<int64_t> lowest_left;  // The end of the first window still buffered.
-    while (it->HasNext()) {
-      STATECHECK_RETURN_IF_ERROR(it->Next(&kv));
-      if (kv.key.size() < 8 || kv.value.size() < 8) {
-        return Status::Corruption("suppress: store " + buffer_ + " holds a damaged record");
-      }
-      // Keeps: E7 — suppress emits a window once it has closed by the windows' own rule (end +
-      // grace <= streamTime, without overflow), as emit-final closes it
-      const int64_t end = FromBigEndian(kv.key);
-      if (!Closed(end)) {
-        lowest_left = end;
-        break;
-      }
-      STATECHECK_RETURN_IF_ERROR(
-          context->Forward(kv.key.substr(8), kv.value.substr(8), FromBigEndian(kv.value)));
-      evicted.push_back(kv.key);
-    }
-    it.reset();
-    for (const std::string& key : evicted) {
-      STATECHECK_RETURN_IF_ERROR(context->Put(buffer_, key, std::nullopt));
-    }
-    // Only once every closed window is out: a failed step leaves the older, lower bound.
-    state_.lowest_end = lowest_left;
-    return Status::Ok();
+    BufferingContext buffering(context, &buffer_);
+    return eager_->Process(record, &buffering);
   }
 
  private:
-  // Whether a buffered window ending at `end` has closed (Closed reads the end only).
-  bool Closed(int64_t end) const {
-    return options_.windows.Closed(Window{kNoTimestamp, end}, state_.stream_time);
-  }
-
-  const TimeWindowedAggregationOptions options_;
   const std::unique_ptr<Processor> eager_;
-  const std::string buffer_;
-  SuppressState state_;
+  SuppressBuffer buffer_;
 };
+
+// The emit strategy suppress goes after: emit-eager.
+Status CheckSuppressible(EmitStrategy emit) {
+  if (emit == EmitStrategy::kOnWindowUpdate) return Status::Ok();
+  return Status::InvalidArgument(
+      "suppress(untilWindowCloses) suppresses an emit-eager (ON_WINDOW_UPDATE) aggregation; "
+      "this one emits ON_WINDOW_CLOSE already");
+}
 
 }  // namespace
 
 Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                             std::unique_ptr<Processor>* out) {
   out->reset();
-  if (options.emit != EmitStrategy::kOnWindowUpdate) {
-    return Status::InvalidArgument(
-        "suppress(untilWindowCloses) suppresses an emit-eager (ON_WINDOW_UPDATE) aggregation; "
-        "this one emits ON_WINDOW_CLOSE already");
-  }
+  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
   std::unique_ptr<Processor> eager;
   STATECHECK_RETURN_IF_ERROR(NewTimeWindowedAggregation(options, &eager));
-  *out = std::make_unique<SuppressedAggregation>(options, std::move(eager));
+  const TimeWindows windows = options.windows;
+  SuppressSpec spec{options.store + ".suppress",
+                    [windows](int64_t end, int64_t stream_time) {
+                      return windows.Closed(Window{kNoTimestamp, end}, stream_time);
+                    },
+                    /*key_then_start=*/false};
+  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
+  return Status::Ok();
+}
+
+Status NewSuppressedSlidingWindowedAggregation(const SlidingWindowedAggregationOptions& options,
+                                               std::unique_ptr<Processor>* out) {
+  out->reset();
+  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
+  std::unique_ptr<Processor> eager;
+  STATECHECK_RETURN_IF_ERROR(NewSlidingWindowedAggregation(options, &eager));
+  const int64_t grace = options.windows.grace_ms();
+  SuppressSpec spec{
+      options.store + ".suppress",
+      [grace](int64_t end, int64_t stream_time) { return Wide(end) + grace <= stream_time; },
+      /*key_then_start=*/false};
+  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
+  return Status::Ok();
+}
+
+Status NewSuppressedSessionWindowedAggregation(const SessionWindowedAggregationOptions& options,
+                                               std::unique_ptr<Processor>* out) {
+  out->reset();
+  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
+  std::unique_ptr<Processor> eager;
+  STATECHECK_RETURN_IF_ERROR(NewSessionWindowedAggregation(options, &eager));
+  // Keeps: E7 — a session goes out of suppress's buffer once end + grace + gap <= stream time
+  const Wide delay = Wide(options.windows.grace_ms()) +
+                     (STATECHECK_PLANTED(SessionSuppressWithoutGap) ? 0 : options.windows.gap_ms());
+  SuppressSpec spec{
+      options.store + ".suppress",
+      [delay](int64_t end, int64_t stream_time) { return Wide(end) + delay <= stream_time; },
+      /*key_then_start=*/true};
+  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
   return Status::Ok();
 }
 

@@ -338,8 +338,10 @@ Status ConfigFromJson(const Json& json, Config* out) {
     if (json["suppress"] != "untilWindowCloses") {
       return bad("\"suppress\" must be \"untilWindowCloses\" (Suppressed.untilWindowCloses)");
     }
-    if (config.kind != WindowKind::kTime) {
-      return bad("suppress(untilWindowCloses) is modelled over time windows only");
+    if (config.kind == WindowKind::kUnlimited) {
+      return bad(
+          "suppress(untilWindowCloses) is modelled over time, sliding and session windows "
+          "(an unlimited window never closes: nothing would come out)");
     }
     config.suppress = true;
   }

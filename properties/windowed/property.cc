@@ -430,6 +430,9 @@ std::vector<Config> Matrix() {
       with(model::AggregatorKind::kReduce, unlimited("unlimited_reduce_alos", 20, alos)),
       retained(25, time("hopping_final_retained", 10, 5, 2, true, eos)),
       retained(30, time("tumbling_eager_retained_alos", 10, 10, 0, false, alos)),
+      // suppress over sliding and session windows: not emit-final's output (E7).
+      suppressed(sliding("sliding_suppressed", 5, 2, false, eos)),
+      suppressed(session("session_suppressed_alos", 5, 3, false, alos)),
   };
 }
 

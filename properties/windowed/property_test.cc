@@ -319,11 +319,10 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
        R"("aggregator":"sum"}})"
        "\n",
        R"(line 1: config: "aggregator" must be "count", "reduce" or "aggregate")"},
-      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"sliding",)"
-       R"("time_difference_ms":10,"grace_ms":0},"emit":"ON_WINDOW_UPDATE",)"
-       R"("suppress":"untilWindowCloses"}})"
+      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"unlimited",)"
+       R"("start_ms":0},"emit":"ON_WINDOW_UPDATE","suppress":"untilWindowCloses"}})"
        "\n",
-       R"(line 1: config: suppress(untilWindowCloses) is modelled over time windows only)"},
+       R"(line 1: config: suppress(untilWindowCloses) is modelled over time, sliding and session)"},
       {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"time",)"
        R"("size_ms":10,"advance_ms":10,"grace_ms":0},"emit":"ON_WINDOW_UPDATE",)"
        R"("suppress":"untilTimeLimit"}})"

@@ -135,11 +135,15 @@ Status MakeProcessor(const Config& config, std::shared_ptr<AggregationStats> sta
     case WindowKind::kSession:
       return MakeSessionOrSlidingAggregation<SessionWindowedAggregationOptions>(
           config, emit, std::move(stats), &SessionWindows::OfInactivityGapAndGrace,
-          &NewSessionWindowedAggregation, out);
+          config.suppress ? &NewSuppressedSessionWindowedAggregation
+                          : &NewSessionWindowedAggregation,
+          out);
     case WindowKind::kSliding:
       return MakeSessionOrSlidingAggregation<SlidingWindowedAggregationOptions>(
           config, emit, std::move(stats), &SlidingWindows::OfTimeDifferenceAndGrace,
-          &NewSlidingWindowedAggregation, out);
+          config.suppress ? &NewSuppressedSlidingWindowedAggregation
+                          : &NewSlidingWindowedAggregation,
+          out);
     case WindowKind::kUnlimited: {
       UnlimitedWindowedAggregationOptions a;
       STATECHECK_RETURN_IF_ERROR(UnlimitedWindows::StartOn(config.start_ms, &a.windows));
@@ -164,6 +168,7 @@ ModelConfig CommonModelConfig(const Config& config) {
   mc.emit_final = config.emit_final;
   mc.emit_interval_ms = config.emit_interval_ms;
   mc.at_least_once = AtLeastOnce(config);
+  mc.suppress = config.suppress;
   return mc;
 }
 
@@ -176,7 +181,6 @@ std::unique_ptr<model::AggregationModel> MakeModel(const Config& config) {
       mc.size_ms = config.size_ms;
       mc.advance_ms = config.advance_ms;
       mc.aggregator = config.aggregator;
-      mc.suppress = config.suppress;
       mc.retention_ms = config.retention_ms;
       if (config.in_memory_store && config.retention_ms < 0) mc.retention_ms = kInMemoryRetentionMs;
       mc.in_memory_store = config.in_memory_store;

@@ -96,6 +96,16 @@ struct SessionWindowedAggregationOptions {
 Status NewSessionWindowedAggregation(const SessionWindowedAggregationOptions& options,
                                      std::unique_ptr<Processor>* out);
 
+// suppress(untilWindowCloses) over the emit-eager aggregation of `options` (SPEC E7; as
+// NewSuppressedTimeWindowedAggregation, in "<store>.suppress"): a buffered session goes out once
+// end + grace + gap <= the suppress's stream time (Kafka's window-end time definition, with the
+// grace GraphGraceSearchUtil finds for sessions), by end, then key bytes, then start. A merge's
+// tombstone removes the merged-away session's buffered update (Kafka buffers the tombstone and
+// drops it when it would go out). Not emit-final's output either: a session ending at stream
+// time - grace - gap has gone out but still merges records.
+Status NewSuppressedSessionWindowedAggregation(const SessionWindowedAggregationOptions& options,
+                                               std::unique_ptr<Processor>* out);
+
 }  // namespace statecheck
 
 #endif  // STATECHECK_SESSION_AGGREGATION_H_

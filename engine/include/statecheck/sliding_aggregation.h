@@ -98,6 +98,14 @@ struct SlidingWindowedAggregationOptions {
 Status NewSlidingWindowedAggregation(const SlidingWindowedAggregationOptions& options,
                                      std::unique_ptr<Processor>* out);
 
+// suppress(untilWindowCloses) over the emit-eager aggregation of `options` (SPEC E7; as
+// NewSuppressedTimeWindowedAggregation, in "<store>.suppress"): a buffered window goes out once
+// end + grace <= the suppress's stream time (Kafka's window-end time definition, with the end
+// included in the window). That is not emit-final's output: a window still takes records at end
+// = stream time - grace, which suppress has already let out, and such an update goes out again.
+Status NewSuppressedSlidingWindowedAggregation(const SlidingWindowedAggregationOptions& options,
+                                               std::unique_ptr<Processor>* out);
+
 }  // namespace statecheck
 
 #endif  // STATECHECK_SLIDING_AGGREGATION_H_

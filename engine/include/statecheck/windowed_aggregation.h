@@ -123,13 +123,13 @@ Status NewTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                   std::unique_ptr<Processor>* out);
 
 // suppress(untilWindowCloses) over the emit-eager aggregation of `options` (whose emit must be
-// kOnWindowUpdate): each eager output replaces the last one of its window and key in a buffer
-// (a second transactional store of the task, "<store>.suppress", keyed by window end), and a
-// buffered record goes out once its window has closed by the suppress's own stream time — the
-// largest timestamp of the records it received: end + grace <= that stream time —, by window
-// end, then windowed key. For time windows its output equals emit-final's (E7), once stream
-// time has passed every window: its stream time can lag the aggregation's, since a record
-// every window of which is late forwards nothing.
+// kOnWindowUpdate; Kafka's KTableSuppressProcessor, SPEC E7): each eager output replaces the
+// last one of its window and key in a buffer (a second transactional store of the task,
+// "<store>.suppress", keyed by window end), and after each output every buffered record whose
+// window has closed by the suppress's own stream time — the largest timestamp of the records it
+// received: end + grace <= that stream time — goes out, by window end, then windowed key. For time
+// windows its output equals emit-final's (E7), once stream time has passed every window: its stream
+// time can lag the aggregation's, since a record every window of which is late forwards nothing.
 Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                             std::unique_ptr<Processor>* out);
 
