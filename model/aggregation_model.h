@@ -44,6 +44,34 @@ inline std::string FoldValues(AggregatorKind kind,
   return aggregate;
 }
 
+// Kafka's session merge (KStreamSessionWindowAggregate) under `kind`: the merged session's
+// aggregate starts from the initializer ("0"; reduce: none, then the first session's) and takes
+// each session it merges, by ascending end, with the merger — count: the sum; reduce: the
+// reducer, "<a>+<b>"; aggregate: "<a>+<b>" (Kafka's SessionWindowedKStreamImplTest merger).
+inline std::optional<std::string> MergeSessions(AggregatorKind kind,
+                                                const std::vector<std::string>& sessions) {
+  std::optional<std::string> aggregate;
+  if (kind != AggregatorKind::kReduce) aggregate = "0";
+  for (const std::string& theirs : sessions) {
+    if (!aggregate) {
+      aggregate = theirs;
+    } else if (kind == AggregatorKind::kCount) {
+      aggregate = std::to_string(std::stoll(*aggregate) + std::stoll(theirs));
+    } else {
+      aggregate = *aggregate + "+" + theirs;
+    }
+  }
+  return aggregate;
+}
+// The merged session's aggregate after the record's value, as FoldValues adds one.
+inline std::string AddToSession(AggregatorKind kind, const std::optional<std::string>& aggregate,
+                                const std::optional<std::string>& value) {
+  if (kind == AggregatorKind::kCount)
+    return std::to_string(std::stoll(aggregate.value_or("0")) + 1);
+  const std::string v = value ? *value : "null";
+  return aggregate ? *aggregate + "+" + v : v;
+}
+
 // One output record of an aggregation.
 struct WindowedOutput {
   std::string key;    // "<start>:<end>:<key>"

@@ -33,13 +33,13 @@ std::vector<SessionAggregationModel::Session> SessionAggregationModel::Sessions(
 }
 
 void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
-                                         const std::optional<std::string>& /*value*/,
-                                         int64_t now_ms) {
+                                         const std::optional<std::string>& value, int64_t now_ms) {
   if (key.empty() || ts < 0) {
     Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
     Drop(/*late=*/false);
     return;
   }
+  if (config_.aggregator == AggregatorKind::kReduce && !value) return;  // Skipped.
   const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   const int64_t close = stream_time_ - config_.grace_ms - config_.gap_ms;
@@ -61,6 +61,19 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
   } else {
     if (end == close) Note("E1.last_accepted");
     current_.accepted.emplace_back(key, ts);
+    // Encodes: E2 — the merged session's aggregate: the initializer, each merged session's by
+    // ascending end through the merger, then the record's value
+    std::vector<std::string> theirs;
+    for (const Session& s : joined) {
+      theirs.push_back(current_.aggregates.at({key, s.end}));
+      current_.aggregates.erase({key, s.end});
+    }
+    const std::string aggregate =
+        AddToSession(config_.aggregator, MergeSessions(config_.aggregator, theirs), value);
+    if (!theirs.empty() && config_.aggregator != AggregatorKind::kCount && !config_.emit_final) {
+      Note("E2.merged_values");
+    }
+    current_.aggregates[{key, end}] = aggregate;
     // Encodes: E2 — tombstones for the merged sessions by end, then the session (timestamp end)
     if (!config_.emit_final) {  // E2.
       if (start != ts || end != ts) {
@@ -72,7 +85,7 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       }
       if (count >= 2) Note("E2.updated_again");
       if (out_of_order && end > ts) Note("E2.out_of_order");
-      Update(start, end, key, {Name(start, end, key), std::to_string(count), end}, end == close);
+      Update(start, end, key, {Name(start, end, key), aggregate, end}, end == close);
     }
   }
   if (!config_.emit_final) return;
@@ -93,7 +106,9 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
     }
   }
   std::vector<Closing> batch;
-  for (const auto& [e, k, s, n] : closing) batch.push_back({s, e, k, n, std::to_string(n), e});
+  for (const auto& [e, k, s, n] : closing) {
+    batch.push_back({s, e, k, n, current_.aggregates.at({k, e}), e});
+  }
   EmitAttempt(batch, close, /*sessions=*/true);
 }
 
@@ -120,7 +135,7 @@ std::map<std::string, std::string> SessionAggregationModel::WindowsIn(
   for (const std::string& k : keys) {
     for (const Session& session : Sessions(s, k)) {
       out[Name(session.start, session.end, k)] =
-          std::to_string(session.count) + "@" + std::to_string(session.end);
+          s.aggregates.at({k, session.end}) + "@" + std::to_string(session.end);
     }
   }
   return out;

@@ -34,6 +34,7 @@ struct SessionModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
+  AggregatorKind aggregator = AggregatorKind::kCount;
   // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): a session
   // goes out of the buffer once end + grace + gap <= the suppress's stream time, and a merge's
   // tombstone removes the merged-away session's update (E7, AggregationModelBase::Update).
@@ -44,6 +45,10 @@ struct SessionModelConfig {
 struct SessionModelState {
   int64_t next = 0;                                       // Input index.
   std::vector<std::pair<std::string, int64_t>> accepted;  // (key, timestamp) of accepted records.
+  // (key, session end) → the session's aggregate, merged and folded as Kafka does
+  // (MergeSessions, AddToSession): its value depends on the order of the merges, not only on
+  // the records the session holds.
+  std::map<std::pair<std::string, int64_t>, std::string> aggregates;
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.

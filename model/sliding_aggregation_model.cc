@@ -8,19 +8,20 @@ namespace statecheck::model {
 WindowedOutput SlidingAggregationModel::Output(const SlidingModelState& s, int64_t start,
                                                const std::string& key) const {
   const std::vector<int64_t>& taken = s.windows.at({start, key});
-  return {WindowName(start, start + config_.time_difference_ms, key), std::to_string(taken.size()),
+  return {WindowName(start, start + config_.time_difference_ms, key),
+          FoldValues(config_.aggregator, s.values.at({start, key})),
           *std::max_element(taken.begin(), taken.end())};
 }
 
 void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
-                                         const std::optional<std::string>& /*value*/,
-                                         int64_t now_ms) {
+                                         const std::optional<std::string>& value, int64_t now_ms) {
   const int64_t d = config_.time_difference_ms;
   if (key.empty() || ts < 0) {
     Note(key.empty() ? "E1.null_key" : "E1.no_timestamp");
     Drop(/*late=*/false);
     return;
   }
+  if (config_.aggregator == AggregatorKind::kReduce && !value) return;  // Skipped.
   const bool out_of_order = ts < stream_time_;
   stream_time_ = std::max(stream_time_, ts);
   const int64_t close = stream_time_ - config_.grace_ms;
@@ -33,15 +34,21 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
   // ts's right window [ts + 1, ts + 1 + D], if it is missing, starts as a copy of the window
   // holding ts that ends after it and starts last, as that window was before ts (Kafka's
   // rightWinAgg): the records after ts. Only when that window holds a later record.
-  std::optional<std::vector<int64_t>> right;
+  // Its timestamps and values, copied from the source window as it was before ts.
+  std::optional<std::pair<std::vector<int64_t>, std::vector<std::optional<std::string>>>> right;
   if (!current_.windows.count({ts + 1, key})) {
-    const std::vector<int64_t>* source = nullptr;
+    const std::pair<int64_t, std::string>* source = nullptr;
     for (const auto& [window, timestamps] : current_.windows) {
       if (window.second == key && window.first <= ts && ts < window.first + d) {
-        source = &timestamps;  // By ascending start: the last is the latest.
+        source = &window;  // By ascending start: the last is the latest.
       }
     }
-    if (source && *std::max_element(source->begin(), source->end()) > ts) right = *source;
+    if (source) {
+      const std::vector<int64_t>& later = current_.windows.at(*source);
+      if (*std::max_element(later.begin(), later.end()) > ts) {
+        right.emplace(later, current_.values.at(*source));
+      }
+    }
   }
   // The windows holding ts, by start: those of the key that exist, ts's left window, and the
   // right window of the record before it, which ts may be the first to fall in.
@@ -67,14 +74,21 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
   // last before ts (Kafka's leftWinAgg) if its latest record lies in [ts - D, ts), else empty.
   // (Early windows, and the right window of the record before ts, start empty.)
   std::vector<int64_t> left;
+  std::vector<std::optional<std::string>> left_values;  // Its values, in the order taken.
   {
-    const std::vector<int64_t>* source = nullptr;
+    const std::pair<int64_t, std::string>* source = nullptr;
     for (const auto& [window, timestamps] : current_.windows) {
       if (window.second == key && window.first + d < ts && window.first >= ts - 2 * d) {
-        source = &timestamps;
+        source = &window;
       }
     }
-    if (source && *std::max_element(source->begin(), source->end()) >= ts - d) left = *source;
+    if (source) {
+      const std::vector<int64_t>& earlier = current_.windows.at(*source);
+      if (*std::max_element(earlier.begin(), earlier.end()) >= ts - d) {
+        left = earlier;
+        left_values = current_.values.at(*source);
+      }
+    }
   }
   std::vector<int64_t> changed;
   std::set<int64_t> at_bound;
@@ -92,12 +106,24 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       at_bound.insert(start);
     }
     auto [it, created] = current_.windows.try_emplace({start, key});
-    if (created && start == ts - d) it->second = left;
+    std::vector<std::optional<std::string>>& values = current_.values[{start, key}];
+    if (created && start == ts - d) {
+      it->second = left;
+      values = left_values;
+      if (!left.empty() && config_.aggregator != AggregatorKind::kCount && !config_.emit_final) {
+        Note("E2.copied_values");
+      }
+    }
     it->second.push_back(ts);
+    values.push_back(value);
     changed.push_back(start);
   }
   if (right) {
-    current_.windows[{ts + 1, key}] = std::move(*right);
+    if (config_.aggregator != AggregatorKind::kCount && !config_.emit_final) {
+      Note("E2.copied_values");
+    }
+    current_.windows[{ts + 1, key}] = std::move(right->first);
+    current_.values[{ts + 1, key}] = std::move(right->second);
     changed.push_back(ts + 1);
   }
   if (!changed.empty() && skipped > 0) Note("E1.one_window_only");
@@ -106,7 +132,7 @@ void SlidingAggregationModel::ProcessOne(const std::string& key, int64_t ts,
     if (changed.size() >= 2) Note("E2.several_windows");
     for (const int64_t start : changed) {
       WindowedOutput o = Output(current_, start, key);
-      if (o.value != "1") Note("E2.updated_again");
+      if (current_.windows.at({start, key}).size() >= 2) Note("E2.updated_again");
       if (out_of_order && o.timestamp > ts) Note("E2.out_of_order");
       Update(start, start + d, key, std::move(o), at_bound.count(start) > 0);
     }

@@ -2,9 +2,12 @@
 // difference D, grace) with KIP-825's emit strategies, run as an exactly-once or at-least-once task
 // (SPEC E1–E6, E10; engine: statecheck/sliding_aggregation.h).
 //
-// How it differs from the engine: no store, no byte encodings, no range scans, no aggregator. A
-// window is the list of the timestamps of the records it took; its count is their number, its
-// timestamp the largest. For a record (key, ts), with close time = stream time - grace:
+// How it differs from the engine: no store, no byte encodings, no range scans. A window is the
+// list of the timestamps and values of the records it took; its aggregate folds the values in
+// that order (model::FoldValues: a window made as a copy starts with its source's list, so its
+// aggregate is Kafka's copied aggregate folded on), its timestamp is the largest. A reduce skips
+// a record with a null value altogether. For a record (key, ts), with close time = stream time -
+// grace:
 //   * an empty key, no timestamp, or ts + D < close time (even [ts, ts + D] has closed): dropped,
 //     counted once;
 //   * the windows holding ts are: every existing window of the key with start <= ts <= end; ts's
@@ -48,6 +51,7 @@ struct SlidingModelConfig {
   bool emit_final = false;
   int64_t emit_interval_ms = 0;
   bool at_least_once = false;  // Else exactly_once_v2 (see CrashTo).
+  AggregatorKind aggregator = AggregatorKind::kCount;
   // suppress(untilWindowCloses) after the emit-eager aggregation (emit_final false): a window
   // goes out of the buffer once end + grace <= the suppress's stream time (E7,
   // AggregationModelBase::Update).
@@ -59,6 +63,9 @@ struct SlidingModelState {
   int64_t next = 0;                                                         // Input index.
   std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> windows;  // (start, key) →
                                                                             // timestamps taken.
+  // (start, key) → the values the window took, in order (a copied window starts with its
+  // source's): its aggregate is FoldValues of them, as Kafka folds a copied aggregate on.
+  std::map<std::pair<int64_t, std::string>, std::vector<std::optional<std::string>>> values;
   int64_t last_emit_close = -1;
   std::vector<WindowedOutput> output;
   std::vector<EmitInfo> emits;  // Of each output record.

@@ -69,7 +69,7 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, b
       store, [&](const KeyValue& kv) { return DecodeTimeWindow(kv, size_ms, counts, out); });
 }
 
-Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                    std::map<std::string, std::string>* out,
                                    std::vector<std::string>* unindexed) {
   out->clear();
@@ -77,7 +77,7 @@ Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms
   std::set<std::pair<int64_t, std::string>> index;  // (start, key).
   STATECHECK_RETURN_IF_ERROR(ForEachRecord(store, [&](const KeyValue& kv) {
     if (kv.key.empty() || kv.key[0] != '\xff') {
-      return DecodeTimeWindow(kv, size_ms, /*counts=*/true, out);
+      return DecodeTimeWindow(kv, size_ms, counts, out);
     }
     const uint64_t n =
         kv.key.size() < 5 ? 0 : BigEndianAt(std::string(4, '\0') + kv.key.substr(1, 4));

@@ -34,13 +34,13 @@ Status ReadTimeWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, b
                                 std::map<std::string, std::string>* out);
 
 // A sliding-window aggregation's store (statecheck/sliding_aggregation.h): its windows as
-// ReadTimeWindowAggregates reads them (`size_ms`: the time difference; counts), and its key-first
+// ReadTimeWindowAggregates reads them (`size_ms`: the time difference), and its key-first
 // index, the records whose key starts with 0xFF: [0xFF][key length, 4 bytes big-endian][key]
 // [start, 8 bytes big-endian] with an empty value. Corruption for an index record of another
 // form. `*unindexed` gets the windows ("<start>:<end>:<key>") without an index record (E9: the
 // per-record lookup would not find them). An index record without its window is no error: a
 // crash under at-least-once can leave one (the engine writes the index record first).
-Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms,
+Status ReadSlidingWindowAggregates(ReadOnlyKeyValueStore& store, int64_t size_ms, bool counts,
                                    std::map<std::string, std::string>* out,
                                    std::vector<std::string>* unindexed);
 

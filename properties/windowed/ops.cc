@@ -328,12 +328,6 @@ Status ConfigFromJson(const Json& json, Config* out) {
   while (kind_index < 3 && aggregator != kAggregatorNames[kind_index]) ++kind_index;
   if (kind_index == 3) return bad("\"aggregator\" must be \"count\", \"reduce\" or \"aggregate\"");
   config.aggregator = static_cast<model::AggregatorKind>(kind_index);
-  if (config.aggregator != model::AggregatorKind::kCount &&
-      (config.kind == WindowKind::kSliding || config.kind == WindowKind::kSession)) {
-    return bad("aggregator \"" + aggregator +
-               "\" is modelled for time and unlimited windows only (sliding and session windows: "
-               "count; their models cannot yet say in which order Kafka combines values)");
-  }
   if (json.contains("suppress")) {
     if (json["suppress"] != "untilWindowCloses") {
       return bad("\"suppress\" must be \"untilWindowCloses\" (Suppressed.untilWindowCloses)");

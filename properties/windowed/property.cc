@@ -433,6 +433,13 @@ std::vector<Config> Matrix() {
       // suppress over sliding and session windows: not emit-final's output (E7).
       suppressed(sliding("sliding_suppressed", 5, 2, false, eos)),
       suppressed(session("session_suppressed_alos", 5, 3, false, alos)),
+      // Values, not counts, over sliding and session windows: a copied sliding window folds on
+      // from its source's aggregate, and a session merge goes through the merger (E2, E3).
+      with(model::AggregatorKind::kAggregate, sliding("sliding_aggregate_eager", 5, 2, false, eos)),
+      with(model::AggregatorKind::kReduce, sliding("sliding_reduce_final_alos", 5, 2, true, alos)),
+      with(model::AggregatorKind::kAggregate, session("session_aggregate_eager", 5, 3, false, eos)),
+      with(model::AggregatorKind::kReduce,
+           interval_zero(session("session_reduce_final_alos", 5, 3, true, alos))),
   };
 }
 

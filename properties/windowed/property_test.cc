@@ -328,10 +328,6 @@ TEST(WindowedTrace, MalformedTracesNameTheLineAndTheProblem) {
        R"("suppress":"untilTimeLimit"}})"
        "\n",
        R"(line 1: config: "suppress" must be "untilWindowCloses")"},
-      {R"({"statecheck_trace":1,"kind":"windowed","config":{"window":{"kind":"session",)"
-       R"("gap_ms":10,"grace_ms":0},"emit":"ON_WINDOW_CLOSE","aggregator":"reduce"}})"
-       "\n",
-       R"(line 1: config: aggregator "reduce" is modelled for time and unlimited windows only)"},
   };
   const std::string path = ScratchDirectory("windowed-trace") + ".jsonl";
   for (const auto& [text, message] : cases) {

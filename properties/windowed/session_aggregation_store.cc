@@ -24,7 +24,7 @@ bool PositiveDecimal(const std::string& s) {
 
 }  // namespace
 
-Status ReadSessionAggregates(ReadOnlyKeyValueStore& store,
+Status ReadSessionAggregates(ReadOnlyKeyValueStore& store, bool counts,
                              std::map<std::string, std::string>* out) {
   out->clear();
   // "<start>:<end>:<key>" of each index's sessions, to compare the two at the end.
@@ -42,7 +42,9 @@ Status ReadSessionAggregates(ReadOnlyKeyValueStore& store,
       const int64_t end = BigEndianAt(kv.key.substr(1));
       const std::string count = kv.value.substr(8);
       if (start < 0 || start > end) return Bad("session bounds out of order", kv);
-      if (!PositiveDecimal(count)) return Bad("count \"" + count + "\" is not positive", kv);
+      if (counts && !PositiveDecimal(count)) {
+        return Bad("count \"" + count + "\" is not positive", kv);
+      }
       time_index[std::to_string(start) + ":" + std::to_string(end) + ":" + kv.key.substr(9)] =
           count + "@" + std::to_string(end);
     } else if (kv.key[0] == 'K') {

@@ -1,7 +1,7 @@
 // The property's own reader of a session-window aggregation's store
 // (statecheck/session_aggregation.h): it decodes the bytes on disk independently of the engine's
 // code (the check must not trust the code under test), into the form the models give
-// (model::AggregationModel::CommittedWindows): "<start>:<end>:<key>" → "<count>@<end>" (a
+// (model::AggregationModel::CommittedWindows): "<start>:<end>:<key>" → "<aggregate>@<end>" (a
 // session's largest record timestamp is its end).
 #ifndef STATECHECK_PROPERTIES_WINDOWED_SESSION_AGGREGATION_STORE_H_
 #define STATECHECK_PROPERTIES_WINDOWED_SESSION_AGGREGATION_STORE_H_
@@ -22,7 +22,9 @@ namespace statecheck::properties::windowed {
 // a negative start or start > end, a count that is not a positive decimal number), or when the
 // two indexes do not name exactly the same sessions (a session in one and not the other, or
 // with another start) — a merged-away session left in one index shows up here.
-Status ReadSessionAggregates(ReadOnlyKeyValueStore& store, std::map<std::string, std::string>* out);
+// `counts`: the aggregates must be counts (count()); else any bytes (reduce, aggregate).
+Status ReadSessionAggregates(ReadOnlyKeyValueStore& store, bool counts,
+                             std::map<std::string, std::string>* out);
 
 }  // namespace statecheck::properties::windowed
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <type_traits>
 
 #include "model/session_aggregation_model.h"
 #include "model/sliding_aggregation_model.h"
@@ -82,6 +84,15 @@ Aggregator AggregatorOf(model::AggregatorKind kind) {
   return CountAggregator();
 }
 
+// A session aggregation's merger for `kind`: count()'s sum, or "<a>+<b>" (Kafka's
+// SessionWindowedKStreamImplTest merger; a reduce merges with its reducer and ignores it).
+SessionMerger MergerOf(model::AggregatorKind kind) {
+  if (kind == model::AggregatorKind::kCount) return CountMerger();
+  return [](std::string_view, std::string_view a, std::string_view b) {
+    return std::string(a) + "+" + std::string(b);
+  };
+}
+
 // The aggregation processor of `config`, reporting to `stats`.
 namespace {
 
@@ -97,6 +108,10 @@ Status MakeSessionOrSlidingAggregation(const Config& config, EmitStrategy emit,
   a.emit = emit;
   a.emit_interval_ms = config.emit_interval_ms;
   a.store = StoreOf(config);
+  a.aggregator = AggregatorOf(config.aggregator);
+  if constexpr (std::is_same_v<Options, SessionWindowedAggregationOptions>) {
+    a.merger = MergerOf(config.aggregator);
+  }
   a.stats = std::move(stats);
   a.logger = NullLogger();
   return make(a, out);
@@ -169,6 +184,7 @@ ModelConfig CommonModelConfig(const Config& config) {
   mc.emit_interval_ms = config.emit_interval_ms;
   mc.at_least_once = AtLeastOnce(config);
   mc.suppress = config.suppress;
+  mc.aggregator = config.aggregator;
   return mc;
 }
 
@@ -180,7 +196,6 @@ std::unique_ptr<model::AggregationModel> MakeModel(const Config& config) {
       auto mc = CommonModelConfig<model::WindowedModelConfig>(config);
       mc.size_ms = config.size_ms;
       mc.advance_ms = config.advance_ms;
-      mc.aggregator = config.aggregator;
       mc.retention_ms = config.retention_ms;
       if (config.in_memory_store && config.retention_ms < 0) mc.retention_ms = kInMemoryRetentionMs;
       mc.in_memory_store = config.in_memory_store;
@@ -219,10 +234,12 @@ Status ReadWindows(const Config& config, Task& task, std::map<std::string, std::
       return ReadTimeWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
                                       config.aggregator == model::AggregatorKind::kCount, out);
     case WindowKind::kSession:
-      return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(), out);
+      return ReadSessionAggregates(*task.Store(StoreOf(config))->NewQueryView(),
+                                   config.aggregator == model::AggregatorKind::kCount, out);
     case WindowKind::kSliding:
-      return ReadSlidingWindowAggregates(*task.Store(StoreOf(config))->NewQueryView(),
-                                         config.size_ms, out, unindexed);
+      return ReadSlidingWindowAggregates(
+          *task.Store(StoreOf(config))->NewQueryView(), config.size_ms,
+          config.aggregator == model::AggregatorKind::kCount, out, unindexed);
     case WindowKind::kUnlimited:
       return ReadUnlimitedAggregates(*task.Store(StoreOf(config))->NewQueryView(), config.start_ms,
                                      config.aggregator == model::AggregatorKind::kCount, out);
