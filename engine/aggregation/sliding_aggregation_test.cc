@@ -7,6 +7,7 @@
 // gtest first: rapidcheck/gtest.h needs it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <set>
@@ -168,6 +169,15 @@ class SlidingAggregationTest : public ::testing::Test {
 
   Status Open(const SlidingWindows& windows, EmitStrategy emit, bool eos = false) {
     return h_->Open(windows, emit, eos);
+  }
+  // The emit-eager aggregation over `windows` with suppress(untilWindowCloses) after it.
+  Status OpenSuppressed(const SlidingWindows& windows) {
+    SlidingWindowedAggregationOptions a;
+    a.windows = windows;
+    a.logger = NullLogger();
+    std::unique_ptr<Processor> p;
+    STATECHECK_RETURN_IF_ERROR(NewSuppressedSlidingWindowedAggregation(a, &p));
+    return h_->OpenWith(std::move(p), /*eos=*/false);
   }
   void Input(std::string_view key, int64_t ts) { ASSERT_OK(h_->Input(key, ts)); }
 
@@ -437,30 +447,23 @@ TEST_F(SlidingAggregationTest, AStoreWithoutTheKeyIndexIsIndexedAtItsFirstRecord
 // Windows: each window goes out once end + grace <= the suppress's stream time, with its last
 // update, by end.
 TEST_F(SlidingAggregationTest, SuppressEmitsEachWindowOnceEndPlusGraceIsStreamTime) {
-  SlidingWindowedAggregationOptions a;
-  a.windows = Sliding(5, 15);
-  a.logger = NullLogger();
-  std::unique_ptr<Processor> p;
-  ASSERT_OK(NewSuppressedSlidingWindowedAggregation(a, &p));
-  ASSERT_OK(h_->OpenWith(std::move(p), /*eos=*/false));
+  ASSERT_OK(OpenSuppressed(Sliding(5, 15)));
   for (int64_t ts : {10, 11, 10, 13, 10, 24, 5, 7}) Input("k1", ts);
   EXPECT_EQ(Run(), Out{});
   Input("k1", 90);
   EXPECT_EQ(Run(), (Out{"5:10:k1=5@10", "6:11:k1=5@11", "8:13:k1=5@13", "11:16:k1=2@13",
                         "12:17:k1=1@13", "19:24:k1=1@24"}));
-  a.emit = EmitStrategy::kOnWindowClose;
-  EXPECT_EQ(NewSuppressedSlidingWindowedAggregation(a, &p).code(), Status::Code::kInvalidArgument);
+  SlidingWindowedAggregationOptions final_options;
+  final_options.emit = EmitStrategy::kOnWindowClose;
+  std::unique_ptr<Processor> p;
+  EXPECT_EQ(NewSuppressedSlidingWindowedAggregation(final_options, &p).code(),
+            Status::Code::kInvalidArgument);
 }
 
 // Suppress lets a window out at end = stream time - grace, where the window still takes records
 // (it closes once end < stream time - grace): a later update goes out again, at once.
 TEST_F(SlidingAggregationTest, ASuppressedWindowAtItsBoundGoesOutAgainWhenUpdated) {
-  SlidingWindowedAggregationOptions a;
-  a.windows = Sliding(5, 0);
-  a.logger = NullLogger();
-  std::unique_ptr<Processor> p;
-  ASSERT_OK(NewSuppressedSlidingWindowedAggregation(a, &p));
-  ASSERT_OK(h_->OpenWith(std::move(p), /*eos=*/false));
+  ASSERT_OK(OpenSuppressed(Sliding(5, 0)));
   Input("k", 10);  // [5, 10] ends at stream time: out at once.
   EXPECT_EQ(Run(), Out{"5:10:k=1@10"});
   Input("k", 8);  // Still in [5, 10] (open: 10 >= 10 - 0): updated, out again.

@@ -562,54 +562,54 @@ Status CheckSuppressible(EmitStrategy emit) {
       "this one emits ON_WINDOW_CLOSE already");
 }
 
+// suppress(untilWindowCloses) over the emit-eager aggregation `make_eager` makes of `options`,
+// in "<store>.suppress", with the window kind's close rule and buffer order (SuppressSpec).
+template <class Options>
+Status NewSuppressed(const Options& options,
+                     Status (*make_eager)(const Options&, std::unique_ptr<Processor>*),
+                     std::function<bool(int64_t, int64_t)> closed, bool key_then_start,
+                     std::unique_ptr<Processor>* out) {
+  out->reset();
+  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
+  std::unique_ptr<Processor> eager;
+  STATECHECK_RETURN_IF_ERROR(make_eager(options, &eager));
+  *out = std::make_unique<SuppressedAggregation>(
+      std::move(eager),
+      SuppressSpec{options.store + ".suppress", std::move(closed), key_then_start});
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status NewSuppressedTimeWindowedAggregation(const TimeWindowedAggregationOptions& options,
                                             std::unique_ptr<Processor>* out) {
-  out->reset();
-  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
-  std::unique_ptr<Processor> eager;
-  STATECHECK_RETURN_IF_ERROR(NewTimeWindowedAggregation(options, &eager));
   const TimeWindows windows = options.windows;
-  SuppressSpec spec{options.store + ".suppress",
-                    [windows](int64_t end, int64_t stream_time) {
-                      return windows.Closed(Window{kNoTimestamp, end}, stream_time);
-                    },
-                    /*key_then_start=*/false};
-  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
-  return Status::Ok();
+  return NewSuppressed(
+      options, &NewTimeWindowedAggregation,
+      [windows](int64_t end, int64_t stream_time) {
+        return windows.Closed(Window{kNoTimestamp, end}, stream_time);
+      },
+      /*key_then_start=*/false, out);
 }
 
 Status NewSuppressedSlidingWindowedAggregation(const SlidingWindowedAggregationOptions& options,
                                                std::unique_ptr<Processor>* out) {
-  out->reset();
-  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
-  std::unique_ptr<Processor> eager;
-  STATECHECK_RETURN_IF_ERROR(NewSlidingWindowedAggregation(options, &eager));
   const int64_t grace = options.windows.grace_ms();
-  SuppressSpec spec{
-      options.store + ".suppress",
+  return NewSuppressed(
+      options, &NewSlidingWindowedAggregation,
       [grace](int64_t end, int64_t stream_time) { return Wide(end) + grace <= stream_time; },
-      /*key_then_start=*/false};
-  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
-  return Status::Ok();
+      /*key_then_start=*/false, out);
 }
 
 Status NewSuppressedSessionWindowedAggregation(const SessionWindowedAggregationOptions& options,
                                                std::unique_ptr<Processor>* out) {
-  out->reset();
-  STATECHECK_RETURN_IF_ERROR(CheckSuppressible(options.emit));
-  std::unique_ptr<Processor> eager;
-  STATECHECK_RETURN_IF_ERROR(NewSessionWindowedAggregation(options, &eager));
   // Keeps: E7 — a session goes out of suppress's buffer once end + grace + gap <= stream time
   const Wide delay = Wide(options.windows.grace_ms()) +
                      (STATECHECK_PLANTED(SessionSuppressWithoutGap) ? 0 : options.windows.gap_ms());
-  SuppressSpec spec{
-      options.store + ".suppress",
+  return NewSuppressed(
+      options, &NewSessionWindowedAggregation,
       [delay](int64_t end, int64_t stream_time) { return Wide(end) + delay <= stream_time; },
-      /*key_then_start=*/true};
-  *out = std::make_unique<SuppressedAggregation>(std::move(eager), std::move(spec));
-  return Status::Ok();
+      /*key_then_start=*/true, out);
 }
 
 Aggregator CountAggregator() {
