@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace statecheck::model {
@@ -97,6 +100,40 @@ TEST(SessionAggregationModelTest, AtLeastOnceCrashCountsAgain) {
   EXPECT_EQ(DescribeOutputs(m.committed_output()),
             (std::vector<std::string>{"0:0:a=1@0", "0:0:a=null@0", "0:1:a=2@1", "0:1:a=null@1",
                                       "0:1:a=3@1"}));
+}
+
+// SessionWindowedKStreamImplTest.shouldAggregateSessionWindowed and shouldReduceWindowed, on
+// the model: a merge starts from the initializer (reduce: the first session's aggregate), merges
+// each joined session by ascending end through the merger, then adds the record's value.
+TEST(SessionAggregationModelTest, MergesAggregatesAsKafkaDoes) {
+  const std::vector<std::tuple<std::string, int64_t, std::string>> input = {
+      {"1", 10, "1"}, {"1", 15, "2"}, {"1", 600, "3"}, {"2", 600, "1"}, {"2", 599, "2"}};
+  const auto run = [&](AggregatorKind kind) {
+    SessionAggregationModel m({.gap_ms = 500, .grace_ms = 0, .aggregator = kind});
+    for (const auto& [k, t, v] : input) m.AppendInput(k, t, v);
+    m.Process(1000, 0);
+    m.Commit();
+    return DescribeOutputs(m.committed_output());
+  };
+  EXPECT_EQ(run(AggregatorKind::kAggregate),
+            (std::vector<std::string>{"10:10:1=0+1@10", "10:10:1=null@10", "10:15:1=0+0+1+2@15",
+                                      "600:600:1=0+3@600", "600:600:2=0+1@600",
+                                      "600:600:2=null@600", "599:600:2=0+0+1+2@600"}));
+  EXPECT_EQ(run(AggregatorKind::kReduce),
+            (std::vector<std::string>{"10:10:1=1@10", "10:10:1=null@10", "10:15:1=1+2@15",
+                                      "600:600:1=3@600", "600:600:2=1@600", "600:600:2=null@600",
+                                      "599:600:2=1+2@600"}));
+  // Three sessions bridged by one record: merged by ascending end, each through the merger.
+  SessionAggregationModel m(
+      {.gap_ms = 5, .grace_ms = 100, .aggregator = AggregatorKind::kAggregate});
+  for (const auto& [t, v] : std::vector<std::pair<int64_t, std::string>>{
+           {0, "a"}, {20, "c"}, {10, "b"}, {15, "d"}, {5, "e"}}) {
+    m.AppendInput("k", t, v);
+  }
+  m.Process(1000, 0);
+  m.Commit();
+  EXPECT_EQ(m.CommittedWindows(),
+            (std::map<std::string, std::string>{{"0:20:k", "0+0+a+0+0+b+0+c+d+e@20"}}));
 }
 
 }  // namespace

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace statecheck::model {
 namespace {
@@ -161,6 +165,32 @@ TEST(SlidingAggregationModelTest, LateRecordsAreRememberedByWindow) {
   m.Process(2, 0);
   EXPECT_EQ(m.dropped_records(), 1);
   EXPECT_TRUE(m.DroppedLateFrom("0:5:a"));
+}
+
+// KStreamSlidingWindowAggregateTest.testAggregateSmallInput's emit-eager updates of the windows
+// it copies, on the model: a window made as a copy of another folds on from that window's values.
+TEST(SlidingAggregationModelTest, ACopiedWindowFoldsOnFromItsSourcesAggregate) {
+  SlidingModelConfig c;
+  c.time_difference_ms = 10;
+  c.grace_ms = 5;
+  c.aggregator = AggregatorKind::kAggregate;
+  SlidingAggregationModel m(c);
+  for (const auto& [t, v] : std::vector<std::pair<int64_t, std::string>>{
+           {10, "1"}, {10, "2"}, {14, "3"}, {15, "4"}, {20, "5"}, {22, "6"}, {30, "7"}}) {
+    m.AppendInput("A", t, v);
+  }
+  m.Process(1000, 0);
+  m.Commit();
+  // Kafka's expected aggregates per start (an order-free set there).
+  const std::map<std::string, std::string> windows = m.CommittedWindows();
+  EXPECT_EQ(windows.at("0:10:A"), "0+1+2@10");
+  EXPECT_EQ(windows.at("11:21:A"), "0+3+4+5@20");
+  EXPECT_EQ(windows.at("12:22:A"), "0+3+4+5+6@22");  // A copy of [11, 21], then 6.
+  EXPECT_EQ(windows.at("15:25:A"), "0+4+5+6@22");
+  EXPECT_EQ(windows.at("16:26:A"), "0+5+6@22");
+  EXPECT_EQ(windows.at("20:30:A"), "0+5+6+7@30");
+  EXPECT_EQ(windows.at("21:31:A"), "0+6+7@30");
+  EXPECT_EQ(windows.at("23:33:A"), "0+7@30");
 }
 
 }  // namespace
