@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "statecheck/windowed_aggregation.h"
+
 namespace statecheck::model {
 
 // What an aggregation computes per window and key, as Kafka's own tests write them:
@@ -29,29 +31,42 @@ namespace statecheck::model {
 //               then "<aggregate>+<value>" for each record ("null" for a null value).
 enum class AggregatorKind { kCount, kReduce, kAggregate };
 
-// The aggregate of `values`, in the order the window took them, under `kind`.
+// A new window's aggregate under `kind`: the initializer's "0", or none for a reduce (its first
+// value becomes the aggregate).
+inline std::optional<std::string> InitialAggregate(AggregatorKind kind) {
+  if (kind == AggregatorKind::kReduce) return std::nullopt;
+  return "0";
+}
+
+// `aggregate` (InitialAggregate's, or a window's) after one more value under `kind`.
+inline std::string FoldValue(AggregatorKind kind, const std::optional<std::string>& aggregate,
+                             const std::optional<std::string>& value) {
+  if (kind == AggregatorKind::kCount)
+    return std::to_string(std::stoll(aggregate.value_or("0")) + 1);
+  const std::string v = value ? *value : "null";
+  return aggregate ? *aggregate + "+" + v : v;
+}
+
+// The aggregate of `values`, in the order the window took them, under `kind` (a reduce skips
+// null values).
 inline std::string FoldValues(AggregatorKind kind,
                               const std::vector<std::optional<std::string>>& values) {
-  if (kind == AggregatorKind::kCount) return std::to_string(values.size());
-  std::string aggregate = kind == AggregatorKind::kAggregate ? "0" : "";
-  bool first = kind == AggregatorKind::kReduce;
+  std::optional<std::string> aggregate = InitialAggregate(kind);
   for (const std::optional<std::string>& v : values) {
     if (kind == AggregatorKind::kReduce && !v) continue;
-    if (!first) aggregate += "+";
-    aggregate += v ? *v : "null";
-    first = false;
+    aggregate = FoldValue(kind, aggregate, v);
   }
-  return aggregate;
+  return aggregate.value_or("");
 }
 
 // Kafka's session merge (KStreamSessionWindowAggregate) under `kind`: the merged session's
-// aggregate starts from the initializer ("0"; reduce: none, then the first session's) and takes
+// aggregate starts from the initializer (reduce: none, then the first session's) and takes
 // each session it merges, by ascending end, with the merger — count: the sum; reduce: the
 // reducer, "<a>+<b>"; aggregate: "<a>+<b>" (Kafka's SessionWindowedKStreamImplTest merger).
+// The record's value then goes in with FoldValue.
 inline std::optional<std::string> MergeSessions(AggregatorKind kind,
                                                 const std::vector<std::string>& sessions) {
-  std::optional<std::string> aggregate;
-  if (kind != AggregatorKind::kReduce) aggregate = "0";
+  std::optional<std::string> aggregate = InitialAggregate(kind);
   for (const std::string& theirs : sessions) {
     if (!aggregate) {
       aggregate = theirs;
@@ -63,15 +78,6 @@ inline std::optional<std::string> MergeSessions(AggregatorKind kind,
   }
   return aggregate;
 }
-// The merged session's aggregate after the record's value, as FoldValues adds one.
-inline std::string AddToSession(AggregatorKind kind, const std::optional<std::string>& aggregate,
-                                const std::optional<std::string>& value) {
-  if (kind == AggregatorKind::kCount)
-    return std::to_string(std::stoll(aggregate.value_or("0")) + 1);
-  const std::string v = value ? *value : "null";
-  return aggregate ? *aggregate + "+" + v : v;
-}
-
 // One output record of an aggregation.
 struct WindowedOutput {
   std::string key;    // "<start>:<end>:<key>"
@@ -116,17 +122,8 @@ std::string WindowName(int64_t start, int64_t end, const std::string& key);
 // False when `name` is not of that form.
 bool ParseWindowName(const std::string& name, int64_t* start, int64_t* end, std::string* key);
 
-// An interactive query of an aggregation's store: Kafka's ReadOnlyWindowStore.fetch(key, ...)
-// (key_from = key_to = the key), fetch(keyFrom, keyTo, ...) (std::nullopt: unbounded),
-// fetchAll(...) (both unbounded), and the backward variants; window starts in [time_from,
-// time_to].
-struct StoreQuery {
-  std::optional<std::string> key_from;
-  std::optional<std::string> key_to;
-  int64_t time_from = std::numeric_limits<int64_t>::min();
-  int64_t time_to = std::numeric_limits<int64_t>::max();
-  bool backward = false;
-};
+// An interactive query of an aggregation's store: the engine's (statecheck/windowed_aggregation.h).
+using StoreQuery = WindowAggregateQuery;
 
 // The names of the windows of `windows` ("<start>:<end>:<key>" → ...) that `q` asks for — keys
 // in [key_from, key_to] (none when key_from > key_to), starts in [time_from, time_to] — by

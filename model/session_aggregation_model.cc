@@ -69,7 +69,7 @@ void SessionAggregationModel::ProcessOne(const std::string& key, int64_t ts,
       current_.aggregates.erase({key, s.end});
     }
     const std::string aggregate =
-        AddToSession(config_.aggregator, MergeSessions(config_.aggregator, theirs), value);
+        FoldValue(config_.aggregator, MergeSessions(config_.aggregator, theirs), value);
     if (!theirs.empty() && config_.aggregator != AggregatorKind::kCount && !config_.emit_final) {
       Note("E2.merged_values");
     }

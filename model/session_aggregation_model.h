@@ -46,7 +46,7 @@ struct SessionModelState {
   int64_t next = 0;                                       // Input index.
   std::vector<std::pair<std::string, int64_t>> accepted;  // (key, timestamp) of accepted records.
   // (key, session end) → the session's aggregate, merged and folded as Kafka does
-  // (MergeSessions, AddToSession): its value depends on the order of the merges, not only on
+  // (MergeSessions, FoldValue): its value depends on the order of the merges, not only on
   // the records the session holds.
   std::map<std::pair<std::string, int64_t>, std::string> aggregates;
   int64_t last_emit_close = -1;

@@ -28,17 +28,16 @@ CheckResult Sut::Query(const Op& op) {
   if (config_.kind == WindowKind::kTime) {
     // The engine's own query of the store: E11's read bound and order on the persistent store,
     // W6's and W7's on the in-memory one, are the engine's to keep.
-    const WindowAggregateQuery wq{q.key_from, q.key_to, q.time_from, q.time_to, q.backward};
     std::vector<WindowedAggregate> got;
     Status s;
     if (config_.in_memory_store) {
-      s = QueryInMemoryTimeWindowAggregates(*task_, StoreOf(config_), config_.size_ms, wq, &got);
+      s = QueryInMemoryTimeWindowAggregates(*task_, StoreOf(config_), config_.size_ms, q, &got);
     } else {
       TimeWindowedAggregationOptions options;
       s = TimeOptionsOf(config_, &options);
       if (s.ok()) {
         const std::shared_ptr<QueryView> view = task_->Store(StoreOf(config_))->NewQueryView();
-        s = FetchTimeWindowAggregates(*view, options, wq, &got);
+        s = FetchTimeWindowAggregates(*view, options, q, &got);
       }
     }
     if (!s.ok()) return Finding(OutputRule(), "querying the store: " + s.ToString());
@@ -90,7 +89,7 @@ std::optional<Sut::ReadBound> Sut::ReadBoundOf(
   const auto* model = dynamic_cast<const model::WindowedAggregationModel*>(model_.get());
   const int64_t store_time = model::WindowedAggregationModel::StoreTimeOf(seen);
   if (!model || store_time < 0) return std::nullopt;
-  return ReadBound{store_time, model->Retention(), store_time - model->Retention()};
+  return ReadBound{store_time, model->Retention()};
 }
 
 bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
@@ -98,7 +97,7 @@ bool Sut::DiffersOnlyAtTheReadBound(const Json& got, const Json& expected,
   const std::optional<ReadBound> b = ReadBoundOf(seen);
   if (!b) return false;
   // The starts either side of the bound: one store has a window there the other has not.
-  const int64_t bound = b->bound;
+  const int64_t bound = b->bound();
   auto away = [bound](const Json& windows) {
     Json out = Json::array();
     for (const Json& w : windows) {
@@ -114,7 +113,7 @@ void Sut::ReachE11(const Op& op, const std::map<std::string, std::string>& seen,
                    const Json& returned) {
   const std::optional<ReadBound> b = ReadBoundOf(seen);
   if (!b) return;
-  const int64_t bound = b->bound;
+  const int64_t bound = b->bound();
   const int64_t default_retention = SaturatingAdd(config_.size_ms, config_.grace_ms);
   if (b->retention > default_retention) {
     for (const Json& w : returned) {

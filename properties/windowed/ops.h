@@ -38,7 +38,7 @@ struct Config {
   // the in-memory one.
   int64_t retention_ms = -1;
   int64_t emit_interval_ms = 50;  // Emit-final's emit interval (E5).
-  // count, reduce or aggregate (model/aggregation_model.h); time windows only for the last two.
+  // count, reduce or aggregate (model/aggregation_model.h).
   model::AggregatorKind aggregator = model::AggregatorKind::kCount;
   // suppress(untilWindowCloses) after the aggregation (time windows, emit-eager).
   bool suppress = false;

@@ -185,7 +185,7 @@ class Sut {
   struct ReadBound {
     int64_t store_time = 0;
     int64_t retention = 0;
-    int64_t bound = 0;
+    int64_t bound() const { return store_time - retention; }  // E11's start at the bound.
   };
   std::optional<ReadBound> ReadBoundOf(const std::map<std::string, std::string>& seen) const;
   // E11's situations, for a query `op` that returned `returned` from the model's `seen` windows.
