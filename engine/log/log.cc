@@ -1,5 +1,7 @@
 #include "statecheck/log.h"
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <rocksdb/env.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@ using internal::kCompactingSuffix;
 using internal::kLogSuffix;
 using internal::kOffsetsPartition;
 using internal::kTxnStatePartition;
+using internal::LogRecordSize;
 static_assert(kLogOffsetsPartition == kOffsetsPartition &&
               kLogTxnStatePartition == kTxnStatePartition);
 using internal::ListPartitionFiles;
@@ -648,12 +651,13 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   result->cut = cut < entries.size() ? entries[cut].offset : p->end();
   // Which records below the cut stay: visible ones no later visible record of their key
   // supersedes, that are neither removable tombstones nor expired; and the last of each source.
-  std::set<std::string_view> superseding;
+  absl::flat_hash_set<std::string_view> superseding;
+  superseding.reserve(entries.size() - cut);
   for (size_t i = cut; i < entries.size() && entries[i].offset < p->StableEnd(); ++i) {
     if (Visible(entries[i])) superseding.insert(entries[i].key);
   }
   // The last visible record of each source, below the cut or above it (where it stays anyway).
-  std::map<std::string_view, size_t> last_of_source;
+  absl::flat_hash_map<std::string_view, size_t> last_of_source;
   for (size_t i = 0; i < entries.size() && entries[i].offset < p->StableEnd(); ++i) {
     if (Visible(entries[i]) && entries[i].source) {
       last_of_source[entries[i].source->partition] = i;  // Sources increase with offsets.
@@ -661,6 +665,7 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   }
   std::vector<bool> keep(cut, false);
   size_t kept = 0;
+  size_t file_bytes = 0;  // The new file's: the records kept below the cut, then the range's rest.
   for (size_t i = cut; i-- > 0;) {
     const LogEntry& e = entries[i];
     if (!Visible(e)) continue;
@@ -671,29 +676,26 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
       drop = policy.expired(LogRecord{e.offset, e.key, e.value, 0, e.timestamp, e.source});
     }
     keep[i] = !drop || last_source;
-    if (keep[i]) ++kept;
+    if (keep[i]) {
+      ++kept;
+      file_bytes += LogRecordSize(e);
+    }
   }
   if (kept == cut) {  // Nothing to remove: wait for the next dirty part.
     p->compacted_size = total;
     return Status::Ok();
   }
-  std::vector<LogEntry> compacted;
-  compacted.reserve(kept + entries.size() - cut);
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i < cut && !keep[i]) continue;
-    compacted.push_back(entries[i]);
-    if (i < cut) {  // Settled: its markers are gone.
-      compacted.back().txn_id = 0;
-      compacted.back().state = LogTxnState::kNone;
-    }
-  }
-  // The file: the compacted records of the range (those after it stay in the active segment).
-  const size_t in_range = kept + range - cut;
+  // The file: the kept records below the cut, settled (their txn_id 0: their markers are gone),
+  // then the rest of the range as it is (the records after the range stay in the active
+  // segment). Encoded from the entries in place: they are replaced only once the file is.
+  for (size_t i = cut; i < range; ++i) file_bytes += LogRecordSize(entries[i]);
   std::string bytes;
+  bytes.reserve(file_bytes);
   uint64_t last_record_at = 0;
-  for (size_t i = 0; i < in_range; ++i) {
+  for (size_t i = 0; i < range; ++i) {
+    if (i < cut && !keep[i]) continue;
     last_record_at = bytes.size();
-    AppendLogRecord(compacted[i], compacted[i].offset, &bytes);
+    AppendLogRecord(entries[i], entries[i].offset, i < cut ? 0 : entries[i].txn_id, &bytes);
   }
   // Keeps: F3 — a compaction replaces a partition's file by a durable rename of a durable file
   const std::string temp = dir_ + "/" + p->name + kCompactingSuffix;
@@ -725,6 +727,17 @@ Status LogImpl::Compact(std::string_view partition, const LogCompaction& policy,
   }
   result->compacted = true;
   result->segments_replaced = whole ? 1 : static_cast<int64_t>(p->closed.size());
+  // The entries follow the file: the kept ones moved out, those below the cut settled.
+  std::vector<LogEntry> compacted;
+  compacted.reserve(kept + p->entries.size() - cut);
+  for (size_t i = 0; i < p->entries.size(); ++i) {
+    if (i < cut && !keep[i]) continue;
+    compacted.push_back(std::move(p->entries[i]));
+    if (i < cut) {
+      compacted.back().txn_id = 0;
+      compacted.back().state = LogTxnState::kNone;
+    }
+  }
   result->records_after = static_cast<int64_t>(compacted.size());
   p->entries = std::move(compacted);
   if (whole) {

@@ -40,6 +40,10 @@ uint64_t GetFixed64(const char* p) {
 }  // namespace
 
 void AppendLogRecord(const LogEntry& e, int64_t offset, std::string* out) {
+  AppendLogRecord(e, offset, e.txn_id, out);
+}
+
+void AppendLogRecord(const LogEntry& e, int64_t offset, int64_t txn_id, std::string* out) {
   const size_t start = out->size();
   const size_t value_size = e.value ? e.value->size() : 0;
   const bool timestamped = e.timestamp != kNoTimestamp;
@@ -49,7 +53,7 @@ void AppendLogRecord(const LogEntry& e, int64_t offset, std::string* out) {
                                    (timestamped ? kFlagTimestamp : 0) |
                                    (e.source ? kFlagSource : 0)));
   out->push_back(0);
-  PutFixed64(out, static_cast<uint64_t>(e.txn_id));
+  PutFixed64(out, static_cast<uint64_t>(txn_id));
   PutFixed64(out, static_cast<uint64_t>(offset));
   PutFixed32(out, static_cast<uint32_t>(e.key.size()));
   PutFixed32(out, static_cast<uint32_t>(value_size));
@@ -65,6 +69,12 @@ void AppendLogRecord(const LogEntry& e, int64_t offset, std::string* out) {
   const std::string_view record = std::string_view(*out).substr(start);
   const uint32_t crc = Crc32c(record.substr(kHeaderSize), Crc32c(record.substr(0, kCrcOffset)));
   for (int i = 0; i < 4; ++i) (*out)[start + kCrcOffset + i] = static_cast<char>(crc >> (8 * i));
+}
+
+size_t LogRecordSize(const LogEntry& e) {
+  return kHeaderSize + (e.timestamp != kNoTimestamp ? kTimestampSize : 0) +
+         (e.source ? 4 + e.source->partition.size() + 8 : 0) + e.key.size() +
+         (e.value ? e.value->size() : 0);
 }
 
 std::string EncodeLogRecord(const LogEntry& e, int64_t offset) {

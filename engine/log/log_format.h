@@ -56,8 +56,12 @@ struct LogEntry {
 // payload: the timestamp (8 bytes, when it has one), the source (when it has one: name length,
 // 4 bytes; the name; the offset, 8 bytes), the key, the value.
 std::string EncodeLogRecord(const LogEntry& e, int64_t offset);
-// The same bytes, appended to `*out` (a batch of records written at once).
+// The same bytes, appended to `*out` (a batch of records written at once); with `txn_id`, that
+// transaction id in place of `e.txn_id` (a compaction rewrites settled records with 0).
 void AppendLogRecord(const LogEntry& e, int64_t offset, std::string* out);
+void AppendLogRecord(const LogEntry& e, int64_t offset, int64_t txn_id, std::string* out);
+// The size in bytes of record `e`'s encoding.
+size_t LogRecordSize(const LogEntry& e);
 // Decodes the record at `pos` of `data` into `*e` (state kNone), its `*offset` and `*length` in
 // bytes. False if it is cut short or invalid (bad magic, type or flags, a length past the end,
 // a CRC mismatch).

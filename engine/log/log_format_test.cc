@@ -51,6 +51,36 @@ TEST(LogFormat, RecordsRoundTripAndATornTailIsFound) {
 // timestamp below kNoTimestamp).
 // A source is a data record's: on a marker, with a negative offset or a bad partition name, the
 // bytes are no record (the writer never makes them).
+// A compaction sizes its file from LogRecordSize and writes settled records with txn id 0.
+TEST(LogFormat, RecordSizeIsTheEncodingsAndATxnIdCanBeReplaced) {
+  internal::LogEntry e;
+  e.offset = 5;
+  e.txn_id = 9;
+  e.key = "a-key";
+  for (const bool timestamped : {false, true}) {
+    for (const bool sourced : {false, true}) {
+      for (const bool tombstone : {false, true}) {
+        e.timestamp = timestamped ? 12 : kNoTimestamp;
+        e.source = sourced ? std::optional<LogSource>(LogSource{"input-0", 3}) : std::nullopt;
+        e.value = tombstone ? std::nullopt : std::optional<std::string>("value");
+        const std::string bytes = internal::EncodeLogRecord(e, e.offset);
+        EXPECT_EQ(internal::LogRecordSize(e), bytes.size());
+        std::string settled;
+        internal::AppendLogRecord(e, e.offset, 0, &settled);
+        internal::LogEntry decoded;
+        int64_t offset = -1;
+        size_t length = 0;
+        ASSERT_TRUE(internal::DecodeLogRecord(settled, 0, &decoded, &offset, &length));
+        EXPECT_EQ(decoded.txn_id, 0);
+        EXPECT_EQ(offset, 5);
+        EXPECT_EQ(decoded.key, e.key);
+        EXPECT_EQ(decoded.value, e.value);
+        EXPECT_EQ(length, bytes.size());
+      }
+    }
+  }
+}
+
 TEST(LogFormat, ABadSourceIsNotARecord) {
   std::vector<LogFileRecord> decoded;
   size_t valid = 0;
