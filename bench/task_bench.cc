@@ -39,10 +39,11 @@
 //       commit_interval_records = 0 (no trigger). Per iteration Task::Process(N), untimed, then
 //       one Task::Commit(), timed (manual_time): the Time column is the mean ms per commit.
 //       The commit writes the records' changelog and output batches to the log first.
-//       Counters: median_ms / p90_ms / max_ms over every commit of the run; log_bytes, the log
-//       bytes one commit made durable (its records, written while processing or at the commit,
-//       and its markers and offsets), the mean. The CPU column counts the untimed processing
-//       too: read the Time column and the counters only.
+//       Counters: median_ms / p90_ms / max_ms over every commit of the run; log_bytes, the mean
+//       growth of the log's files over one processing and its commit (the records, written
+//       while processing or at the commit, their markers and offsets), net of what the commit's
+//       changelog compaction removed. The CPU column counts the untimed processing too: read
+//       the Time column and the counters only.
 //   BM_CommitFloor/10000
 //       The floor under BM_Commit/exactly_once_v2/10000 (SPEC C7: a commit's durability is the
 //       log's; the stores are applied, not flushed): an exactly_once_v2 task processes and
@@ -305,8 +306,8 @@ void BM_Commit(benchmark::State& state, const Mode& mode) {
     ms.push_back(seconds * 1e3);
   }
   if (ms.empty()) return;
-  // The log bytes a commit makes durable (its records, written during the processing or at the
-  // commit, and the commit's own): what BM_CommitFloor writes.
+  // The growth of the log's files per commit, net of compaction (BM_CommitFloor measures its
+  // bytes the same way, once, for the first commit after the warm-up).
   state.counters["log_bytes"] = static_cast<double>(log_bytes) / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
   const auto at = [&ms](double q) {
