@@ -11,19 +11,24 @@
 # Reports (report.html, report.json, junit.xml, summary.md), counterexamples and fuzz findings
 # land in $STATECHECK_ARTIFACTS (default nightly-artifacts/), to keep as CI artifacts.
 #
-# Sharding: STATECHECK_SHARD=i/n runs shard i of n of the campaigns (ci/examples/github-actions.yml
-# runs n machines and merges their reports with `statecheck report merge`). The shards of one
-# night share the seed: $STATECHECK_SEED, by default the date (YYYYMMDD).
+# Sharding: the campaigns run the shard the CI job's environment names — STATECHECK_SHARD=i/n,
+# GitLab's CI_NODE_INDEX/CI_NODE_TOTAL, Buildkite's BUILDKITE_PARALLEL_JOB(_COUNT), a Kubernetes
+# Indexed Job's JOB_COMPLETION_INDEX with STATECHECK_SHARD_COUNT, or GoogleTest's
+# GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (`statecheck shard` prints it; two that disagree stop
+# the run). ci/examples/ runs n jobs on GitHub Actions, GitLab CI and Kubernetes and merges their
+# reports with `statecheck report merge`. The shards of one night share the seed:
+# $STATECHECK_SEED, by default the date (YYYYMMDD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 artifacts=${STATECHECK_ARTIFACTS:-nightly-artifacts}
 budget=${STATECHECK_NIGHTLY_BUDGET:-1800}
 asan_budget=${STATECHECK_NIGHTLY_ASAN_BUDGET:-300}
 seed=${STATECHECK_SEED:-$(date -u +%Y%m%d)}
-shard=()
-[ -n "${STATECHECK_SHARD:-}" ] && shard=(--shard "$STATECHECK_SHARD")
 mkdir -p "$artifacts"
 STATECHECK_UBSAN_ALL=ON ./ci/test.sh
+# The shard, read once (the release and ASan campaigns then run the same one): i/n, 0/1 unsharded.
+shard=$(build/release/tools/statecheck shard --source)
+echo "nightly: shard $shard"
 (cd build/release && ctest -L long --output-on-failure)
 status=0
 STATECHECK_FUZZ_SECONDS=${STATECHECK_NIGHTLY_FUZZ_SECONDS:-600} ./ci/fuzz.sh || status=$?
@@ -34,16 +39,16 @@ build/release/tools/statecheck crash --cycles 300 --seed "$seed" || status=$?
 build/release/tools/statecheck crash --cycles 100 --seed "$seed" --io-errors 0.002 || status=$?
 c=0
 # The release campaign must earn every pass: a rule whose situations were not all reached fails.
-build/release/tools/statecheck run --budget "$budget" --seed "$seed" "${shard[@]}" \
+build/release/tools/statecheck run --budget "$budget" --seed "$seed" --shard "$shard" \
   --require-evidence --report-dir "$artifacts/campaign" || c=$?
 [ "$c" -ne 0 ] && status=$c
 c=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build/asan/tools/statecheck run --budget "$asan_budget" --seed "$seed" "${shard[@]}" \
+  build/asan/tools/statecheck run --budget "$asan_budget" --seed "$seed" --shard "$shard" \
   --report-dir "$artifacts/campaign-asan" || c=$?
 [ "$c" -ne 0 ] && status=$c
 # The self-test runs once per night: unsharded, or on shard 0.
-if [ -z "${STATECHECK_SHARD:-}" ] || [ "${STATECHECK_SHARD%%/*}" = 0 ]; then
+if [ "${shard%%/*}" = 0 ]; then
   c=0
   STATECHECK_SEED=$seed STATECHECK_SELFTEST_DIR="$artifacts/selftest" ./ci/selftest.sh || c=$?
   [ "$c" -ne 0 ] && status=$c

@@ -14,6 +14,7 @@ packages=(
   # report_writers_test: xmllint checks junit.xml against reports/schemas/junit.xsd, headless
   # Chromium opens report.html, jsonschema checks report.json against docs/report-schema.json.
   libxml2-utils chromium python3-jsonschema
+  python3-yaml  # ci/examples/check_examples.py reads the CI examples.
 )
 
 missing=()

@@ -45,6 +45,8 @@ Subcommand AddInspect(CLI::App& app);
 std::vector<Subcommand> AddCheckpoint(CLI::App& app);
 // run (cli_run.cc); `command`: the command line, for the report.
 Subcommand AddRun(CLI::App& app, const std::string& command);
+// shard: the shard `run` takes from the environment (cli_run.cc).
+Subcommand AddShard(CLI::App& app);
 // report merge (cli_report.cc).
 Subcommand AddReportMerge(CLI::App& app);
 // selftest (cli_selftest.cc); `command`: the command line, for the report.

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,10 +22,24 @@ namespace {
 // run
 
 // Runs the campaign (tools/campaign.h) and prints its summary.
+// The process's environment, as tools::ResolveShard reads it.
+const char* GetEnv(const char* name) { return std::getenv(name); }
+const char* NoEnv(const char*) { return nullptr; }
+
 int Run(tools::CampaignOptions options, const std::string& shard, const std::string& batch) {
-  if (!shard.empty()) {
-    const Status s = tools::ParseShard(shard, &options.shard_index, &options.shard_count);
+  {
+    // A repeated batch or a reproduced failure names its own case: the environment's shard
+    // (a CI job's) does not apply to it; --shard still does, as before.
+    const bool one_case = !batch.empty() || !options.reproduce.empty();
+    tools::ShardChoice choice;
+    const Status s = tools::ResolveShard(shard, one_case ? NoEnv : GetEnv, &choice);
     if (!s.ok()) return UsageError(s.message());
+    options.shard_index = choice.index;
+    options.shard_count = choice.count;
+    if (!choice.source.empty() && choice.source != "--shard") {
+      std::cerr << "statecheck run: shard " << choice.index << "/" << choice.count << " from "
+                << choice.source << "\n";
+    }
   }
   if (!batch.empty()) {
     const Status s = tools::ParseBatch(batch, &options.only_batch_property, &options.only_batch);
@@ -76,7 +91,11 @@ Subcommand AddRun(CLI::App& app, const std::string& command) {
                   "windowed); repeat or comma-separate")
       ->delimiter(',');
   run->add_option("--shard", f->shard,
-                  "i/n: run shard i of n; n machines with 0/n … n-1/n cover the campaign once");
+                  "i/n: run shard i of n; n machines with 0/n … n-1/n cover the campaign once "
+                  "(default: the CI job's shard, from STATECHECK_SHARD, GitLab's CI_NODE_INDEX, "
+                  "Buildkite's BUILDKITE_PARALLEL_JOB, a Kubernetes Indexed Job's "
+                  "JOB_COMPLETION_INDEX with STATECHECK_SHARD_COUNT, or GoogleTest's "
+                  "GTEST_SHARD_INDEX; `statecheck shard` prints it)");
   run->add_option("--report-dir", o.report_dir,
                   "Where the report goes (default statecheck-reports/<time>-seed<seed>)");
   run->add_option("--reproduce", o.reproduce,
@@ -115,6 +134,26 @@ Subcommand AddRun(CLI::App& app, const std::string& command) {
             if (*seed) f->options.seed = f->seed;
             f->options.command = command;
             return Run(f->options, f->shard, f->batch);
+          }};
+}
+
+Subcommand AddShard(CLI::App& app) {
+  auto* shard = app.add_subcommand(
+      "shard",
+      "Print the shard `statecheck run` takes from the environment, as i/n (0/1: the whole "
+      "campaign); exit 2 naming the variables when they are half-set or disagree");
+  auto verbose = std::make_shared<bool>(false);
+  shard->add_flag("--source", *verbose, "Also print, on stderr, which variables named it");
+  return {shard, [verbose] {
+            tools::ShardChoice choice;
+            const Status s = tools::ResolveShard("", GetEnv, &choice);
+            if (!s.ok()) return UsageError(s.message());
+            std::cout << choice.index << "/" << choice.count << "\n";
+            if (*verbose) {
+              std::cerr << (choice.source.empty() ? "no variable names a shard" : choice.source)
+                        << "\n";
+            }
+            return kExitOk;
           }};
 }
 

@@ -42,6 +42,7 @@ int Main(int argc, char** argv) {
   subcommands.push_back(AddInspect(app));
   for (Subcommand& s : AddCheckpoint(app)) subcommands.push_back(std::move(s));
   subcommands.push_back(AddRun(app, command));
+  subcommands.push_back(AddShard(app));
   subcommands.push_back(AddReportMerge(app));
   subcommands.push_back(AddSelftest(app, command));
   subcommands.push_back(AddCrash(app));
