@@ -31,8 +31,9 @@ void Check(const Status& s, const char* what) {
   std::exit(1);
 }
 
+// "key-000000000042": 16 bytes for every i below 10^12.
 std::string KeyOf(int64_t i) {
-  char buf[17];
+  char buf[32];
   std::snprintf(buf, sizeof buf, "key-%012lld", static_cast<long long>(i));
   return buf;
 }
