@@ -26,6 +26,9 @@ stage "release build"
 stage "release tests"
 (cd build/release && ctest -LE long -j "$jobs" --output-on-failure)
 
+stage "the installed package: examples/verify-my-store built against it alone"
+./ci/verify_my_store.sh | tail -n 1
+
 stage "product build: the engine as users link it, checked to hold no test hook"
 ./ci/build.sh product | tail -n 2
 

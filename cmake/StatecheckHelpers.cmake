@@ -39,10 +39,15 @@ function(statecheck_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;PUBLIC_DEPS;PRIVATE_DEPS;INCLUDE" ${ARGN})
   add_library(${name} STATIC ${ARG_SRCS})
   target_compile_options(${name} PRIVATE ${STATECHECK_WARNINGS})
+  # Installed (cmake/StatecheckInstall.cmake), the engine's public headers are in include/ and
+  # the harness's root-relative ones in include/statecheck-harness/.
   if(ARG_INCLUDE)
-    target_include_directories(${name} PUBLIC ${ARG_INCLUDE} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${ARG_INCLUDE}>
+                                              $<INSTALL_INTERFACE:include>
+                                       PRIVATE ${PROJECT_SOURCE_DIR})
   else()
-    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                              $<INSTALL_INTERFACE:include/statecheck-harness>)
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
