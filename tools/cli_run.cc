@@ -21,11 +21,11 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // run
 
-// Runs the campaign (tools/campaign.h) and prints its summary.
 // The process's environment, as tools::ResolveShard reads it.
 const char* GetEnv(const char* name) { return std::getenv(name); }
 const char* NoEnv(const char*) { return nullptr; }
 
+// Runs the campaign (tools/campaign.h) and prints its summary.
 int Run(tools::CampaignOptions options, const std::string& shard, const std::string& batch) {
   {
     // A repeated batch or a reproduced failure names its own case: the environment's shard

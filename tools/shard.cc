@@ -17,24 +17,6 @@ bool ParseDigits(std::string_view s, Int* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-}  // namespace
-
-Status ParseShard(const std::string& text, int* index, int* count) {
-  const std::string_view t(text);
-  const size_t slash = t.find('/');
-  int i = -1, n = 0;
-  if (slash == std::string_view::npos || !ParseDigits(t.substr(0, slash), &i) ||
-      !ParseDigits(t.substr(slash + 1), &n) || n < 1 || i >= n) {
-    return Status::InvalidArgument("--shard takes i/n with 0 <= i < n (shard i of n), not \"" +
-                                   text + "\"");
-  }
-  *index = i;
-  *count = n;
-  return Status::Ok();
-}
-
-namespace {
-
 // One CI system's pair of variables: the job's index (counted from `base`) and the job count.
 struct Convention {
   const char* index;
@@ -80,6 +62,20 @@ Status FromConvention(const Convention& c, const Environment& env,
 }
 
 }  // namespace
+
+Status ParseShard(const std::string& text, int* index, int* count) {
+  const std::string_view t(text);
+  const size_t slash = t.find('/');
+  int i = -1, n = 0;
+  if (slash == std::string_view::npos || !ParseDigits(t.substr(0, slash), &i) ||
+      !ParseDigits(t.substr(slash + 1), &n) || n < 1 || i >= n) {
+    return Status::InvalidArgument("--shard takes i/n with 0 <= i < n (shard i of n), not \"" +
+                                   text + "\"");
+  }
+  *index = i;
+  *count = n;
+  return Status::Ok();
+}
 
 Status ResolveShard(const std::string& flag, const Environment& env, ShardChoice* out) {
   if (!flag.empty()) {
