@@ -6,7 +6,8 @@
 //      lines;
 //   1  a rule catalogue (RuleCatalogue::Parse of rules.json, reports/rule_catalogue.h);
 //   2  a report.json read back by `statecheck report merge` (ReadReportJson, run_report.h);
-//   3  a --shard value (ParseShard, tools/shard.h);
+//   3  a --shard value (ParseShard, tools/shard.h), and the same text split at its first '/' as
+//      each CI convention's index and count variables (ResolveShard);
 //   4  a windowed aggregation's commit metadata (ParseLastEmitClose,
 //      statecheck/processor_metadata.h): the store name, a newline, the metadata.
 // Beyond "no crash, no sanitizer report, no exception", each must keep:
@@ -24,6 +25,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reports/catalogue_format.h"
@@ -158,6 +160,49 @@ void FuzzShard(std::string_view text) {
         "a shard that does not read back", std::string(text));
 }
 
+// `text` split at its first '/' as a CI convention's two variables (tools/shard.h), and whole as
+// STATECHECK_SHARD: an error names a variable and leaves the choice as it was; on OK the shard
+// is in range and its source names the variables.
+void FuzzShardEnvironment(std::string_view text) {
+  const std::string t(text);
+  const size_t slash = t.find('/');
+  const std::string index = t.substr(0, slash);
+  const std::string count = slash == std::string::npos ? "" : t.substr(slash + 1);
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"STATECHECK_SHARD", ""},
+      {"CI_NODE_INDEX", "CI_NODE_TOTAL"},
+      {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT"},
+      {"JOB_COMPLETION_INDEX", "STATECHECK_SHARD_COUNT"},
+      {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS"}};
+  for (const auto& [index_var, count_var] : pairs) {
+    std::map<std::string, std::string> vars;
+    if (count_var.empty()) {
+      vars[index_var] = t;
+    } else {
+      vars[index_var] = index;
+      if (slash != std::string::npos) vars[count_var] = count;
+    }
+    const auto env = [&vars](const char* name) -> const char* {
+      const auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+    statecheck::tools::ShardChoice choice;
+    choice.index = -7;
+    const Status s = statecheck::tools::ResolveShard("", env, &choice);
+    if (!s.ok()) {
+      Check(s.code() == Status::Code::kInvalidArgument &&
+                s.message().find(index_var + "=") != std::string::npos,
+            "a shard variable's error that does not name it", s.ToString());
+      Check(choice.index == -7, "an error changed the choice");
+      continue;
+    }
+    Check(choice.count >= 1 && 0 <= choice.index && choice.index < choice.count,
+          "a shard out of range from the environment", t);
+    Check(choice.source.find(index_var + "=") != std::string::npos,
+          "a shard whose source does not name its variable", choice.source);
+  }
+}
+
 void FuzzLastEmitClose(std::string_view input) {
   const size_t nl = input.find('\n');
   const std::string_view store = nl == std::string_view::npos ? "store" : input.substr(0, nl);
@@ -195,6 +240,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 3:
       FuzzShard(rest);
+      FuzzShardEnvironment(rest);
       break;
     default:
       FuzzLastEmitClose(rest);
