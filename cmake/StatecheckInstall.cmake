@@ -26,12 +26,14 @@ if(STATECHECK_PRODUCT)
 else()
   set(STATECHECK_INSTALL_HARNESS ON)
   # The harness's headers, root-relative as in the source tree; tests' and fuzz targets' own
-  # headers stay behind.
+  # headers stay behind, and so does the crash runner's (`statecheck crash`'s, not a library
+  # the package exports).
   foreach(folder model faults properties reports)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}
             DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/statecheck-harness
             FILES_MATCHING PATTERN "*.h"
-            PATTERN "*_test.h" EXCLUDE PATTERN "*fuzz*" EXCLUDE PATTERN "fuzz_corpus" EXCLUDE)
+            PATTERN "*_test.h" EXCLUDE PATTERN "*fuzz*" EXCLUDE PATTERN "fuzz_corpus" EXCLUDE
+            PATTERN "crash" EXCLUDE)
   endforeach()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/hooks/statecheck
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/statecheck-harness FILES_MATCHING PATTERN "*.h")
