@@ -168,12 +168,10 @@ void FuzzShardEnvironment(std::string_view text) {
   const size_t slash = t.find('/');
   const std::string index = t.substr(0, slash);
   const std::string count = slash == std::string::npos ? "" : t.substr(slash + 1);
-  const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"STATECHECK_SHARD", ""},
-      {"CI_NODE_INDEX", "CI_NODE_TOTAL"},
-      {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT"},
-      {"JOB_COMPLETION_INDEX", "STATECHECK_SHARD_COUNT"},
-      {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS"}};
+  std::vector<std::pair<std::string, std::string>> pairs = {{"STATECHECK_SHARD", ""}};
+  for (const statecheck::tools::ShardConvention& c : statecheck::tools::kShardConventions) {
+    pairs.emplace_back(c.index, c.count);
+  }
   for (const auto& [index_var, count_var] : pairs) {
     std::map<std::string, std::string> vars;
     if (count_var.empty()) {

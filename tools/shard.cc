@@ -17,26 +17,11 @@ bool ParseDigits(std::string_view s, Int* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-// One CI system's pair of variables: the job's index (counted from `base`) and the job count.
-struct Convention {
-  const char* index;
-  const char* count;
-  int base;
-  const char* system;
-};
-
-constexpr Convention kConventions[] = {
-    {"CI_NODE_INDEX", "CI_NODE_TOTAL", 1, "GitLab CI"},
-    {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0, "Buildkite"},
-    {"JOB_COMPLETION_INDEX", "STATECHECK_SHARD_COUNT", 0, "a Kubernetes Indexed Job"},
-    {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", 0, "GoogleTest"},
-};
-
 std::string Shown(const char* name, const char* value) { return std::string(name) + "=" + value; }
 
 // The shard `c` names in `env`: nullopt when it names none; InvalidArgument when it is
 // half-set or its values are not a shard.
-Status FromConvention(const Convention& c, const Environment& env,
+Status FromConvention(const ShardConvention& c, const Environment& env,
                       std::optional<ShardChoice>* out) {
   out->reset();
   const char* index = env(c.index);
@@ -96,7 +81,7 @@ Status ResolveShard(const std::string& flag, const Environment& env, ShardChoice
     c.source = Shown("STATECHECK_SHARD", own);
     found.push_back(std::move(c));
   }
-  for (const Convention& convention : kConventions) {
+  for (const ShardConvention& convention : kShardConventions) {
     std::optional<ShardChoice> c;
     STATECHECK_RETURN_IF_ERROR(FromConvention(convention, env, &c));
     if (c) found.push_back(std::move(*c));

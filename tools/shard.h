@@ -26,6 +26,22 @@ struct ShardChoice {
   std::string source;
 };
 
+// One CI system's pair of variables: the job's index (counted from `base`) and the job count.
+struct ShardConvention {
+  const char* index;
+  const char* count;
+  int base;
+  const char* system;
+};
+
+// The conventions ResolveShard reads besides STATECHECK_SHARD, in the order it reads them.
+inline constexpr ShardConvention kShardConventions[] = {
+    {"CI_NODE_INDEX", "CI_NODE_TOTAL", 1, "GitLab CI"},
+    {"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0, "Buildkite"},
+    {"JOB_COMPLETION_INDEX", "STATECHECK_SHARD_COUNT", 0, "a Kubernetes Indexed Job"},
+    {"GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", 0, "GoogleTest"},
+};
+
 // An environment: the value of a variable, or nullptr when it is unset (std::getenv in the CLI;
 // tests hand their own).
 using Environment = std::function<const char*(const char*)>;
